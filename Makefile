@@ -1,0 +1,25 @@
+# The two commands of the README: `make run` (the main job) and `make test` (every test).
+# Both install what is missing first (scripts/setup.sh), then build once and reuse the build.
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+
+.PHONY: run test build setup bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+run: setup
+	@$(SWIFT) build $(SWIFT_FLAGS) --product marmot -q
+	@$(SWIFT) run $(SWIFT_FLAGS) --skip-build marmot
+
+test:
+	@bash scripts/setup.sh --interop
+	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+bench: setup
+	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot-bench
+	@$(SWIFT) run $(SWIFT_FLAGS) -c release --skip-build marmot-bench
+
+clean:
+	@rm -rf .build

@@ -1,0 +1,7 @@
+#ifndef MARMOT_CSECP256K1_SHIM_H
+#define MARMOT_CSECP256K1_SHIM_H
+#include <secp256k1.h>
+#include <secp256k1_extrakeys.h>
+#include <secp256k1_schnorrsig.h>
+#include <secp256k1_ecdh.h>
+#endif

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A tiny benchmark harness: runs a body repeatedly and prints its cost.
+///
+/// Speed targets live here rather than in timed tests (DEVELOPERS.md): figures are printed, not asserted.
+enum Bench {
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Runs `body` `iterations` times after a short warm-up and prints mean time per call.
+    @discardableResult
+    static func measure(_ name: String, iterations: Int, _ body: () throws -> Void) rethrows -> Double {
+        for _ in 0..<max(1, iterations / 10) { try body() }
+        let start = now()
+        for _ in 0..<iterations { try body() }
+        let perCall = Double(now() - start) / Double(iterations)
+        print(line(name, perCallNanos: perCall, iterations: iterations))
+        return perCall
+    }
+
+    /// Async variant of `measure`.
+    @discardableResult
+    static func measureAsync(_ name: String, iterations: Int, _ body: () async throws -> Void) async rethrows -> Double {
+        let start = now()
+        for _ in 0..<iterations { try await body() }
+        let perCall = Double(now() - start) / Double(iterations)
+        print(line(name, perCallNanos: perCall, iterations: iterations))
+        return perCall
+    }
+
+    /// Formats one result line with a unit that fits the magnitude.
+    static func line(_ name: String, perCallNanos: Double, iterations: Int) -> String {
+        let value: String
+        switch perCallNanos {
+        case ..<1_000: value = String(format: "%.0f ns", perCallNanos)
+        case ..<1_000_000: value = String(format: "%.2f µs", perCallNanos / 1_000)
+        default: value = String(format: "%.2f ms", perCallNanos / 1_000_000)
+        }
+        let name = name.padding(toLength: max(name.count, 48), withPad: " ", startingAt: 0)
+        return "\(name) \(value)/op  (\(iterations) runs)"
+    }
+
+    /// Prints a section heading.
+    static func section(_ title: String) { print("\n== \(title) ==") }
+}

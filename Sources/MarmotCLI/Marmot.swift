@@ -1,0 +1,8 @@
+import Nostr
+
+@main
+struct MarmotCommand {
+    static func main() {
+        print("marmot: under construction")
+    }
+}

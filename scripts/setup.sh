@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what building and testing Marmot needs, idempotently and quietly:
+#   - Debian's libsecp256k1-dev (BIP-340 / ECDH for Nostr) and pkg-config;
+#   - with --interop, the Python venv of ../shared/interop (MDK peer, rust-nostr relay).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+need=()
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+dpkg -s libsecp256k1-dev >/dev/null 2>&1 || need+=(libsecp256k1-dev)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: installing ${need[*]}" >&2
+    as_root apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: swift is not on PATH (Swift 6.1 or later is required)" >&2
+    exit 1
+fi
+
+if [ "${1:-}" = "--interop" ]; then
+    shared="${MARMOT_SHARED:-../shared}"
+    if [ -f "$shared/interop/setup.sh" ]; then
+        export MDK_VENV="${MDK_VENV:-$PWD/.venv-interop}"
+        bash "$shared/interop/setup.sh"
+    elif [ "${CI:-}" = "true" ]; then
+        echo "setup: $shared/interop/setup.sh not found (set MARMOT_SHARED)" >&2
+        exit 1
+    else
+        echo "setup: $shared/interop not found; interop tests will skip" >&2
+    fi
+fi
