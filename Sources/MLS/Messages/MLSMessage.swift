@@ -3,7 +3,8 @@ import Foundation
 /// The outer envelope of every MLS message on the wire (RFC 9420 §6).
 ///
 /// The wire format selects the body, so formats without a defined body are rejected; so are versions
-/// other than mls10, since the RFC fixes the field to that value.
+/// other than mls10, since the RFC fixes the field to that value, and KeyPackages whose own version
+/// differs from the envelope's (§10).
 public struct MLSMessage: Hashable, Sendable, TLSCodable {
     public enum Body: Hashable, Sendable {
         case publicMessage(PublicMessage)
@@ -54,7 +55,12 @@ public struct MLSMessage: Hashable, Sendable, TLSCodable {
         case .privateMessage: body = .privateMessage(try reader.read())
         case .welcome: body = .welcome(try reader.read())
         case .groupInfo: body = .groupInfo(try reader.read())
-        case .keyPackage: body = .keyPackage(try reader.read())
+        case .keyPackage:
+            let keyPackage: KeyPackage = try reader.read()
+            guard keyPackage.version == version else {
+                throw MessageDecodingError.keyPackageVersionMismatch(keyPackage.version.rawValue)
+            }
+            body = .keyPackage(keyPackage)
         default: throw MessageDecodingError.unknownWireFormat(format.rawValue)
         }
     }

@@ -7,6 +7,8 @@ import Foundation
 public enum MessageDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `ProtocolVersion` other than mls10 where the RFC fixes it (MLSMessage, §6).
     case unsupportedVersion(UInt16)
+    /// A KeyPackage in an MLSMessage whose version differs from the envelope's (§10).
+    case keyPackageVersionMismatch(UInt16)
     /// `WireFormat` with no body defined here (§6, §17.2).
     case unknownWireFormat(UInt16)
     /// `ContentType` reserved or unknown (§6).
@@ -35,6 +37,7 @@ public enum MessageDecodingError: Error, Equatable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case .unsupportedVersion(let v): "unsupported protocol version \(v)"
+        case .keyPackageVersionMismatch(let v): "KeyPackage version \(v) differs from its MLSMessage's"
         case .unknownWireFormat(let v): "unknown wire format \(v)"
         case .unknownContentType(let v): "unknown content type \(v)"
         case .unknownSenderType(let v): "unknown sender type \(v)"

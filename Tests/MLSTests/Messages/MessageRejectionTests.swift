@@ -82,6 +82,11 @@ struct MessageRejectionTests {
         #expect(throws: MessageDecodingError.unsupportedVersion(0)) {
             _ = try MLSMessage(tlsSerialized: patch(message, at: 0, count: 2, with: [0, 0]))
         }
+        var keyPackage = MessageSamples.keyPackage()
+        keyPackage.version = ProtocolVersion(rawValue: 2)
+        #expect(throws: MessageDecodingError.keyPackageVersionMismatch(2)) {
+            _ = try MLSMessage(tlsSerialized: MLSMessage(.keyPackage(keyPackage)).tlsSerialized)
+        }
     }
 
     @Test func unknownContentType() {
