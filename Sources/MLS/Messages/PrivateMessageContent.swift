@@ -5,7 +5,7 @@ import Foundation
 /// The content type travels in the PrivateMessage header, so decoding takes it as a parameter. The
 /// padding is whatever follows the auth field; every padding byte must be zero, so padding cannot
 /// become a covert channel, and a non-zero byte rejects the message.
-public struct PrivateMessageContent: Hashable, Sendable {
+public struct PrivateMessageContent: Hashable, Sendable, TLSEncodable {
     public var body: FramedContent.Body
     public var auth: FramedContentAuthData
     /// Number of zero bytes appended.
@@ -23,13 +23,6 @@ public struct PrivateMessageContent: Hashable, Sendable {
         body.encode(to: &writer)
         auth.encode(to: &writer, contentType: contentType)
         writer.writeFixed(Data(count: paddingLength))
-    }
-
-    /// The plaintext bytes to encrypt.
-    public var tlsSerialized: Data {
-        var writer = TLSWriter()
-        encode(to: &writer)
-        return writer.data
     }
 
     /// Decodes a whole decrypted plaintext, padding included.
