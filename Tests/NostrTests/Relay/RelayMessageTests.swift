@@ -1,0 +1,91 @@
+import Testing
+@testable import Nostr
+
+@Suite("NIP-01 relay wire messages")
+struct RelayMessageTests {
+    let keys = Keys.generate()
+
+    func event(_ content: String = "hi") throws -> Event {
+        try UnsignedEvent(pubkey: keys.publicKey, createdAt: 7, kind: .textNote, content: content).signed(with: keys)
+    }
+
+    @Test func clientMessagesRoundTrip() throws {
+        let e = try event()
+        let messages: [ClientMessage] = [
+            .event(e),
+            .req("sub1", [Filter(kinds: [.giftWrap], tags: ["p": [keys.publicKey.hex]]), Filter(authors: [keys.publicKey], limit: 10)]),
+            .close("sub1"),
+            .auth(e),
+        ]
+        for m in messages {
+            #expect(try ClientMessage(json: m.jsonString) == m)
+        }
+        #expect(ClientMessage.close("s").jsonString == #"["CLOSE","s"]"#)
+        #expect(ClientMessage.event(e).jsonString == "[\"EVENT\",\(e.jsonString)]")
+        #expect(ClientMessage.req("s", [Filter(kinds: [1])]).jsonString == #"["REQ","s",{"kinds":[1]}]"#)
+    }
+
+    @Test func relayMessagesRoundTrip() throws {
+        let e = try event()
+        let messages: [RelayMessage] = [
+            .event("sub", e),
+            .ok(e.id, accepted: true, message: ""),
+            .ok(e.id, accepted: false, message: RelayReason.invalid.message("bad signature")),
+            .eose("sub"),
+            .closed("sub", message: "auth-required: please"),
+            .notice("hello \"world\"\n"),
+            .auth(challenge: "challenge-123"),
+        ]
+        for m in messages {
+            #expect(try RelayMessage(json: m.jsonString) == m)
+        }
+        #expect(RelayMessage.ok(e.id, accepted: false, message: "duplicate: x").jsonString == #"["OK","\#(e.id.hex)",false,"duplicate: x"]"#)
+        #expect(RelayMessage.eose("s").jsonString == #"["EOSE","s"]"#)
+        #expect(RelayReason.parse("rate-limited: slow down") == .rateLimited)
+        #expect(RelayReason.parse("no prefix here") == nil)
+    }
+
+    @Test func lenientOptionalMessages() throws {
+        let id = try event().id
+        #expect(try RelayMessage(json: #"["OK","\#(id.hex)",true]"#) == .ok(id, accepted: true, message: ""))
+        #expect(try RelayMessage(json: #"["CLOSED","s"]"#) == .closed("s", message: ""))
+        #expect(try RelayMessage(json: " [ \"EOSE\" , \"s\" ] ") == .eose("s"))
+    }
+
+    @Test func eventVerificationPolicy() throws {
+        let e = try event()
+        let forged = e.jsonString.replacingOccurrences(of: "\"hi\"", with: "\"ho\"")
+        // A relay parses structurally so it can answer OK false with the id.
+        guard case .event(let parsed) = try ClientMessage(json: "[\"EVENT\",\(forged)]") else { Issue.record("not EVENT"); return }
+        #expect(parsed.id == e.id)
+        #expect(throws: EventError.invalidID) { try parsed.verify() }
+        #expect(throws: RelayMessageError.invalidEvent(.invalidID)) { try ClientMessage(json: "[\"EVENT\",\(forged)]", verifyEvents: true) }
+        // A client verifies by default.
+        #expect(throws: RelayMessageError.invalidEvent(.invalidID)) { try RelayMessage(json: "[\"EVENT\",\"s\",\(forged)]") }
+        #expect(throws: Never.self) { try RelayMessage(json: "[\"EVENT\",\"s\",\(forged)]", verifyEvents: false) }
+    }
+
+    @Test(arguments: [
+        "", "{}", "[]", "[1]", "[\"EVENT\"]", "[\"EVENT\",{}]", "[\"REQ\",\"s\"]", "[\"REQ\",1,{}]", "[\"REQ\",\"s\",[]]",
+        "[\"REQ\",\"\",{}]", "[\"REQ\",\"\(String(repeating: "x", count: 65))\",{}]", "[\"CLOSE\"]", "[\"CLOSE\",null]",
+        "[\"AUTH\",\"challenge\"]", "[\"COUNT\",\"s\",{}]", "[\"EVENT\",{\"id\":1}]", "[\"REQ\",\"s\",{\"kinds\":[\"x\"]}]",
+        "[\"CLOSE\",\"s\"", "[\"event\",{}]",
+    ])
+    func malformedClientMessages(_ text: String) {
+        #expect(throws: RelayMessageError.self) { try ClientMessage(json: text) }
+    }
+
+    @Test(arguments: [
+        "", "[]", "[\"OK\",\"ab\",true,\"\"]", "[\"OK\",\"\(String(repeating: "A", count: 64))\",true,\"\"]",
+        "[\"OK\",\"\(String(repeating: "a", count: 64))\",\"true\",\"\"]", "[\"OK\",\"\(String(repeating: "a", count: 64))\",true,5]",
+        "[\"EOSE\"]", "[\"EOSE\",5]", "[\"NOTICE\"]", "[\"NOTICE\",null]", "[\"AUTH\",{}]", "[\"EVENT\",\"s\"]",
+        "[\"EVENT\",\"s\",\"{}\"]", "[\"CLOSED\",\"s\",false]", "[\"HELLO\"]", "[\"EVENT\",\"s\",{}]",
+    ])
+    func malformedRelayMessages(_ text: String) {
+        #expect(throws: RelayMessageError.self) { try RelayMessage(json: text) }
+    }
+
+    @Test func unknownTypeIsReportedByName() {
+        #expect(throws: RelayMessageError.unknownType("COUNT")) { try ClientMessage(json: #"["COUNT","s",{}]"#) }
+    }
+}
