@@ -152,12 +152,7 @@ public enum NIP19 {
         return pk
     }
 
-    private static func utf8(_ bytes: [UInt8]) -> String? {
-        var copy = bytes
-        let s = String(decoding: copy, as: UTF8.self)
-        copy = Array(s.utf8)
-        return copy == bytes ? s : nil
-    }
+    private static func utf8(_ bytes: [UInt8]) -> String? { UTF8Validation.string(bytes) }
 
     private static func relays(_ tlv: [(type: UInt8, value: [UInt8])]) throws -> [String] {
         try tlv.filter { $0.type == TLVType.relay }.map {
