@@ -89,3 +89,18 @@ struct RelayMessageTests {
         #expect(throws: RelayMessageError.unknownType("COUNT")) { try ClientMessage(json: #"["COUNT","s",{}]"#) }
     }
 }
+
+@Suite("NIP-42 authentication")
+struct AuthenticationTests {
+    @Test func authenticationEvent() throws {
+        let keys = Keys.generate()
+        let event = try UnsignedEvent.authentication(pubkey: keys.publicKey, relay: "wss://r", challenge: "c1", createdAt: 1000)
+            .signed(with: keys)
+        #expect(event.kind == .clientAuthentication)
+        #expect(event.isAuthentication(challenge: "c1", relay: "wss://r", now: 1100))
+        #expect(!event.isAuthentication(challenge: "c2", relay: "wss://r", now: 1100))
+        #expect(!event.isAuthentication(challenge: "c1", relay: "wss://other", now: 1100))
+        #expect(!event.isAuthentication(challenge: "c1", relay: "wss://r", now: 5000))
+        #expect(try ClientMessage(json: ClientMessage.auth(event).jsonString) == .auth(event))
+    }
+}
