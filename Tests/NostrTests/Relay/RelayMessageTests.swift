@@ -104,3 +104,53 @@ struct AuthenticationTests {
         #expect(try ClientMessage(json: ClientMessage.auth(event).jsonString) == .auth(event))
     }
 }
+
+@Suite("Wire robustness")
+struct WireRobustnessTests {
+    /// A tiny deterministic generator so failures reproduce.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test func truncatedAndMutatedMessagesNeverCrash() throws {
+        let keys = Keys.generate()
+        let event = try UnsignedEvent(pubkey: keys.publicKey, createdAt: 1, kind: .textNote,
+                                      tags: [["p", keys.publicKey.hex]], content: "é\n\"x\"").signed(with: keys)
+        let samples = [
+            ClientMessage.event(event).jsonString,
+            ClientMessage.req("s", [Filter(authors: [keys.publicKey], tags: ["p": ["a"]], since: 1)]).jsonString,
+            RelayMessage.event("s", event).jsonString,
+            RelayMessage.ok(event.id, accepted: false, message: "invalid: x").jsonString,
+        ]
+        var rng = SplitMix(state: 42)
+        var parsed = 0, rejected = 0
+        for sample in samples {
+            let bytes = Array(sample.utf8)
+            // Every proper prefix is invalid JSON and must be rejected.
+            for n in 0..<bytes.count {
+                let text = String(decoding: bytes[..<n], as: UTF8.self)
+                #expect(throws: RelayMessageError.self) { try ClientMessage(json: text) }
+                #expect(throws: RelayMessageError.self) { try RelayMessage(json: text) }
+            }
+            // Random byte substitutions must throw or parse, never trap.
+            for _ in 0..<300 {
+                var mutated = bytes
+                for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                    mutated[Int.random(in: 0..<mutated.count, using: &rng)] = UInt8.random(in: 0...127, using: &rng)
+                }
+                let text = String(decoding: mutated, as: UTF8.self)
+                if (try? ClientMessage(json: text)) != nil { parsed += 1 } else { rejected += 1 }
+                if (try? RelayMessage(json: text)) != nil { parsed += 1 } else { rejected += 1 }
+            }
+        }
+        #expect(parsed + rejected == samples.count * 600)
+        #expect(rejected > 0)
+    }
+}
