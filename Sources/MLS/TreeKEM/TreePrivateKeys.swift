@@ -7,10 +7,11 @@ import Foundation
 public struct TreePrivateKeys: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The member's own leaf.
     public let leafIndex: LeafIndex
-    /// The private key of the leaf's encryption_key.
-    public internal(set) var leafKey: HPKEPrivateKey
+    /// The private key of the leaf's encryption_key; replaced when the member's own Update is
+    /// committed by someone else.
+    public var leafKey: HPKEPrivateKey
     /// Private keys of parent nodes on the member's direct path.
-    public internal(set) var pathKeys: [NodeIndex: HPKEPrivateKey]
+    public var pathKeys: [NodeIndex: HPKEPrivateKey]
 
     public init(leafIndex: LeafIndex, leafKey: HPKEPrivateKey, pathKeys: [NodeIndex: HPKEPrivateKey] = [:]) {
         self.leafIndex = leafIndex
