@@ -6,3 +6,4 @@ print("marmot-bench (release build)")
 #endif
 NostrBench.run()
 MLSCryptoBench.run()
+TreeKEMBench.run()

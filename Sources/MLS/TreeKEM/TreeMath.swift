@@ -76,6 +76,9 @@ public struct TreeSize: Hashable, Sendable, CustomStringConvertible {
         self.leafCount = leafCount
     }
 
+    /// For counts the caller has already bounded to 1 ... 2^31 (the ratchet tree's full widths).
+    init(checkedLeafCount leafCount: UInt32) { self.leafCount = leafCount }
+
     /// The number of array slots the leaves need: 2(n - 1) + 1.
     public var nodeWidth: UInt32 { 2 * (leafCount - 1) + 1 }
 
