@@ -1,5 +1,9 @@
 import Foundation
+import Nostr
 import TestSupport
+
+/// Nostr tags (Swift Testing also exports a `Tag`).
+typealias Tag = Nostr.Tag
 
 /// Known answers from real MDK 0.8.0 output, as published in the shared wire reference
 /// (`reference/marmot-wire.md` §12). They are short literals, so tests state them inline.
