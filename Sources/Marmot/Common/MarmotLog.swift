@@ -6,7 +6,4 @@ import Logging
 enum MarmotLog {
     static let groupData = Logger(label: "marmot.group-data")
     static let groupEvents = Logger(label: "marmot.group-events")
-    static let keyPackages = Logger(label: "marmot.key-packages")
-    static let welcomes = Logger(label: "marmot.welcomes")
-    static let storage = Logger(label: "marmot.storage")
 }
