@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Debian's libsecp256k1 (BIP-340, extrakeys, ECDH); see scripts/setup.sh.
@@ -37,6 +39,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Marmot protocol (MIP-00..03 as MDK 0.8.0): group data, events, key packages, welcomes, storage.
+        .target(
+            name: "Marmot",
+            dependencies: [
+                "Nostr",
+                "MLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
@@ -51,6 +64,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
+        .testTarget(name: "MarmotTests", dependencies: ["Marmot", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

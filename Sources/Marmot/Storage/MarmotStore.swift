@@ -1,0 +1,70 @@
+import Foundation
+import MLS
+import Nostr
+
+/// Persistence of one account's Marmot state: groups with their serialized MLS state, the private
+/// halves of published KeyPackages, processed event ids, messages, per-epoch group-event keys and
+/// account settings. Secret values are sealed at rest by the implementation.
+///
+/// Errors are `StorageError`.
+public protocol MarmotStore: Sendable {
+    // MARK: Groups
+
+    /// Inserts or replaces the group with this MLS group id (its messages are kept).
+    func saveGroup(_ group: StoredGroup) throws
+    func group(mlsGroupID: GroupID) throws -> StoredGroup?
+    /// The group whose current `h` value is this id (kind-445 routing).
+    func group(nostrGroupID: NostrGroupID) throws -> StoredGroup?
+    /// All groups, most recent activity first.
+    func groups() throws -> [StoredGroup]
+    /// Deletes the group with its messages and epoch keys.
+    func deleteGroup(mlsGroupID: GroupID) throws
+    /// Sets the unread count to zero.
+    func markGroupRead(mlsGroupID: GroupID) throws
+
+    // MARK: Messages
+
+    /// Stores a message; when it is new, the group's last-message time advances and, if it is not
+    /// ours, its unread count grows. Storing the same rumor again only updates it.
+    func saveMessage(_ message: StoredMessage) throws
+    func message(mlsGroupID: GroupID, rumorID: EventID) throws -> StoredMessage?
+    /// Newest first, `limit` per page (default 50), strictly older than `before` when given.
+    func messages(mlsGroupID: GroupID, before: MessageCursor?, limit: Int) throws -> MessagePage
+    func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws
+
+    // MARK: Key packages
+
+    func saveKeyPackage(_ keyPackage: StoredKeyPackage) throws
+    func keyPackage(ref: KeyPackageRef) throws -> StoredKeyPackage?
+    /// Newest first.
+    func keyPackages() throws -> [StoredKeyPackage]
+    func deleteKeyPackage(ref: KeyPackageRef) throws
+
+    // MARK: Processed events
+
+    func recordProcessedEvent(_ record: ProcessedEvent) throws
+    func processedEvent(id: EventID) throws -> ProcessedEvent?
+    /// Forgets records processed before `time`; returns how many.
+    @discardableResult func pruneProcessedEvents(processedBefore time: Int64) throws -> Int
+
+    // MARK: Group-event keys
+
+    func saveGroupEventKey(_ key: GroupEventKey, epoch: UInt64, mlsGroupID: GroupID) throws
+    /// Newest epoch first.
+    func groupEventKeys(mlsGroupID: GroupID) throws -> [StoredGroupEventKey]
+    /// Deletes keys of epochs below `epoch`.
+    func pruneGroupEventKeys(mlsGroupID: GroupID, keepingFrom epoch: UInt64) throws
+
+    // MARK: Settings
+
+    func setting(_ key: String) throws -> Data?
+    /// Stores a value, or removes it when `value` is nil.
+    func setSetting(_ key: String, _ value: Data?) throws
+}
+
+extension MarmotStore {
+    /// The newest page (or the one older than `before`), 50 messages.
+    public func messages(mlsGroupID: GroupID, before: MessageCursor? = nil) throws -> MessagePage {
+        try messages(mlsGroupID: mlsGroupID, before: before, limit: 50)
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import MLS
+import Nostr
+import Testing
+@testable import Marmot
+
+@Suite struct StoreTests {
+    let account = Keys.generate()
+    var key: StorageKey { StorageKey(deriving: account.secretKey) }
+
+    func makeGroup(name: String = "Friends", state: Data = Data("mls-state".utf8), lastMessageAt: Int64? = nil) -> StoredGroup {
+        StoredGroup(
+            mlsGroupID: GroupID(Data((0..<16).map { _ in UInt8.random(in: 0...255) })), nostrGroupID: .random(),
+            mlsState: state, epoch: 3, name: name, groupDescription: "desc", admins: [account.publicKey],
+            relays: [try! RelayURL("wss://relay.example.com")], peer: Keys.generate().publicKey, status: .active,
+            lastMessageAt: lastMessageAt, createdAt: 1_800_000_000)
+    }
+
+    func makeMessage(_ group: StoredGroup, at time: Int64, content: String = "hi", mine: Bool = false) -> StoredMessage {
+        let rumor = try! ChatRumor(author: Keys.generate().publicKey, content: content, tags: [Tag(["t", "x"])], createdAt: time)
+        return StoredMessage(rumor: rumor, mlsGroupID: group.mlsGroupID, isMine: mine,
+                             deliveryState: mine ? .pending : .received, outerEventID: nil)
+    }
+
+    @Test func groupCRUD() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        var group = makeGroup()
+        try store.saveGroup(group)
+        #expect(try store.group(mlsGroupID: group.mlsGroupID) == group)
+        #expect(try store.group(nostrGroupID: group.nostrGroupID) == group)
+        #expect(try store.group(nostrGroupID: .random()) == nil)
+
+        group.epoch = 4
+        group.mlsState = Data("new state".utf8)
+        group.name = "Renamed"
+        group.nostrGroupID = .random()
+        group.status = .inactive
+        try store.saveGroup(group)
+        #expect(try store.group(mlsGroupID: group.mlsGroupID) == group)
+        #expect(try store.groups() == [group])
+
+        let other = makeGroup(name: "Other", lastMessageAt: 1_900_000_000)
+        try store.saveGroup(other)
+        #expect(try store.groups().map(\.name) == ["Other", "Renamed"])
+        try store.deleteGroup(mlsGroupID: group.mlsGroupID)
+        #expect(try store.group(mlsGroupID: group.mlsGroupID) == nil)
+        #expect(try store.groups() == [other])
+        #expect(!String(describing: other).contains("mls-state"))
+    }
+
+    @Test func messagesUpdateGroupAndDeliveryState() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let group = makeGroup()
+        try store.saveGroup(group)
+        let theirs = makeMessage(group, at: 1_800_000_100, content: "hello \"you\"\n")
+        let mine = makeMessage(group, at: 1_800_000_050, mine: true)
+        try store.saveMessage(theirs)
+        try store.saveMessage(mine)
+        try store.saveMessage(theirs)
+        var stored = try #require(try store.group(mlsGroupID: group.mlsGroupID))
+        #expect(stored.unreadCount == 1 && stored.lastMessageAt == 1_800_000_100)
+        #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: theirs.rumorID) == theirs)
+
+        let outer = try EventID(hex: String(repeating: "ab", count: 32))
+        try store.updateDeliveryState(mlsGroupID: group.mlsGroupID, rumorID: mine.rumorID, state: .sent, outerEventID: outer)
+        let updated = try #require(try store.message(mlsGroupID: group.mlsGroupID, rumorID: mine.rumorID))
+        #expect(updated.deliveryState == .sent && updated.outerEventID == outer && updated.content == mine.content)
+
+        try store.markGroupRead(mlsGroupID: group.mlsGroupID)
+        stored = try #require(try store.group(mlsGroupID: group.mlsGroupID))
+        #expect(stored.unreadCount == 0)
+
+        #expect(throws: StorageError.unknownGroup(GroupID(Data([1])).description)) {
+            var orphan = theirs
+            orphan.mlsGroupID = GroupID(Data([1]))
+            try store.saveMessage(orphan)
+        }
+        try store.deleteGroup(mlsGroupID: group.mlsGroupID)
+        #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: theirs.rumorID) == nil)
+    }
+
+    @Test func paginatesNewestFirst() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let group = makeGroup()
+        try store.saveGroup(group)
+        // 120 messages, several sharing a timestamp to exercise the id tie-break.
+        let all = (0..<120).map { makeMessage(group, at: 1_800_000_000 + Int64($0 / 3), content: "m\($0)") }
+        for m in all { try store.saveMessage(m) }
+        let expected = all.sorted { ($0.createdAt, $0.rumorID) > ($1.createdAt, $1.rumorID) }
+
+        let first = try store.messages(mlsGroupID: group.mlsGroupID)
+        #expect(first.messages.count == 50)
+        let second = try store.messages(mlsGroupID: group.mlsGroupID, before: first.nextCursor)
+        #expect(second.messages.count == 50)
+        let third = try store.messages(mlsGroupID: group.mlsGroupID, before: second.nextCursor)
+        #expect(third.messages.count == 20 && third.nextCursor == nil)
+        #expect((first.messages + second.messages + third.messages).map(\.rumorID) == expected.map(\.rumorID))
+
+        let small = try store.messages(mlsGroupID: group.mlsGroupID, before: nil, limit: 120)
+        #expect(small.messages.count == 120 && small.nextCursor == nil)
+        #expect(try store.messages(mlsGroupID: GroupID(Data([9]))).messages.isEmpty)
+    }
+
+    @Test func keyPackagesProcessedEventsEpochKeysSettings() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let ref = KeyPackageRef(Data(repeating: 5, count: 32))
+        let kp = StoredKeyPackage(ref: ref, privateMaterial: Data("private".utf8), dTag: .random(),
+                                  eventID: try EventID(hex: String(repeating: "01", count: 32)), createdAt: 1_800_000_000)
+        try store.saveKeyPackage(kp)
+        #expect(try store.keyPackage(ref: ref) == kp)
+        #expect(try store.keyPackages() == [kp])
+        #expect(!String(describing: kp).contains("private\""))
+        try store.deleteKeyPackage(ref: ref)
+        #expect(try store.keyPackage(ref: ref) == nil)
+
+        let id = try EventID(hex: String(repeating: "02", count: 32))
+        try store.recordProcessedEvent(ProcessedEvent(eventID: id, outcome: .failed, processedAt: 100))
+        #expect(try store.processedEvent(id: id)?.outcome == .failed)
+        try store.recordProcessedEvent(ProcessedEvent(eventID: id, outcome: .processed, processedAt: 200, mlsGroupID: GroupID(Data([1]))))
+        #expect(try store.processedEvent(id: id) == ProcessedEvent(eventID: id, outcome: .processed, processedAt: 200, mlsGroupID: GroupID(Data([1]))))
+        #expect(try store.pruneProcessedEvents(processedBefore: 150) == 0)
+        #expect(try store.pruneProcessedEvents(processedBefore: 250) == 1)
+        #expect(try store.processedEvent(id: id) == nil)
+
+        let group = makeGroup()
+        try store.saveGroup(group)
+        for epoch in UInt64(1)...7 {
+            try store.saveGroupEventKey(try GroupEventKey(bytes: Data(repeating: UInt8(epoch), count: 32)), epoch: epoch,
+                                        mlsGroupID: group.mlsGroupID)
+        }
+        try store.pruneGroupEventKeys(mlsGroupID: group.mlsGroupID, keepingFrom: 2)
+        let keys = try store.groupEventKeys(mlsGroupID: group.mlsGroupID)
+        #expect(keys.map(\.epoch) == [7, 6, 5, 4, 3, 2])
+        #expect(keys[0].key == (try GroupEventKey(bytes: Data(repeating: 7, count: 32))))
+
+        #expect(try store.setting("relays") == nil)
+        try store.setSetting("relays", Data("[\"wss://x\"]".utf8))
+        #expect(try store.setting("relays") == Data("[\"wss://x\"]".utf8))
+        try store.setSetting("relays", nil)
+        #expect(try store.setting("relays") == nil)
+    }
+}
+
+@Suite struct StoreFileTests {
+    let account = Keys.generate()
+
+    func temporaryPath() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-store-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("marmot.sqlite").path
+    }
+
+    func cleanup(_ path: String) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+    }
+
+    @Test func dataSurvivesRestartAndMigrationsRunOnce() throws {
+        let path = temporaryPath()
+        defer { cleanup(path) }
+        let key = StorageKey(deriving: account.secretKey)
+        let group = StoredGroup(
+            mlsGroupID: GroupID(Data(repeating: 1, count: 16)), nostrGroupID: .random(), mlsState: Data([1, 2, 3]), epoch: 1,
+            name: "G", admins: [account.publicKey], relays: [try RelayURL("wss://r.example")], createdAt: 5)
+        do {
+            let store = try GRDBMarmotStore(path: path, key: key)
+            #expect(try store.appliedMigrations() == ["v1-initial"])
+            try store.saveGroup(group)
+            try store.setSetting("k", Data([9]))
+            try store.close()
+        }
+        let reopened = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
+        #expect(try reopened.appliedMigrations() == ["v1-initial"])
+        let count = try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") }
+        #expect(count == 1)
+        #expect(try reopened.group(mlsGroupID: group.mlsGroupID) == group)
+        #expect(try reopened.setting("k") == Data([9]))
+    }
+
+    @Test func wrongKeyIsAnErrorNotACrash() throws {
+        let path = temporaryPath()
+        defer { cleanup(path) }
+        do {
+            let store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
+            try store.setSetting("k", Data([1]))
+            try store.close()
+        }
+        #expect(throws: StorageError.wrongKey) {
+            try GRDBMarmotStore(path: path, key: StorageKey(deriving: Keys.generate().secretKey))
+        }
+        #expect(throws: StorageError.invalidKeyLength(16)) { try StorageKey(rawBytes: Data(count: 16)) }
+    }
+
+    @Test func sealedValuesDoNotOpenUnderAnotherKeyOrRow() throws {
+        let cipher = StorageCipher(key: StorageKey(deriving: account.secretKey))
+        let context = SealContext("messages", "body", row: Data([1]))
+        let sealed = try cipher.seal(Data("secret".utf8), context)
+        #expect(try cipher.open(sealed, context) == Data("secret".utf8))
+        let other = StorageCipher(key: StorageKey(deriving: Keys.generate().secretKey))
+        #expect(throws: StorageError.decryptionFailed("messages.body")) { try other.open(sealed, context) }
+        #expect(throws: StorageError.decryptionFailed("messages.body")) {
+            try cipher.open(sealed, SealContext("messages", "body", row: Data([2])))
+        }
+        #expect(String(describing: StorageKey(deriving: account.secretKey)) == "StorageKey(redacted)")
+    }
+
+    @Test func databaseFilesRevealNoSecrets() throws {
+        let path = temporaryPath()
+        defer { cleanup(path) }
+        let markers = ["MLSSTATEMARKER", "GROUPNAMEMARKER", "DESCRIPTIONMARKER", "MESSAGEMARKER", "TAGMARKER",
+                       "PRIVATEKEYMARKER", "SETTINGMARKER"]
+        let store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
+        let group = StoredGroup(
+            mlsGroupID: GroupID(Data(repeating: 2, count: 16)), nostrGroupID: .random(), mlsState: Data(markers[0].utf8),
+            epoch: 1, name: markers[1], groupDescription: markers[2], admins: [account.publicKey],
+            relays: [try RelayURL("wss://relay.example.com")], createdAt: 5)
+        try store.saveGroup(group)
+        let rumor = try ChatRumor(author: account.publicKey, content: markers[3], tags: [Tag(["t", markers[4]])], createdAt: 10)
+        try store.saveMessage(StoredMessage(rumor: rumor, mlsGroupID: group.mlsGroupID, isMine: true, deliveryState: .sent,
+                                            outerEventID: nil))
+        try store.saveKeyPackage(StoredKeyPackage(ref: KeyPackageRef(Data(repeating: 3, count: 32)),
+                                                  privateMaterial: Data(markers[5].utf8), dTag: .random()))
+        try store.setSetting("s", Data(markers[6].utf8))
+        try store.saveGroupEventKey(try GroupEventKey(bytes: Data(repeating: 0xAB, count: 32)), epoch: 1, mlsGroupID: group.mlsGroupID)
+
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var bytes = Data()
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            bytes.append(try Data(contentsOf: directory.appendingPathComponent(file)))
+        }
+        // Control: plaintext columns are findable, so the search would see secrets if they were there.
+        #expect(bytes.range(of: Data("wss://relay.example.com".utf8)) != nil)
+        for marker in markers {
+            #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) found in the database files")
+        }
+        #expect(bytes.range(of: Data(repeating: 0xAB, count: 32)) == nil)
+        try store.close()
+    }
+}
