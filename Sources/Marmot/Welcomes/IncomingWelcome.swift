@@ -24,7 +24,7 @@ public struct IncomingWelcome: Sendable, Hashable {
     public var keyPackageEventID: EventID? { try? EventID(hex: keyPackageEventReference.lowercased()) }
 
     /// Opens a kind-1059 gift wrap addressed to `recipient` and validates the Welcome inside.
-    public init(giftWrap: Event, recipient: SecretKey) throws(WelcomeError) {
+    public init(giftWrap: Event, recipient: SecretKey) throws(WelcomeRumorError) {
         let unwrapped: GiftWrap.Unwrapped
         do { unwrapped = try GiftWrap.unwrap(giftWrap, recipient: recipient) } catch let error as GiftWrapError {
             throw .giftWrap(error)
@@ -35,7 +35,7 @@ public struct IncomingWelcome: Sendable, Hashable {
     }
 
     /// Validates a rumor already taken out of its gift wrap; `sender` is the seal's signer.
-    public init(rumor: UnsignedEvent, wrapID: EventID, sender: PublicKey) throws(WelcomeError) {
+    public init(rumor: UnsignedEvent, wrapID: EventID, sender: PublicKey) throws(WelcomeRumorError) {
         guard rumor.pubkey == sender else { throw .authorMismatch(rumor: rumor.pubkey, seal: sender) }
         guard rumor.kind == .welcome else { throw .wrongKind(rumor.kind) }
         guard rumor.tags.count >= 3 else { throw .tooFewTags(rumor.tags.count) }
@@ -95,7 +95,7 @@ public struct IncomingWelcome: Sendable, Hashable {
 }
 
 /// Why a gift wrap does not hold an acceptable Welcome (MIP-02; marmot-wire §4.3).
-public enum WelcomeError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum WelcomeRumorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The gift wrap or seal could not be opened or verified.
     case giftWrap(GiftWrapError)
     /// The rumor's pubkey differs from the seal's signer.

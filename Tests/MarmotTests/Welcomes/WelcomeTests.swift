@@ -54,7 +54,7 @@ import Testing
         #expect {
             try IncomingWelcome(giftWrap: wrap, recipient: Keys.generate().secretKey)
         } throws: { error in
-            if case WelcomeError.giftWrap = error { return true }
+            if case WelcomeRumorError.giftWrap = error { return true }
             return false
         }
     }
@@ -81,7 +81,7 @@ import Testing
     @Test func rejectsEachRule() throws {
         let relaysTag = ["relays", "wss://relay.example.com"]
         let eTag = ["e", kpEventID.hex], enc = ["encoding", "base64"]
-        let cases: [([[String]], String?, Kind, WelcomeError)] = [
+        let cases: [([[String]], String?, Kind, WelcomeRumorError)] = [
             ([relaysTag, eTag, enc], nil, Kind(443), .wrongKind(Kind(443))),
             ([relaysTag, eTag], nil, .welcome, .tooFewTags(2)),
             ([["relays"], eTag, enc], nil, .welcome, .missingRelays),
@@ -102,20 +102,20 @@ import Testing
         }
         let keyPackageMessage = Base64.encode(MLSMessage(.keyPackage(
             try TestKeyPackages.make(identity: bob.publicKey, now: now).keyPackage)).tlsSerialized)
-        #expect(throws: WelcomeError.notAWelcome(.keyPackage)) { try check(tags: [relaysTag, eTag, enc], content: keyPackageMessage) }
+        #expect(throws: WelcomeRumorError.notAWelcome(.keyPackage)) { try check(tags: [relaysTag, eTag, enc], content: keyPackageMessage) }
         var otherSuite = sampleWelcome()
         otherSuite.cipherSuite = CipherSuite(rawValue: 3)
-        #expect(throws: WelcomeError.unsupportedCipherSuite(3)) {
+        #expect(throws: WelcomeRumorError.unsupportedCipherSuite(3)) {
             try check(tags: [relaysTag, eTag, enc], content: Base64.encode(MLSMessage(.welcome(otherSuite)).tlsSerialized))
         }
         #expect {
             try check(tags: [relaysTag, eTag, enc], content: Base64.encode([0, 1, 0, 3, 0, 1]))
         } throws: { error in
-            if case WelcomeError.invalidContent = error { return true }
+            if case WelcomeRumorError.invalidContent = error { return true }
             return false
         }
         let rumor = WelcomeRumor.make(welcome: sampleWelcome(), author: alice.publicKey, keyPackageEventID: kpEventID, relays: relays)
-        #expect(throws: WelcomeError.authorMismatch(rumor: alice.publicKey, seal: bob.publicKey)) {
+        #expect(throws: WelcomeRumorError.authorMismatch(rumor: alice.publicKey, seal: bob.publicKey)) {
             try IncomingWelcome(rumor: rumor, wrapID: kpEventID, sender: bob.publicKey)
         }
     }
