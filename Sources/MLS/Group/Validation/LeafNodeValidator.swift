@@ -92,6 +92,8 @@ public struct LeafNodeValidator: Sendable {
         guard capabilities.supports(.version(version)) else { throw .missingRequiredCapability(.version(version)) }
         guard capabilities.supports(.cipherSuite(suite)) else { throw .missingRequiredCapability(.cipherSuite(suite)) }
         guard let extensions = group?.groupContext.extensions else { return }
+        // The group's own context was accepted earlier, where a malformed required_capabilities is
+        // rejected (GroupContextExtensionsValidation); here an undecodable one imposes nothing.
         if let required = try? RequiredCapabilities.from(extensions), let missing = capabilities.firstMissing(of: required) {
             throw .missingRequiredCapability(missing)
         }
