@@ -103,3 +103,28 @@ public extension Data {
     /// Lower-case hex.
     var testHex: String { map { String(format: "%02x", $0) }.joined() }
 }
+
+/// A vector entry tagged with the MLS cipher suite it was made for.
+public protocol CipherSuiteVector: Decodable {
+    var cipher_suite: UInt16 { get }
+}
+
+extension SharedFixtures {
+    /// Loads an MLS vector file and keeps the entries of one cipher suite (suite 1 by default),
+    /// printing the ran/skipped line. Unreadable files yield no entries, which each file's count test
+    /// turns into a failure in CI (outside CI the shared folder may be absent, with a visible skip).
+    public static func cases<T: CipherSuiteVector>(
+        _ type: T.Type, _ file: String, label: String? = nil, suite: UInt16 = 1
+    ) -> [T] {
+        let all: [T]
+        do {
+            all = try loadJSON([T].self, file) ?? []
+        } catch {
+            FileHandle.standardError.write(Data("vectors \(file): unreadable: \(error)\n".utf8))
+            all = []
+        }
+        let mine = all.filter { $0.cipher_suite == suite }
+        report(label ?? file, ran: mine.count, skipped: all.count - mine.count, reason: "other cipher suites")
+        return mine
+    }
+}

@@ -4,7 +4,7 @@ import TestSupport
 @testable import MLS
 
 /// `crypto-basics.json`: the labelled constructions of RFC 9420 §5 and §8 for one cipher suite.
-struct CryptoBasicsVector: Decodable, Sendable, CustomTestStringConvertible {
+struct CryptoBasicsVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     struct RefHash: Decodable, Sendable { let label: String; let value: String; let out: String }
     struct ExpandWithLabel: Decodable, Sendable {
         let secret: String; let label: String; let context: String; let length: Int; let out: String
@@ -31,14 +31,7 @@ struct CryptoBasicsVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite)" }
 
-    static let suite1: [CryptoBasicsVector] = {
-        let cases = (try? SharedFixtures.loadJSON([CryptoBasicsVector].self, "mls/crypto-basics.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/crypto-basics.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [CryptoBasicsVector] = SharedFixtures.cases(CryptoBasicsVector.self, "mls/crypto-basics.json")
 }
 
 func hex(_ string: String) throws -> Data { try #require(Data(testHex: string), "bad hex \(string)") }

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `message-protection.json`: PublicMessage and PrivateMessage unprotection of the given messages, and
 /// protect/unprotect round trips of the raw contents, with sender leaf 1 of a 2-leaf secret tree.
-struct MessageProtectionVector: Decodable, Sendable, CustomTestStringConvertible {
+struct MessageProtectionVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     let cipher_suite: UInt16
     let group_id: String
     let epoch: UInt64
@@ -27,14 +27,7 @@ struct MessageProtectionVector: Decodable, Sendable, CustomTestStringConvertible
 
     var testDescription: String { "suite \(cipher_suite), epoch \(epoch)" }
 
-    static let suite1: [MessageProtectionVector] = {
-        let cases = (try? SharedFixtures.loadJSON([MessageProtectionVector].self, "mls/message-protection.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/message-protection.json (protect/unprotect, public + private)", ran: mine.count,
-            skipped: (cases?.count ?? 0) - mine.count, reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [MessageProtectionVector] = SharedFixtures.cases(MessageProtectionVector.self, "mls/message-protection.json", label: "mls/message-protection.json (protect/unprotect, public + private)")
 }
 
 /// The values one vector entry sets up.

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `welcome.json`: join from the Welcome with init_priv and key_package, verifying the GroupInfo
 /// signature under signer_pub and its confirmation tag.
-struct WelcomeVector: Decodable, Sendable, CustomTestStringConvertible {
+struct WelcomeVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     let cipher_suite: UInt16
     let init_priv: String
     let signer_pub: String
@@ -14,14 +14,7 @@ struct WelcomeVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite)" }
 
-    static let suite1: [WelcomeVector] = {
-        let cases = (try? SharedFixtures.loadJSON([WelcomeVector].self, "mls/welcome.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/welcome.json (join: GroupSecrets, GroupInfo signature, confirmation tag)", ran: mine.count,
-            skipped: (cases?.count ?? 0) - mine.count, reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [WelcomeVector] = SharedFixtures.cases(WelcomeVector.self, "mls/welcome.json", label: "mls/welcome.json (join: GroupSecrets, GroupInfo signature, confirmation tag)")
 
     /// The decoded inputs.
     func inputs() throws -> (welcome: Welcome, keyPackage: KeyPackage, initKey: HPKEPrivateKey, signer: SignaturePublicKey) {

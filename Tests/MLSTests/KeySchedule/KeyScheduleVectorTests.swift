@@ -4,7 +4,7 @@ import TestSupport
 @testable import MLS
 
 /// `key-schedule.json`: GroupContext encoding and every epoch-derived secret over several epochs.
-struct KeyScheduleVector: Decodable, Sendable, CustomTestStringConvertible {
+struct KeyScheduleVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     struct Exporter: Decodable, Sendable { let label: String; let context: String; let length: Int; let secret: String }
     struct Epoch: Decodable, Sendable {
         let tree_hash: String, commit_secret: String, psk_secret: String, confirmed_transcript_hash: String
@@ -23,14 +23,7 @@ struct KeyScheduleVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite), \(epochs.count) epochs" }
 
-    static let suite1: [KeyScheduleVector] = {
-        let cases = (try? SharedFixtures.loadJSON([KeyScheduleVector].self, "mls/key-schedule.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/key-schedule.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [KeyScheduleVector] = SharedFixtures.cases(KeyScheduleVector.self, "mls/key-schedule.json")
 }
 
 struct KeyScheduleVectorTests {

@@ -4,7 +4,7 @@ import TestSupport
 @testable import MLS
 
 /// `psk_secret.json`: psk_secret chaining over 0 to 10 external PSKs (RFC 9420 §8.4).
-struct PSKSecretVector: Decodable, Sendable, CustomTestStringConvertible {
+struct PSKSecretVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     struct PSK: Decodable, Sendable { let psk_id: String; let psk: String; let psk_nonce: String }
     let cipher_suite: UInt16
     let psks: [PSK]
@@ -12,14 +12,7 @@ struct PSKSecretVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite), \(psks.count) PSKs" }
 
-    static let suite1: [PSKSecretVector] = {
-        let cases = (try? SharedFixtures.loadJSON([PSKSecretVector].self, "mls/psk_secret.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/psk_secret.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [PSKSecretVector] = SharedFixtures.cases(PSKSecretVector.self, "mls/psk_secret.json")
 }
 
 struct PSKSecretVectorTests {

@@ -4,7 +4,7 @@ import TestSupport
 @testable import MLS
 
 /// `secret-tree.json`: sender-data key/nonce and every listed leaf/generation key for both ratchets.
-struct SecretTreeVector: Decodable, Sendable, CustomTestStringConvertible {
+struct SecretTreeVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     struct SenderData: Decodable, Sendable {
         let sender_data_secret: String; let ciphertext: String; let key: String; let nonce: String
     }
@@ -21,14 +21,7 @@ struct SecretTreeVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite), \(leaves.count) leaves" }
 
-    static let suite1: [SecretTreeVector] = {
-        let cases = (try? SharedFixtures.loadJSON([SecretTreeVector].self, "mls/secret-tree.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/secret-tree.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [SecretTreeVector] = SharedFixtures.cases(SecretTreeVector.self, "mls/secret-tree.json")
 }
 
 struct SecretTreeVectorTests {

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `treekem.json`: processing UpdatePaths as every member with private state, and a fresh UpdatePath
 /// from every such member processed by all the others (RFC 9420 §7.4–7.6, §12.4).
-struct TreeKEMVector: Decodable, Sendable, CustomTestStringConvertible {
+struct TreeKEMVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     struct PathSecret: Decodable, Sendable { let node: UInt32; let path_secret: String }
     struct LeafPrivate: Decodable, Sendable {
         let index: UInt32
@@ -33,14 +33,7 @@ struct TreeKEMVector: Decodable, Sendable, CustomTestStringConvertible {
         "suite \(cipher_suite), \(leaves_private.count) private leaves, \(update_paths.count) paths"
     }
 
-    static let suite1: [TreeKEMVector] = {
-        let cases = (try? SharedFixtures.loadJSON([TreeKEMVector].self, "mls/treekem.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/treekem.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [TreeKEMVector] = SharedFixtures.cases(TreeKEMVector.self, "mls/treekem.json")
 }
 
 struct TreeKEMVectorTests {

@@ -4,7 +4,7 @@ import TestSupport
 @testable import MLS
 
 /// `tree-operations.json`: Add, Update and Remove applied to a tree (RFC 9420 §12.1.1–12.1.3, §7.7).
-struct TreeOperationsVector: Decodable, Sendable, CustomTestStringConvertible {
+struct TreeOperationsVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     let cipher_suite: UInt16
     let tree_before: String
     let proposal: String
@@ -15,14 +15,7 @@ struct TreeOperationsVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite), proposal \(proposal.prefix(4)) from \(proposal_sender)" }
 
-    static let suite1: [TreeOperationsVector] = {
-        let cases = (try? SharedFixtures.loadJSON([TreeOperationsVector].self, "mls/tree-operations.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/tree-operations.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [TreeOperationsVector] = SharedFixtures.cases(TreeOperationsVector.self, "mls/tree-operations.json")
 }
 
 struct TreeOperationsVectorTests {

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `tree-validation.json`: per-node resolutions and tree hashes, parent-hash validity and leaf
 /// signatures of trees a joiner would receive (RFC 9420 §4.1.1, §7.8, §7.9.2, §7.3).
-struct TreeValidationVector: Decodable, Sendable, CustomTestStringConvertible {
+struct TreeValidationVector: CipherSuiteVector, Sendable, CustomTestStringConvertible {
     let cipher_suite: UInt16
     let tree: String
     let group_id: String
@@ -14,14 +14,7 @@ struct TreeValidationVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "suite \(cipher_suite), \(resolutions.count) nodes" }
 
-    static let suite1: [TreeValidationVector] = {
-        let cases = (try? SharedFixtures.loadJSON([TreeValidationVector].self, "mls/tree-validation.json")) ?? nil
-        let mine = (cases ?? []).filter { $0.cipher_suite == 1 }
-        SharedFixtures.report(
-            "mls/tree-validation.json", ran: mine.count, skipped: (cases?.count ?? 0) - mine.count,
-            reason: "other cipher suites")
-        return mine
-    }()
+    static let suite1: [TreeValidationVector] = SharedFixtures.cases(TreeValidationVector.self, "mls/tree-validation.json")
 }
 
 struct TreeValidationVectorTests {
