@@ -1,0 +1,190 @@
+import Foundation
+
+/// Checks LeafNodes where they enter or sit in a group (RFC 9420 §7.3): credential, source,
+/// signature, capabilities against the group and its members, lifetime, extensions, and key
+/// uniqueness. `now` is injectable so lifetime checks are testable.
+public struct LeafNodeValidator: Sendable {
+    public var provider: CipherSuiteProvider
+    public var configuration: ValidationConfiguration
+    /// The current time in Unix seconds for lifetime checks.
+    public var now: UInt64
+
+    public init(
+        provider: CipherSuiteProvider = .mls128X25519, configuration: ValidationConfiguration = .init(),
+        now: UInt64 = UnixTime.now
+    ) {
+        self.provider = provider
+        self.configuration = configuration
+        self.now = now
+    }
+
+    /// Validates `leaf` where `usage` says it appears, against the group's context and tree (§7.3).
+    public func validate(
+        _ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext
+    ) throws(LeafNodeValidationError) {
+        try check(leaf, as: usage, in: group)
+    }
+
+    /// Validates the leaf of a KeyPackage seen outside any group (e.g. a downloaded Marmot KeyPackage):
+    /// the group-dependent checks are replaced by version mls10 and the provider's suite.
+    public func validateKeyPackageLeaf(_ leaf: LeafNode) throws(LeafNodeValidationError) {
+        try check(leaf, as: .keyPackage, in: nil)
+    }
+
+    /// Validates every leaf of a ratchet tree a client is about to join (§7.3, §12.4.3.1), each against
+    /// the others. Parent hashes, unmerged leaves and tree-wide key uniqueness are the tree's own
+    /// `validate(groupID:)`.
+    public func validateTreeLeaves(of tree: RatchetTree, groupContext: GroupContext) throws(TreeLeafValidationError) {
+        let group = GroupValidationContext(groupContext: groupContext, tree: tree)
+        for (index, leaf) in tree.leaves {
+            do {
+                try check(leaf, as: .treeMember(index), in: group)
+            } catch {
+                throw TreeLeafValidationError(leaf: index, reason: error)
+            }
+        }
+    }
+
+    // MARK: Steps
+
+    private func check(_ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext?) throws(LeafNodeValidationError) {
+        if let policy = configuration.credentialPolicy, !policy(leaf.credential) {
+            throw .credentialRejected(leaf.credential.type)
+        }
+        try checkSource(leaf.source, usage: usage)
+        try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID)
+        try checkCapabilities(leaf, group: group)
+        if let group { try checkCredentialCompatibility(leaf, usage: usage, group: group) }
+        try checkLifetime(leaf.source, usage: usage)
+        try checkExtensions(leaf)
+        if let group { try checkKeys(leaf, usage: usage, group: group) }
+    }
+
+    private func checkSource(_ source: LeafNodeSource, usage: LeafNodeUsage) throws(LeafNodeValidationError) {
+        let expected: LeafNodeSourceKind
+        switch usage {
+        case .keyPackage: expected = .keyPackage
+        case .update: expected = .update
+        case .commit: expected = .commit
+        case .treeMember: return
+        }
+        guard source.kind == expected else { throw .unexpectedSource(expected: expected, actual: source.kind) }
+    }
+
+    private func checkSignature(_ leaf: LeafNode, usage: LeafNodeUsage, groupID: GroupID?) throws(LeafNodeValidationError) {
+        let index: LeafIndex
+        switch usage {
+        case .keyPackage: index = LeafIndex(0)
+        case .update(let l), .commit(let l), .treeMember(let l): index = l
+        }
+        // Key-package leaves sign no group binding, so the placeholder id and index are unused.
+        let id = groupID ?? GroupID(Data())
+        guard provider.verifyLeafNodeSignature(leaf, groupID: id, leafIndex: index) else { throw .badSignature }
+    }
+
+    private func checkCapabilities(_ leaf: LeafNode, group: GroupValidationContext?) throws(LeafNodeValidationError) {
+        let capabilities = leaf.capabilities
+        guard capabilities.supports(.credentialType(leaf.credential.type)) else {
+            throw .credentialTypeNotInCapabilities(leaf.credential.type)
+        }
+        let version = group?.groupContext.version ?? .mls10
+        let suite = group?.groupContext.cipherSuite ?? provider.suite
+        guard capabilities.supports(.version(version)) else { throw .missingRequiredCapability(.version(version)) }
+        guard capabilities.supports(.cipherSuite(suite)) else { throw .missingRequiredCapability(.cipherSuite(suite)) }
+        guard let extensions = group?.groupContext.extensions else { return }
+        if let required = try? RequiredCapabilities.from(extensions), let missing = capabilities.firstMissing(of: required) {
+            throw .missingRequiredCapability(missing)
+        }
+        // §13.4: a new member's capabilities must cover every extension in the GroupContext.
+        for ext in extensions where !ext.type.isGrease && !capabilities.supports(.extensionType(ext.type)) {
+            throw .missingRequiredCapability(.extensionType(ext.type))
+        }
+    }
+
+    private func checkCredentialCompatibility(
+        _ leaf: LeafNode, usage: LeafNodeUsage, group: GroupValidationContext
+    ) throws(LeafNodeValidationError) {
+        let excluded = excludedLeaves(usage: usage, group: group)
+        let type = leaf.credential.type
+        for (index, member) in group.tree.leaves where !excluded.contains(index) {
+            guard member.capabilities.supports(.credentialType(type)) else {
+                throw .credentialUnsupportedByMember(type, member: index)
+            }
+            guard leaf.capabilities.supports(.credentialType(member.credential.type)) else {
+                throw .memberCredentialUnsupported(member.credential.type, member: index)
+            }
+        }
+    }
+
+    private func checkLifetime(_ source: LeafNodeSource, usage: LeafNodeUsage) throws(LeafNodeValidationError) {
+        guard case .keyPackage(let lifetime) = source else { return }
+        if case .treeMember = usage, !configuration.checkLifetimeOfTreeLeaves { return }
+        if now < lifetime.notBefore { throw .notYetValid(notBefore: lifetime.notBefore, now: now) }
+        if now > lifetime.notAfter { throw .expired(notAfter: lifetime.notAfter, now: now) }
+        if let maximum = configuration.maxLifetime, let span = lifetime.duration, span > maximum {
+            throw .lifetimeTooLong(span: span, maximum: maximum)
+        }
+    }
+
+    private func checkExtensions(_ leaf: LeafNode) throws(LeafNodeValidationError) {
+        try Self.checkExtensionList(leaf.extensions, listedIn: leaf.capabilities)
+    }
+
+    /// No type twice (§13.4), and every non-default type listed in `capabilities` (§7.2, §10).
+    /// GREASE types are skipped: receivers must ignore them (§13.5).
+    static func checkExtensionList(_ extensions: [Extension], listedIn capabilities: Capabilities) throws(LeafNodeValidationError) {
+        var seen = Set<ExtensionType>()
+        for ext in extensions {
+            guard seen.insert(ext.type).inserted else { throw .duplicateExtension(ext.type) }
+            guard ext.type.isGrease || capabilities.supports(.extensionType(ext.type)) else {
+                throw .unsupportedExtension(ext.type)
+            }
+        }
+    }
+
+    private func checkKeys(_ leaf: LeafNode, usage: LeafNodeUsage, group: GroupValidationContext) throws(LeafNodeValidationError) {
+        let tree = group.tree
+        var replacedPath = Set<NodeIndex>()
+        switch usage {
+        case .update(let index), .commit(let index):
+            if let old = tree.leafNode(at: index), old.encryptionKey == leaf.encryptionKey {
+                throw .encryptionKeyNotRefreshed
+            }
+            // The replaced leaf's direct path is blanked (Update) or overwritten (Commit).
+            if tree.size.contains(index) { replacedPath = Set(tree.size.directPath(of: index.nodeIndex)) }
+        case .keyPackage, .treeMember:
+            break
+        }
+        let excluded = excludedLeaves(usage: usage, group: group)
+        for (index, member) in tree.leaves where !excluded.contains(index) && member.signatureKey == leaf.signatureKey {
+            throw .duplicateSignatureKey(index)
+        }
+        for i in 0..<tree.nodeCount {
+            let node = NodeIndex(UInt32(i))
+            if let leafIndex = node.leafIndex, excluded.contains(leafIndex) { continue }
+            if replacedPath.contains(node) { continue }
+            if tree.encryptionKey(at: node) == leaf.encryptionKey { throw .duplicateEncryptionKey(node) }
+        }
+    }
+
+    /// The leaf being replaced and the leaves leaving in the same Commit.
+    private func excludedLeaves(usage: LeafNodeUsage, group: GroupValidationContext) -> Set<LeafIndex> {
+        var excluded = group.departingLeaves
+        switch usage {
+        case .keyPackage: break
+        case .update(let l), .commit(let l), .treeMember(let l): excluded.insert(l)
+        }
+        return excluded
+    }
+}
+
+/// A leaf of a received ratchet tree that failed validation, with where and why (§7.3).
+public struct TreeLeafValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let leaf: LeafIndex
+    public let reason: LeafNodeValidationError
+    public init(leaf: LeafIndex, reason: LeafNodeValidationError) {
+        self.leaf = leaf
+        self.reason = reason
+    }
+    public var description: String { "\(leaf): \(reason)" }
+}
