@@ -43,22 +43,11 @@ enum MLSGroupBench {
         let (bobPackage, bobKeys) = try keyPackage(name: "b")
         let pending = try alice.commit(adding: [bobPackage])
         guard let welcome = pending.welcome else { throw GroupError.invalidWelcome("no Welcome") }
-        let bob = try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateKeys: bobKeys)
+        let bob = try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateMaterial: bobKeys)
         return (pending.newGroup, bob)
     }
 
-    static func keyPackage(name: String) throws -> (KeyPackage, KeyPackagePrivateKeys) {
-        let signer = provider.generateSignatureKey()
-        let initKey = provider.generateKeyPair()
-        let encryptionKey = provider.generateKeyPair()
-        var leaf = LeafNode(
-            encryptionKey: encryptionKey.publicKey, signatureKey: signer.publicKey,
-            credential: .basic(identity: Data(name.utf8)), capabilities: capabilities,
-            source: .keyPackage(lifetime: .defaultLeafLifetime()), extensions: [], signature: Data())
-        try provider.signLeafNode(&leaf, with: signer, groupID: GroupID(Data()), leafIndex: LeafIndex(0))
-        var package = KeyPackage(
-            cipherSuite: provider.suite, initKey: initKey.publicKey, leafNode: leaf, extensions: [], signature: Data())
-        package.signature = try provider.signWithLabel(signer, label: "KeyPackageTBS", content: package.tbs.tlsSerialized)
-        return (package, KeyPackagePrivateKeys(initKey: initKey, encryptionKey: encryptionKey, signer: signer))
+    static func keyPackage(name: String) throws -> (KeyPackage, KeyPackagePrivateMaterial) {
+        try KeyPackage.create(credential: .basic(identity: Data(name.utf8)), capabilities: capabilities)
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// The defaults are MDK's group configuration: handshakes and application data always sent as
 /// PrivateMessage, handshakes accepted in either wire format (OpenMLS "mixed ciphertext"), an
 /// out-of-order window of 100 generations back and 1000 forward, five past epochs kept, and the
-/// ratchet tree carried in the GroupInfo of every Welcome.
+/// ratchet tree carried in the GroupInfo of every Welcome. KeyPackage lifetimes are bounded to
+/// OpenMLS's 84 days plus one hour and checked on every Add, sent or received, as OpenMLS does.
 public struct GroupConfiguration: Hashable, Sendable {
     /// How this member frames the proposals and commits it sends.
     public enum HandshakeFraming: UInt8, Hashable, Sendable {
@@ -32,11 +33,26 @@ public struct GroupConfiguration: Hashable, Sendable {
     public var ratchetTreeInWelcome: Bool
     /// Whether pending proposals block sending application data until committed (§12.4).
     public var commitBeforeApplication: Bool
+    /// Which credentials members may present (§5.3.1).
+    public var credentialRule: CredentialRule
+    /// The longest lifetime span accepted for a KeyPackage leaf (§7.2); nil accepts any.
+    public var maxLeafLifetime: UInt64?
+    /// Whether key_package leaves already in a joined tree must be within their lifetime (§7.3).
+    public var checkLifetimeOfTreeLeaves: Bool
+
+    /// The application's credential check (§5.3.1), named so it can be stored with the group.
+    public enum CredentialRule: UInt8, Hashable, Sendable {
+        /// Any credential whose type the members' capabilities allow.
+        case any = 0
+        /// MIP-00: a basic credential holding a 32-byte Nostr public key.
+        case marmot = 1
+    }
 
     public init(
         outgoingHandshake: HandshakeFraming = .privateMessage, acceptPublicHandshakes: Bool = true,
         padding: PaddingPolicy = .none, secretTree: SecretTree.Configuration = .default, maxPastEpochs: Int = 5,
-        ratchetTreeInWelcome: Bool = true, commitBeforeApplication: Bool = true
+        ratchetTreeInWelcome: Bool = true, commitBeforeApplication: Bool = true, credentialRule: CredentialRule = .any,
+        maxLeafLifetime: UInt64? = ValidationConfiguration.defaultMaxLifetime, checkLifetimeOfTreeLeaves: Bool = false
     ) {
         self.outgoingHandshake = outgoingHandshake
         self.acceptPublicHandshakes = acceptPublicHandshakes
@@ -45,8 +61,21 @@ public struct GroupConfiguration: Hashable, Sendable {
         self.maxPastEpochs = max(0, maxPastEpochs)
         self.ratchetTreeInWelcome = ratchetTreeInWelcome
         self.commitBeforeApplication = commitBeforeApplication
+        self.credentialRule = credentialRule
+        self.maxLeafLifetime = maxLeafLifetime
+        self.checkLifetimeOfTreeLeaves = checkLifetimeOfTreeLeaves
     }
 
-    /// MDK 0.8.0's settings (see the type's description).
+    /// The settings the validators of §7.3, §10.1 and §12.2 run with.
+    public var validation: ValidationConfiguration {
+        ValidationConfiguration(
+            maxLifetime: maxLeafLifetime, checkLifetimeOfTreeLeaves: checkLifetimeOfTreeLeaves,
+            credentialPolicy: credentialRule == .marmot ? ValidationConfiguration.marmotCredentialPolicy : nil)
+    }
+
+    /// MDK 0.8.0's settings (see the type's description), accepting any credential.
     public static let `default` = GroupConfiguration()
+
+    /// The defaults with Marmot's credential rule (MIP-00).
+    public static let marmot = GroupConfiguration(credentialRule: .marmot)
 }

@@ -48,9 +48,15 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Proposals are pending: a member must commit them before sending application data (§12.4).
     case pendingProposals(Int)
     /// A KeyPackage failed validation (§10.1).
-    case invalidKeyPackage(String)
+    case invalidKeyPackage(KeyPackageValidationError)
     /// A LeafNode failed validation (§7.3).
-    case invalidLeafNode(String)
+    case invalidLeafNode(LeafNodeValidationError)
+    /// A commit's proposal list failed validation (§12.2).
+    case invalidProposalList(ProposalListValidationError)
+    /// GroupContext extensions some member does not support (§11.1, §12.1.7, §13.4).
+    case invalidGroupContextExtensions(GroupContextExtensionsError)
+    /// Private keys given to create or join a group do not belong to the leaf or KeyPackage.
+    case privateKeyMismatch(String)
     /// A Welcome could not be used to join (§12.4.3.1).
     case invalidWelcome(String)
     /// The ratchet tree rejected an operation (§7).
@@ -85,8 +91,11 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wireFormatNotAllowed(let format): "wire format \(format) not accepted"
         case .missingPSK(let id): "PSK not available: \(id.kind)"
         case .pendingProposals(let n): "\(n) pending proposals must be committed first"
-        case .invalidKeyPackage(let why): "invalid KeyPackage: \(why)"
-        case .invalidLeafNode(let why): "invalid LeafNode: \(why)"
+        case .invalidKeyPackage(let error): "invalid KeyPackage: \(error)"
+        case .invalidLeafNode(let error): "invalid LeafNode: \(error)"
+        case .invalidProposalList(let error): "invalid proposal list: \(error)"
+        case .invalidGroupContextExtensions(let error): "invalid GroupContext extensions: \(error)"
+        case .privateKeyMismatch(let why): "private keys do not match: \(why)"
         case .invalidWelcome(let why): "cannot join from Welcome: \(why)"
         case .tree(let error): "ratchet tree: \(error)"
         case .invalidState(let why): "invalid group state: \(why)"
@@ -119,14 +128,17 @@ extension GroupError {
         case .crypto(let error): self = .crypto(error)
         }
     }
+}
 
-    /// The group error for a ratchet-tree failure while applying a commit.
-    static func commitTree(_ error: TreeError) -> GroupError {
+extension GroupError {
+    /// A proposal-list failure, with the path rule and leaf and KeyPackage failures lifted out.
+    init(_ error: ProposalListValidationError) {
         switch error {
-        case .invalidLeafSignature, .invalidLeafSource, .encryptionKeyNotRefreshed:
-            .invalidLeafNode(error.description)
-        default:
-            .tree(error)
+        case .pathRequired: self = .pathRequired
+        case .invalidKeyPackage(_, let inner): self = .invalidKeyPackage(inner)
+        case .invalidUpdate(_, let inner): self = .invalidLeafNode(inner)
+        case .invalidGroupContextExtensions(let inner): self = .invalidGroupContextExtensions(inner)
+        default: self = .invalidProposalList(error)
         }
     }
 }

@@ -41,6 +41,9 @@ enum GroupStateEncoding {
         writer.write(UInt32(clamping: configuration.maxPastEpochs))
         write(configuration.ratchetTreeInWelcome, to: &writer)
         write(configuration.commitBeforeApplication, to: &writer)
+        writer.write(configuration.credentialRule.rawValue)
+        writer.writeOptional(configuration.maxLeafLifetime) { w, value in w.write(value) }
+        write(configuration.checkLifetimeOfTreeLeaves, to: &writer)
     }
 
     static func readConfiguration(_ reader: inout TLSReader) throws -> GroupConfiguration {
@@ -62,7 +65,18 @@ enum GroupStateEncoding {
         return GroupConfiguration(
             outgoingHandshake: framing, acceptPublicHandshakes: acceptPublic, padding: padding, secretTree: secretTree,
             maxPastEpochs: Int(try reader.readUInt32()), ratchetTreeInWelcome: try readBool(&reader),
-            commitBeforeApplication: try readBool(&reader))
+            commitBeforeApplication: try readBool(&reader),
+            credentialRule: try readCredentialRule(&reader),
+            maxLeafLifetime: try reader.readOptional { try $0.readUInt64() },
+            checkLifetimeOfTreeLeaves: try readBool(&reader))
+    }
+
+    static func readCredentialRule(_ reader: inout TLSReader) throws -> GroupConfiguration.CredentialRule {
+        let raw = try reader.readUInt8()
+        guard let rule = GroupConfiguration.CredentialRule(rawValue: raw) else {
+            throw TLSDecodingError.invalidValue("credential rule \(raw)")
+        }
+        return rule
     }
 
     // MARK: Keys and secrets

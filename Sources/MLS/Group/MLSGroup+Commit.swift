@@ -44,7 +44,7 @@ extension MLSGroup {
             resolved.append(ResolvedProposal(proposal: proposal, sender: own, ref: nil))
         }
 
-        let applied = try applyProposals(resolved, committer: ownLeafIndex, sending: true)
+        let applied = try applyProposals(resolved, committer: ownLeafIndex, hasPath: nil)
         let provisional = provisionalContext(extensions: applied.extensions)
         let newSigner = signerRotation?.signer ?? signer
 
@@ -73,9 +73,7 @@ extension MLSGroup {
             newKeys.prune(against: newTree)
         }
         if signerRotation != nil, let leaf = newTree.leafNode(at: ownLeafIndex) {
-            try GroupValidation.validateLeafNode(
-                leaf, context: .commit(leaf: ownLeafIndex), groupContext: provisional, tree: applied.tree,
-                provider: provider)
+            try validateCommitLeaf(leaf, committer: ownLeafIndex, tree: applied.tree, context: provisional)
         }
 
         let pskSecret = try pskSecret(for: applied.psks, externalPSKs: externalPSKs)

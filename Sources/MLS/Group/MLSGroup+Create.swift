@@ -10,7 +10,7 @@ extension MLSGroup {
     public static func create(
         groupID: GroupID, cipherSuite: CipherSuite = .mls128X25519AES128GCMSHA256Ed25519, signer: SignaturePrivateKey,
         credential: Credential, capabilities: Capabilities, leafExtensions: [Extension] = [],
-        lifetime: Lifetime = .defaultLeafLifetime(), groupContextExtensions: [Extension] = [],
+        lifetime: Lifetime = .keyPackageDefault(), groupContextExtensions: [Extension] = [],
         configuration: GroupConfiguration = .default
     ) throws(GroupError) -> MLSGroup {
         let provider = try providerFor(cipherSuite)
@@ -36,17 +36,25 @@ extension MLSGroup {
         configuration: GroupConfiguration = .default
     ) throws(GroupError) -> MLSGroup {
         let provider = try providerFor(cipherSuite)
-        guard leafNode.signatureKey == signer.publicKey else { throw .invalidLeafNode("signer does not match the leaf") }
+        guard leafNode.signatureKey == signer.publicKey else { throw .privateKeyMismatch("signer is not the leaf's") }
         guard leafNode.encryptionKey == encryptionKey.publicKey else {
-            throw .invalidLeafNode("encryption key does not match the leaf")
+            throw .privateKeyMismatch("encryption key is not the leaf's")
         }
         let tree = RatchetTree(provider: provider, firstLeaf: leafNode)
-        try GroupValidation.validateGroupContextExtensions(groupContextExtensions, tree: tree)
+        do {
+            try GroupContextExtensionsValidation.validate(groupContextExtensions, tree: tree)
+        } catch {
+            throw .invalidGroupContextExtensions(error)
+        }
         let context = GroupContext(
             cipherSuite: cipherSuite, groupID: groupID, epoch: 0, treeHash: tree.treeHash(), confirmedTranscriptHash: Data(),
             extensions: groupContextExtensions)
-        try GroupValidation.validateLeafNode(
-            leafNode, context: .tree(leaf: LeafIndex(0)), groupContext: context, tree: tree, provider: provider)
+        do {
+            try LeafNodeValidator(provider: provider, configuration: configuration.validation).validate(
+                leafNode, as: .treeMember(LeafIndex(0)), in: GroupValidationContext(groupContext: context, tree: tree))
+        } catch {
+            throw .invalidLeafNode(error)
+        }
 
         let secrets = EpochSecrets(
             provider: provider, initSecret: provider.randomBytes(provider.hashLength), commitSecret: provider.zeroSecret,
@@ -70,13 +78,5 @@ extension MLSGroup {
         } catch {
             throw .unsupportedCipherSuite(suite)
         }
-    }
-}
-
-extension Lifetime {
-    /// From an hour ago to 90 days ahead, so clocks a little off still accept the leaf.
-    public static func defaultLeafLifetime(now: UInt64? = nil) -> Lifetime {
-        let now = now ?? currentTime()
-        return Lifetime(notBefore: now - min(now, 3600), notAfter: now + 90 * 24 * 3600)
     }
 }

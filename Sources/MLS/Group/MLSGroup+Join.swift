@@ -1,25 +1,5 @@
 import Foundation
 
-/// The private keys belonging to one of this client's KeyPackages (RFC 9420 §10).
-///
-/// Redacted when printed; the keys persist through their `rawBytesForStorage`.
-public struct KeyPackagePrivateKeys: Sendable, CustomStringConvertible {
-    /// Private half of the KeyPackage's init_key: opens the Welcome's GroupSecrets.
-    public var initKey: HPKEPrivateKey
-    /// Private half of the leaf's encryption_key.
-    public var encryptionKey: HPKEPrivateKey
-    /// The leaf's signature key.
-    public var signer: SignaturePrivateKey
-
-    public init(initKey: HPKEPrivateKey, encryptionKey: HPKEPrivateKey, signer: SignaturePrivateKey) {
-        self.initKey = initKey
-        self.encryptionKey = encryptionKey
-        self.signer = signer
-    }
-
-    public var description: String { "KeyPackagePrivateKeys(redacted)" }
-}
-
 /// Joining a group from a Welcome (RFC 9420 §12.4.3.1, §12.4.3.3).
 extension MLSGroup {
     /// Joins the group a Welcome describes, as the holder of `keyPackage`.
@@ -30,22 +10,19 @@ extension MLSGroup {
     /// signatures, unmerged leaves, key uniqueness) and every leaf (§7.3), finds this member's leaf,
     /// and derives its path keys from the path secret.
     public static func join(
-        welcome: Welcome, keyPackage: KeyPackage, privateKeys: KeyPackagePrivateKeys,
+        welcome: Welcome, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial,
         ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [Data: Data] = [:],
         configuration: GroupConfiguration = .default
     ) throws(GroupError) -> MLSGroup {
         let provider = try providerFor(keyPackage.cipherSuite)
-        guard keyPackage.initKey == privateKeys.initKey.publicKey,
-              keyPackage.leafNode.encryptionKey == privateKeys.encryptionKey.publicKey,
-              keyPackage.leafNode.signatureKey == privateKeys.signer.publicKey
-        else { throw .invalidWelcome("private keys do not match the KeyPackage") }
+        guard privateMaterial.matches(keyPackage) else { throw .privateKeyMismatch("not the KeyPackage's private keys") }
 
         var tree: RatchetTree?
         var treeProblem: String?
         let joined: JoinedEpoch
         do {
             joined = try welcome.join(
-                keyPackage: keyPackage, initPrivateKey: privateKeys.initKey,
+                keyPackage: keyPackage, initPrivateKey: privateMaterial.initPrivateKey,
                 psk: { id in
                     if case .external(let pskID) = id.kind { externalPSKs[pskID] } else { nil }
                 },
@@ -77,14 +54,16 @@ extension MLSGroup {
         } catch {
             throw .invalidWelcome("ratchet tree: \(error)")
         }
-        for (index, leaf) in tree.leaves {
-            try GroupValidation.validateLeafNode(
-                leaf, context: .tree(leaf: index), groupContext: context, tree: tree, provider: provider)
+        do {
+            try LeafNodeValidator(provider: provider, configuration: configuration.validation)
+                .validateTreeLeaves(of: tree, groupContext: context)
+        } catch {
+            throw .invalidWelcome("tree leaf \(error)")
         }
         do {
-            try GroupValidation.validateGroupContextExtensions(context.extensions, tree: tree)
+            try GroupContextExtensionsValidation.validate(context.extensions, tree: tree)
         } catch {
-            throw .invalidWelcome("group extensions: \(error)")
+            throw .invalidGroupContextExtensions(error)
         }
         guard let own = tree.leafIndex(of: keyPackage.leafNode) else {
             throw .invalidWelcome("this KeyPackage's leaf is not in the tree")
@@ -92,14 +71,14 @@ extension MLSGroup {
         let keys: TreePrivateKeys
         do {
             keys = try tree.joinerPrivateKeys(
-                leaf: own, leafKey: privateKeys.encryptionKey, committer: joined.groupInfo.signer,
+                leaf: own, leafKey: privateMaterial.encryptionPrivateKey, committer: joined.groupInfo.signer,
                 pathSecret: joined.pathSecret)
         } catch {
             throw .invalidWelcome("path secret: \(error)")
         }
         return MLSGroup(
             provider: provider, configuration: configuration, groupContext: context, tree: tree, ownLeafIndex: own,
-            isActive: true, privateKeys: keys, signer: privateKeys.signer, epochSecrets: joined.epochSecrets,
+            isActive: true, privateKeys: keys, signer: privateMaterial.signaturePrivateKey, epochSecrets: joined.epochSecrets,
             secretTree: SecretTree(
                 provider: provider, encryptionSecret: joined.epochSecrets.encryptionSecret, size: tree.size,
                 configuration: configuration.secretTree),
@@ -108,7 +87,7 @@ extension MLSGroup {
 
     /// Joins from a Welcome carried in an MLSMessage.
     public static func join(
-        welcomeMessage: MLSMessage, keyPackage: KeyPackage, privateKeys: KeyPackagePrivateKeys,
+        welcomeMessage: MLSMessage, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial,
         ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [Data: Data] = [:],
         configuration: GroupConfiguration = .default
     ) throws(GroupError) -> MLSGroup {
@@ -116,7 +95,7 @@ extension MLSGroup {
             throw .unsupportedMessage("expected a Welcome, got wire format \(welcomeMessage.wireFormat)")
         }
         return try join(
-            welcome: welcome, keyPackage: keyPackage, privateKeys: privateKeys, ratchetTree: ratchetTree,
+            welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, ratchetTree: ratchetTree,
             externalPSKs: externalPSKs, configuration: configuration)
     }
 }

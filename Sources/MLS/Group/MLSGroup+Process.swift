@@ -104,7 +104,7 @@ extension MLSGroup {
         case .newMemberCommit:
             throw .senderNotAllowed("new_member_commit cannot send proposals")
         }
-        try validateProposal(proposal, sender: sender, sending: false)
+        try validateProposal(proposal, sender: sender)
         let pending = PendingProposal(ref: proposalRef(content), proposal: proposal, sender: sender)
         if !pendingProposals.contains(where: { $0.ref == pending.ref }) { pendingProposals.append(pending) }
         return pending

@@ -15,8 +15,7 @@ extension MLSGroup {
         guard committer != ownLeafIndex else { throw .ownMessage }
 
         let resolved = try resolve(commit.proposals, committer: content.content.sender)
-        let applied = try applyProposals(resolved, committer: committer, sending: false)
-        if applied.pathRequired, commit.path == nil { throw .pathRequired }
+        let applied = try applyProposals(resolved, committer: committer, hasPath: commit.path != nil)
 
         if applied.removed.contains(where: { $0.leafIndex == ownLeafIndex }) {
             var next = self
@@ -38,9 +37,7 @@ extension MLSGroup {
         var newTree = applied.tree
         var commitSecret = provider.zeroSecret
         if let path = commit.path {
-            try GroupValidation.validateLeafNode(
-                path.leafNode, context: .commit(leaf: committer), groupContext: provisional, tree: applied.tree,
-                provider: provider)
+            try validateCommitLeaf(path.leafNode, committer: committer, tree: applied.tree, context: provisional)
             do {
                 let result = try applied.tree.applyUpdatePath(
                     path, from: committer, groupContext: provisional, privateKeys: keys, excluding: applied.addedLeaves)
@@ -48,7 +45,7 @@ extension MLSGroup {
                 keys = result.privateKeys
                 commitSecret = result.commitSecret
             } catch {
-                throw .commitTree(error)
+                throw .tree(error)
             }
         } else {
             keys.prune(against: newTree)

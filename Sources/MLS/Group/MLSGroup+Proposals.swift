@@ -78,7 +78,7 @@ extension MLSGroup {
     ) throws(GroupError) -> (message: MLSMessage, ref: ProposalRef) {
         guard isActive else { throw .notAMember }
         let sender = Sender.member(leafIndex: ownLeafIndex)
-        try validateProposal(proposal, sender: sender, sending: true)
+        try validateProposal(proposal, sender: sender)
         let authenticated = try sign(framedContent(.proposal(proposal), authenticatedData: authenticatedData), wireFormat: wireFormat)
         var next = self
         let message = try next.protect(authenticated)

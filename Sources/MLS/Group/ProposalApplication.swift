@@ -11,7 +11,7 @@ struct ResolvedProposal: Sendable {
 struct AppliedProposals: Sendable {
     var tree: RatchetTree
     var extensions: [Extension]
-    var extensionsChanged = false
+    var extensionsChanged: Bool
     var added: [(leaf: LeafIndex, keyPackage: KeyPackage)] = []
     var removed: [GroupMember] = []
     var selfRemoved: [LeafIndex] = []
@@ -27,9 +27,6 @@ struct AppliedProposals: Sendable {
 }
 
 extension MLSGroup {
-    /// Proposal types a commit may leave without an UpdatePath (§12.4, §17.4).
-    static let pathlessProposalTypes: Set<ProposalType> = [.add, .psk, .reinit]
-
     /// Resolves a commit's proposals: references from the pending store, inline ones as the
     /// committer's own (§12.4).
     func resolve(_ proposals: [ProposalOrRef], committer: Sender) throws(GroupError) -> [ResolvedProposal] {
@@ -46,120 +43,60 @@ extension MLSGroup {
         return result
     }
 
-    /// Validates the list (§12.2) and applies it in the order of §12.3 to the current tree and
-    /// extensions: GroupContextExtensions, Updates, Removes and SelfRemoves, Adds, then PSKs.
-    /// Inline proposals get the checks a received proposal gets (§12.1).
+    /// Validates the list (§12.2, with the path rule when `hasPath` is known) and applies it in the
+    /// order of §12.3 to the current tree and extensions: GroupContextExtensions, Updates, Removes and
+    /// SelfRemoves, Adds in list order, then PSKs.
     func applyProposals(
-        _ proposals: [ResolvedProposal], committer: LeafIndex, sending: Bool
+        _ proposals: [ResolvedProposal], committer: LeafIndex, hasPath: Bool?
     ) throws(GroupError) -> AppliedProposals {
-        // Inline Adds are validated below against the new extensions, like referenced ones.
-        for item in proposals where item.ref == nil && item.proposal.type != .add {
-            try validateProposal(item.proposal, sender: item.sender, sending: sending)
-        }
-        try GroupValidation.validateProposalList(proposals, committer: committer, tree: tree)
-
+        let validated = try validateProposalList(proposals, committer: committer, hasPath: hasPath)
         var result = AppliedProposals(
-            tree: tree, extensions: groupContext.extensions,
-            pathRequired: proposals.isEmpty
-                || proposals.contains { !Self.pathlessProposalTypes.contains($0.proposal.type) })
-
-        for item in proposals {
-            guard case .groupContextExtensions(let gce) = item.proposal else { continue }
-            result.extensions = gce.extensions
-            result.extensionsChanged = true
-        }
-        for item in proposals {
-            guard case .update(let update) = item.proposal, case .member(let leaf) = item.sender else { continue }
-            do {
-                try result.tree.update(update.leafNode, at: leaf)
-            } catch {
-                throw .invalidProposal("Update: \(error)")
+            tree: tree, extensions: validated.newGroupContextExtensions ?? groupContext.extensions,
+            extensionsChanged: validated.newGroupContextExtensions != nil, pathRequired: validated.pathRequired)
+        do {
+            for item in proposals {
+                switch (item.proposal, item.sender) {
+                case (.update(let update), .member(let leaf)):
+                    try result.tree.update(update.leafNode, at: leaf)
+                    result.updated.append(leaf)
+                    if leaf == ownLeafIndex { result.ownUpdate = item.ref }
+                case (.reInit, _):
+                    throw GroupError.invalidCommit("ReInit is not supported")
+                case (.unknown(let type, _), _):
+                    throw GroupError.invalidCommit("unsupported proposal type \(type)")
+                default:
+                    continue
+                }
             }
-            result.updated.append(leaf)
-            if leaf == ownLeafIndex { result.ownUpdate = item.ref }
-        }
-        for item in proposals {
-            let target: LeafIndex
-            switch (item.proposal, item.sender) {
-            case (.remove(let remove), _): target = remove.removed
-            case (.selfRemove, .member(let leaf)):
-                target = leaf
-                result.selfRemoved.append(leaf)
-            default: continue
-            }
-            guard let leafNode = result.tree.leafNode(at: target) else {
-                throw .invalidProposal("Remove of blank or unknown \(target)")
-            }
-            do {
+            for item in proposals {
+                let target: LeafIndex
+                switch (item.proposal, item.sender) {
+                case (.remove(let remove), _): target = remove.removed
+                case (.selfRemove, .member(let leaf)):
+                    target = leaf
+                    result.selfRemoved.append(leaf)
+                default: continue
+                }
+                let leafNode = try result.tree.requireLeaf(target)
                 try result.tree.remove(target)
-            } catch {
-                throw .invalidProposal("Remove: \(error)")
+                result.removed.append(GroupMember(leafIndex: target, leafNode: leafNode))
             }
-            result.removed.append(GroupMember(leafIndex: target, leafNode: leafNode))
-        }
-        var newContext = groupContext
-        newContext.extensions = result.extensions
-        if result.extensionsChanged {
-            try GroupValidation.validateGroupContextExtensions(result.extensions, tree: result.tree)
-        }
-        for item in proposals {
-            guard case .add(let add) = item.proposal else { continue }
-            try GroupValidation.validateKeyPackage(
-                add.keyPackage, groupContext: newContext, tree: result.tree, provider: provider,
-                checkLifetime: sending)
-            let leaf: LeafIndex
-            do {
-                leaf = try result.tree.add(add.keyPackage.leafNode)
-            } catch {
-                throw .invalidProposal("Add: \(error)")
+            for item in proposals {
+                guard case .add(let add) = item.proposal else { continue }
+                result.added.append((try result.tree.add(add.keyPackage.leafNode), add.keyPackage))
             }
-            result.added.append((leaf, add.keyPackage))
-        }
-        if result.extensionsChanged {
-            try GroupValidation.validateGroupContextExtensions(result.extensions, tree: result.tree)
+        } catch let error as GroupError {
+            throw error
+        } catch let error as TreeError {
+            throw .tree(error)
+        } catch {
+            throw .invalidCommit("\(error)")
         }
         for item in proposals {
             guard case .preSharedKey(let psk) = item.proposal else { continue }
             result.psks.append(psk.psk)
         }
         return result
-    }
-
-    /// The checks a proposal must pass on its own, whoever sent it (§12.1): Update leaves are valid
-    /// for their sender's position, Removes name a member, PSKs have an Nh-byte nonce and a usable
-    /// type, and GroupContextExtensions are supported by every member.
-    func validateProposal(_ proposal: Proposal, sender: Sender, sending: Bool) throws(GroupError) {
-        switch proposal {
-        case .add(let add):
-            try GroupValidation.validateKeyPackage(
-                add.keyPackage, groupContext: groupContext, tree: tree, provider: provider, checkLifetime: sending)
-        case .update(let update):
-            guard case .member(let leaf) = sender, tree.leafNode(at: leaf) != nil else {
-                throw .invalidProposal("Update from a non-member")
-            }
-            try GroupValidation.validateLeafNode(
-                update.leafNode, context: .update(leaf: leaf), groupContext: groupContext, tree: tree,
-                provider: provider)
-        case .remove(let remove):
-            guard tree.leafNode(at: remove.removed) != nil else {
-                throw .invalidProposal("Remove of blank or unknown \(remove.removed)")
-            }
-        case .selfRemove:
-            guard case .member(let leaf) = sender, tree.leafNode(at: leaf) != nil else {
-                throw .invalidProposal("SelfRemove from a non-member")
-            }
-        case .preSharedKey(let psk):
-            guard psk.psk.nonce.count == provider.hashLength else { throw .invalidProposal("psk_nonce is not Nh bytes") }
-            if psk.psk.isReinitOrBranch { throw .invalidProposal("reinit/branch PSK outside reinit/branch") }
-        case .groupContextExtensions(let gce):
-            try GroupValidation.validateGroupContextExtensions(gce.extensions, tree: tree)
-        case .reInit:
-            throw .invalidProposal("ReInit is not supported")
-        case .externalInit:
-            throw .invalidProposal("ExternalInit outside an external commit")
-        case .unknown(let type, _):
-            throw .invalidProposal("unsupported proposal type \(type)")
-        }
     }
 
     /// psk_secret for the commit's PSKs (§8.4): external ones from `externalPSKs`, resumption PSKs

@@ -209,7 +209,7 @@ struct GroupCommitTests {
         _ = try groups[0].process(proposal)
         let (pending, _) = try GroupTest.commit(by: 0, in: &groups) { try $0.commit(forceUpdatePath: true) }
         let carol = try MLSGroup.join(
-            welcome: try #require(pending.welcome), keyPackage: carolPackage, privateKeys: carolKeys)
+            welcome: try #require(pending.welcome), keyPackage: carolPackage, privateMaterial: carolKeys)
         groups.append(carol)
         GroupTest.expectInSync(groups)
         #expect(carol.ownLeafIndex == LeafIndex(2))
@@ -245,8 +245,8 @@ struct GroupCommitTests {
 
     @Test func removedMemberProposalsAndCommitRules() throws {
         var groups = try GroupTest.makeGroup(["alice", "bob"])
-        #expect(throws: GroupError.invalidCommit("Remove of the committer")) { try groups[0].commit(removing: [LeafIndex(0)]) }
-        #expect(throws: GroupError.invalidProposal("Remove of blank or unknown leaf 5")) {
+        #expect(throws: GroupError.invalidProposalList(.removesCommitter)) { try groups[0].commit(removing: [LeafIndex(0)]) }
+        #expect(throws: GroupError.invalidProposalList(.removedLeafOutOfRange(LeafIndex(5)))) {
             try groups[0].commit(removing: [LeafIndex(5)])
         }
         let (bobAgain, _) = try GroupTestClient("bob").keyPackage()

@@ -55,11 +55,11 @@ struct GroupLifecycleTests {
             Issue.record("commits are PrivateMessages by default")
             return
         }
-        let bob = try MLSGroup.join(welcome: try #require(pending.welcome), keyPackage: bobPackage, privateKeys: bobKeys)
+        let bob = try MLSGroup.join(welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys)
         #expect(bob.epochAuthenticator == pending.newGroup.epochAuthenticator)
         // Joining with the tree given explicitly works too.
         let again = try MLSGroup.join(
-            welcome: try #require(pending.welcome), keyPackage: bobPackage, privateKeys: bobKeys,
+            welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys,
             ratchetTree: pending.newGroup.tree.ratchetTreeNodes)
         #expect(again.epochAuthenticator == bob.epochAuthenticator)
     }

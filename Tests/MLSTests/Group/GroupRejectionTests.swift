@@ -97,7 +97,7 @@ struct GroupRejectionTests {
         var badLeaf = commit
         badLeaf.path?.leafNode.signature[0] ^= 1
         expectRejected(
-            try forge(badLeaf, tag: tag, as: &alice), by: &groups[1], .invalidLeafNode("signature does not verify"))
+            try forge(badLeaf, tag: tag, as: &alice), by: &groups[1], .invalidLeafNode(.badSignature))
 
         // Too few path nodes.
         var short = commit
@@ -136,12 +136,11 @@ struct GroupRejectionTests {
             .missingProposal(ref))
         // The committer removing itself.
         let selfRemoval = Commit(proposals: [.proposal(.remove(Remove(removed: LeafIndex(0))))], path: nil)
-        expectRejected(
-            try forge(selfRemoval, tag: tag, as: &alice), by: &groups[1], .invalidCommit("Remove of the committer"))
+        expectRejected(try forge(selfRemoval, tag: tag, as: &alice), by: &groups[1], .invalidProposalList(.removesCommitter))
         // Removing a blank leaf.
         let blank = Commit(proposals: [.proposal(.remove(Remove(removed: LeafIndex(3))))], path: nil)
         expectRejected(
-            try forge(blank, tag: tag, as: &alice), by: &groups[1], .invalidProposal("Remove of blank or unknown leaf 3"))
+            try forge(blank, tag: tag, as: &alice), by: &groups[1], .invalidProposalList(.removedLeafBlank(LeafIndex(3))))
     }
 
     @Test func truncatedAndWrongKindOfBytes() throws {
@@ -167,7 +166,7 @@ struct GroupRejectionTests {
         let pending = try group.commit(adding: [bobPackage])
         group = pending.newGroup
         var bob = try MLSGroup.join(
-            welcome: try #require(pending.welcome), keyPackage: bobPackage, privateKeys: bobKeys,
+            welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys,
             configuration: GroupConfiguration(acceptPublicHandshakes: false))
         let proposal = try group.proposeSelfRemove()
         expectRejected(proposal, by: &bob, .wireFormatNotAllowed(.publicMessage))
@@ -180,14 +179,14 @@ struct GroupRejectionTests {
         let (_, otherKeys) = try bob.keyPackage()
         let pending = try alice.commit(adding: [bobPackage])
         let welcome = try #require(pending.welcome)
-        #expect(throws: GroupError.invalidWelcome("private keys do not match the KeyPackage")) {
-            try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateKeys: otherKeys)
+        #expect(throws: GroupError.privateKeyMismatch("not the KeyPackage's private keys")) {
+            try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateMaterial: otherKeys)
         }
         // A tree that is not the group's fails the tree-hash check.
         let otherTree = try GroupTestClient("mallory").createGroup().tree.ratchetTreeNodes
         #expect(throws: GroupError.self) {
-            try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateKeys: bobKeys, ratchetTree: otherTree)
+            try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateMaterial: bobKeys, ratchetTree: otherTree)
         }
-        _ = try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateKeys: bobKeys)
+        _ = try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateMaterial: bobKeys)
     }
 }

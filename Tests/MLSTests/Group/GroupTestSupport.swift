@@ -21,19 +21,8 @@ struct GroupTestClient {
     var credential: Credential { .basic(identity: Data(name.utf8)) }
 
     /// A KeyPackage (RFC 9420 §10) with fresh init and encryption keys, and its private keys.
-    func keyPackage(lifetime: Lifetime = .defaultLeafLifetime()) throws -> (KeyPackage, KeyPackagePrivateKeys) {
-        let initKey = HPKEPrivateKey.generate()
-        let encryptionKey = HPKEPrivateKey.generate()
-        var leaf = LeafNode(
-            encryptionKey: encryptionKey.publicKey, signatureKey: signer.publicKey, credential: credential,
-            capabilities: Self.capabilities, source: .keyPackage(lifetime: lifetime), extensions: [], signature: Data())
-        try Self.provider.signLeafNode(&leaf, with: signer, groupID: GroupID(Data()), leafIndex: LeafIndex(0))
-        var keyPackage = KeyPackage(
-            cipherSuite: .mls128X25519AES128GCMSHA256Ed25519, initKey: initKey.publicKey, leafNode: leaf, extensions: [],
-            signature: Data())
-        keyPackage.signature = try Self.provider.signWithLabel(
-            signer, label: "KeyPackageTBS", content: keyPackage.tbs.tlsSerialized)
-        return (keyPackage, KeyPackagePrivateKeys(initKey: initKey, encryptionKey: encryptionKey, signer: signer))
+    func keyPackage(lifetime: Lifetime = .keyPackageDefault()) throws -> (KeyPackage, KeyPackagePrivateMaterial) {
+        try KeyPackage.create(credential: credential, capabilities: Self.capabilities, lifetime: lifetime, signer: signer)
     }
 
     /// The group-context extensions Marmot uses: its group data and required_capabilities.
@@ -60,7 +49,7 @@ enum GroupTest {
     static func makeGroup(_ names: [String]) throws -> [MLSGroup] {
         let clients = names.map(GroupTestClient.init)
         var creator = try clients[0].createGroup()
-        var packages: [(KeyPackage, KeyPackagePrivateKeys)] = []
+        var packages: [(KeyPackage, KeyPackagePrivateMaterial)] = []
         for client in clients.dropFirst() { packages.append(try client.keyPackage()) }
         guard !packages.isEmpty else { return [creator] }
         let pending = try creator.commit(adding: packages.map(\.0))
@@ -68,7 +57,7 @@ enum GroupTest {
         creator = pending.newGroup
         var groups = [creator]
         for (keyPackage, keys) in packages {
-            groups.append(try MLSGroup.join(welcome: welcome, keyPackage: keyPackage, privateKeys: keys))
+            groups.append(try MLSGroup.join(welcome: welcome, keyPackage: keyPackage, privateMaterial: keys))
         }
         return groups
     }

@@ -59,21 +59,25 @@ struct PassiveClientVector: Decodable, Sendable, CustomTestStringConvertible {
         return data
     }
 
+    /// The vectors' KeyPackages live from 0 to 2^64 - 1; §7.2 leaves the bound on a lifetime's span to
+    /// the application, so these tests lift the OpenMLS-style bound the default configuration sets.
+    static let configuration = GroupConfiguration(maxLeafLifetime: nil)
+
     /// Joins, then follows every epoch, checking each epoch authenticator.
     func run() throws {
         guard case .keyPackage(let keyPackage) = try MLSMessage(tlsSerialized: try bytes(key_package)).body else {
             throw FixtureError.malformed("key_package is not an MLSMessage KeyPackage")
         }
-        let keys = KeyPackagePrivateKeys(
-            initKey: try HPKEPrivateKey(rawBytes: try bytes(init_priv)),
-            encryptionKey: try HPKEPrivateKey(rawBytes: try bytes(encryption_priv)),
-            signer: try SignaturePrivateKey(seed: try bytes(signature_priv)))
+        let keys = KeyPackagePrivateMaterial(
+            cipherSuite: keyPackage.cipherSuite, initPrivateKey: try HPKEPrivateKey(rawBytes: try bytes(init_priv)),
+            encryptionPrivateKey: try HPKEPrivateKey(rawBytes: try bytes(encryption_priv)),
+            signaturePrivateKey: try SignaturePrivateKey(seed: try bytes(signature_priv)))
         var psks: [Data: Data] = [:]
         for entry in external_psks { psks[try bytes(entry.psk_id)] = try bytes(entry.psk) }
         let tree = try ratchet_tree.map { try RatchetTreeNodes(tlsSerialized: try bytes($0)) }
         var group = try MLSGroup.join(
-            welcomeMessage: try MLSMessage(tlsSerialized: try bytes(welcome)), keyPackage: keyPackage, privateKeys: keys,
-            ratchetTree: tree, externalPSKs: psks)
+            welcomeMessage: try MLSMessage(tlsSerialized: try bytes(welcome)), keyPackage: keyPackage, privateMaterial: keys,
+            ratchetTree: tree, externalPSKs: psks, configuration: Self.configuration)
         #expect(group.epochAuthenticator == (try bytes(initial_epoch_authenticator)))
 
         for (index, epoch) in epochs.enumerated() {
