@@ -118,14 +118,9 @@ extension MLSGroup {
                 confirmed: next.context.confirmedTranscriptHash, confirmationTag: next.confirmationTag, suite: provider))
         newGroup.sentHandshakes.append(SentHandshake(epoch: epoch, digest: digest(message), proposalRef: nil))
 
-        let summary = CommitSummary(
-            committer: ownLeafIndex, epoch: next.context.epoch,
-            added: applied.added.compactMap { added in
-                newTree.leafNode(at: added.leaf).map { GroupMember(leafIndex: added.leaf, leafNode: $0) }
-            },
-            removed: applied.removed, selfRemoved: applied.selfRemoved,
-            updated: applied.updated + (created == nil ? [] : [ownLeafIndex]),
-            newExtensions: applied.extensionsChanged ? applied.extensions : nil, psks: applied.psks, removedSelf: false)
+        let summary = summary(
+            applied, committer: ownLeafIndex, epoch: next.context.epoch, pathUsed: created != nil, newTree: newTree,
+            removedSelf: false)
         self = current
         return PendingCommit(
             message: message, welcome: welcome, groupInfo: groupInfo, newGroup: newGroup, summary: summary)

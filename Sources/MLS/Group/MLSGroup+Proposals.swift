@@ -43,8 +43,13 @@ extension MLSGroup {
 
     /// A SelfRemove proposal: asks another member to remove this one. Always a PublicMessage with a
     /// membership tag, as MDK sends it (draft-ietf-mls-extensions, MIP-03).
+    /// Only one per epoch (draft-ietf-mls-extensions): a second one fails with `.invalidProposal`.
     public mutating func proposeSelfRemove(authenticatedData: Data = Data()) throws(GroupError) -> MLSMessage {
-        try send(.selfRemove(SelfRemove()), wireFormat: .publicMessage, authenticatedData: authenticatedData).message
+        let own = Sender.member(leafIndex: ownLeafIndex)
+        if pendingProposals.contains(where: { $0.sender == own && $0.proposal.type == .selfRemove }) {
+            throw .invalidProposal("a SelfRemove was already sent in this epoch")
+        }
+        return try send(.selfRemove(SelfRemove()), wireFormat: .publicMessage, authenticatedData: authenticatedData).message
     }
 
     /// An Update proposal replacing this member's leaf with one under a fresh encryption key

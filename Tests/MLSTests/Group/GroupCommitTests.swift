@@ -258,3 +258,55 @@ struct GroupCommitTests {
         #expect(pending.summary.removed.isEmpty)
     }
 }
+
+/// Configuration choices: framing, credential rule, persistence of the configuration itself.
+struct GroupConfigurationTests {
+    @Test func publicHandshakeFramingInterworks() throws {
+        let configuration = GroupConfiguration(outgoingHandshake: .publicMessage, padding: .multiple(of: 32))
+        var alice = try GroupTestClient("alice").createGroup(configuration: configuration)
+        let (bobPackage, bobKeys) = try GroupTestClient("bob").keyPackage()
+        let pending = try alice.commit(adding: [bobPackage], forceUpdatePath: true)
+        guard case .publicMessage = pending.message.body else {
+            Issue.record("configured for PublicMessage handshakes")
+            return
+        }
+        alice = pending.newGroup
+        var groups = [alice, try MLSGroup.join(welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys)]
+        try GroupTest.commit(by: 1, in: &groups) { try $0.selfUpdate() }
+        try GroupTest.commit(by: 0, in: &groups) { try $0.selfUpdate() }
+        GroupTest.expectInSync(groups)
+        try GroupTest.send("padded", from: 0, in: &groups)
+        #expect(try MLSGroup(serialized: groups[0].serialized()).configuration == configuration)
+    }
+
+    @Test func marmotCredentialRuleRefusesOtherCredentials() throws {
+        let key = Data(repeating: 0xAB, count: 32)
+        let alice = GroupTestClient("alice")
+        var group = try MLSGroup.create(
+            groupID: GroupID(Data([1, 2, 3])), signer: alice.signer, credential: .basic(identity: key),
+            capabilities: GroupTestClient.capabilities, groupContextExtensions: GroupTestClient.marmotExtensions,
+            configuration: .marmot)
+        #expect(group.configuration.credentialRule == .marmot)
+        let (named, _) = try GroupTestClient("not a nostr key").keyPackage()
+        let before = group.serialized()
+        #expect(throws: GroupError.self) { try group.commit(adding: [named]) }
+        #expect(group.serialized() == before)
+        let (good, _) = try KeyPackage.create(
+            credential: .basic(identity: Data(repeating: 0xCD, count: 32)), capabilities: GroupTestClient.capabilities)
+        #expect(try group.commit(adding: [good]).summary.added.count == 1)
+    }
+
+    @Test func oneSelfRemovePerEpoch() throws {
+        var groups = try GroupTest.makeGroup(["alice", "bob"])
+        _ = try groups[1].proposeSelfRemove()
+        #expect(throws: GroupError.invalidProposal("a SelfRemove was already sent in this epoch")) {
+            try groups[1].proposeSelfRemove()
+        }
+    }
+
+    @Test func expiredKeyPackageIsNotAdded() throws {
+        var group = try GroupTestClient("alice").createGroup()
+        let (expired, _) = try GroupTestClient("bob").keyPackage(lifetime: Lifetime(notBefore: 0, notAfter: 1000))
+        #expect(throws: GroupError.self) { try group.commit(adding: [expired]) }
+    }
+}
