@@ -71,7 +71,9 @@ extension MLSGroup {
             throw .tree(error)
         }
         var next = self
-        let (message, ref) = try next.send(.update(Update(leafNode: leaf)), wireFormat: configuration.outgoingHandshake.wireFormat, authenticatedData: authenticatedData)
+        let (message, ref) = try next.send(
+            .update(Update(leafNode: leaf)), wireFormat: configuration.outgoingHandshake.wireFormat,
+            authenticatedData: authenticatedData)
         next.pendingUpdateKeys[ref] = key
         self = next
         return message
@@ -84,7 +86,8 @@ extension MLSGroup {
         guard isActive else { throw .notAMember }
         let sender = Sender.member(leafIndex: ownLeafIndex)
         try validateProposal(proposal, sender: sender)
-        let authenticated = try sign(framedContent(.proposal(proposal), authenticatedData: authenticatedData), wireFormat: wireFormat)
+        let authenticated = try sign(
+            framedContent(.proposal(proposal), authenticatedData: authenticatedData), wireFormat: wireFormat)
         var next = self
         let message = try next.protect(authenticated)
         let ref = proposalRef(authenticated)

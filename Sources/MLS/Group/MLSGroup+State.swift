@@ -90,7 +90,10 @@ extension MLSGroup {
             return PendingProposal(ref: ref, proposal: try v.read(), sender: sender)
         }
         var updateKeys: [ProposalRef: HPKEPrivateKey] = [:]
-        for (ref, key) in try r.readVectorElements({ v in (try v.read(ProposalRef.self), try HPKEPrivateKey(rawBytes: try v.readOpaque())) }) {
+        let updateEntries = try r.readVectorElements { v in
+            (try v.read(ProposalRef.self), try HPKEPrivateKey(rawBytes: try v.readOpaque()))
+        }
+        for (ref, key) in updateEntries {
             updateKeys[ref] = key
         }
         let past = try r.readVectorElements { v in
@@ -109,7 +112,8 @@ extension MLSGroup {
                 secretTree: pastTree, members: members)
         }
         let sent = try r.readVectorElements { v in
-            SentHandshake(epoch: try v.readUInt64(), digest: try v.readOpaque(), proposalRef: try v.readOptional(ProposalRef.self))
+            SentHandshake(
+                epoch: try v.readUInt64(), digest: try v.readOpaque(), proposalRef: try v.readOptional(ProposalRef.self))
         }
         try r.finish()
 

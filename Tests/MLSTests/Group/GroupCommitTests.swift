@@ -271,7 +271,9 @@ struct GroupConfigurationTests {
             return
         }
         alice = pending.newGroup
-        var groups = [alice, try MLSGroup.join(welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys)]
+        let bob = try MLSGroup.join(
+            welcome: try #require(pending.welcome), keyPackage: bobPackage, privateMaterial: bobKeys)
+        var groups = [alice, bob]
         try GroupTest.commit(by: 1, in: &groups) { try $0.selfUpdate() }
         try GroupTest.commit(by: 0, in: &groups) { try $0.selfUpdate() }
         GroupTest.expectInSync(groups)

@@ -74,7 +74,9 @@ enum GroupTest {
     }
 
     /// `sender` encrypts `text`, every other group decrypts it.
-    static func send(_ text: String, from sender: Int, in groups: inout [MLSGroup], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func send(
+        _ text: String, from sender: Int, in groups: inout [MLSGroup], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let message = try groups[sender].encrypt(Data(text.utf8))
         for index in groups.indices where index != sender {
             let result = try groups[index].process(message)
