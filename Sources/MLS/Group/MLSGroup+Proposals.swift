@@ -97,3 +97,12 @@ extension MLSGroup {
         return (message, ref)
     }
 }
+
+extension MLSGroup {
+    /// Forgets the pending proposals of this epoch (and the keys of this member's own Updates), e.g.
+    /// when the application will not commit them (MDK's clear_pending_proposals).
+    public mutating func discardPendingProposals() {
+        pendingProposals = []
+        pendingUpdateKeys = [:]
+    }
+}

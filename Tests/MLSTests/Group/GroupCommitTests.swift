@@ -304,6 +304,9 @@ struct GroupConfigurationTests {
         #expect(throws: GroupError.invalidProposal("a SelfRemove was already sent in this epoch")) {
             try groups[1].proposeSelfRemove()
         }
+        groups[1].discardPendingProposals()
+        #expect(groups[1].proposals.isEmpty)
+        _ = try groups[1].encrypt(Data("no longer blocked".utf8))
     }
 
     @Test func expiredKeyPackageIsNotAdded() throws {
