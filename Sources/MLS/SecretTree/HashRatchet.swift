@@ -28,11 +28,11 @@ public enum SecretTreeError: Error, Equatable, Sendable, CustomStringConvertible
 /// skipped generations kept for out-of-order delivery. Each key is handed out once, then deleted.
 struct HashRatchet: Sendable {
     /// ratchet_secret_[next]; nil once generation 2^32 - 1 was derived.
-    private var secret: Data?
+    var secret: Data?
     /// The generation `secret` belongs to.
-    private(set) var next: UInt64
+    var next: UInt64
     /// Keys of generations below `next` that were skipped and not yet used.
-    private(set) var skipped: [UInt32: MessageKey] = [:]
+    var skipped: [UInt32: MessageKey] = [:]
 
     init(secret: Data) {
         self.secret = secret

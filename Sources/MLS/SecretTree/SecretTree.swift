@@ -21,7 +21,7 @@ public struct SecretTree: Sendable, CustomStringConvertible, CustomDebugStringCo
         public static let `default` = Configuration()
     }
 
-    private struct LeafRatchets: Sendable {
+    struct LeafRatchets: Sendable {
         var handshake: HashRatchet
         var application: HashRatchet
 
@@ -40,8 +40,8 @@ public struct SecretTree: Sendable, CustomStringConvertible, CustomDebugStringCo
     public let size: TreeSize
     public let configuration: Configuration
     /// Secrets not yet consumed: the root at first, then the off-path children of derived nodes.
-    private var nodeSecrets: [NodeIndex: Data]
-    private var ratchets: [LeafIndex: LeafRatchets] = [:]
+    var nodeSecrets: [NodeIndex: Data]
+    var ratchets: [LeafIndex: LeafRatchets] = [:]
 
     public init(
         provider: CipherSuiteProvider, encryptionSecret: Data, size: TreeSize, configuration: Configuration = .default
