@@ -4,3 +4,4 @@ print("marmot-bench (debug build: figures are pessimistic; `make bench` builds r
 #else
 print("marmot-bench (release build)")
 #endif
+NostrBench.run()

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A Nostr key pair: a secret key and its x-only public key, computed once.
+///
+/// Printing shows only the public key.
+public struct Keys: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+    public let secretKey: SecretKey
+    public let publicKey: PublicKey
+
+    /// Derives the public key from `secretKey`.
+    public init(secretKey: SecretKey) {
+        self.secretKey = secretKey
+        self.publicKey = secretKey.publicKey
+    }
+
+    /// A fresh random key pair.
+    public static func generate() -> Keys { Keys(secretKey: .generate()) }
+
+    /// Imports an `nsec1…` string or 64 hex characters.
+    public init(importing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.lowercased().hasPrefix("nsec1") {
+            self.init(secretKey: try SecretKey(nsec: trimmed))
+        } else {
+            self.init(secretKey: try SecretKey(hex: trimmed))
+        }
+    }
+
+    /// BIP-340 signature over `message` (any length) with fresh auxiliary randomness.
+    public func sign<Bytes: Collection>(_ message: Bytes) -> Signature where Bytes.Element == UInt8 {
+        Schnorr.sign(message: Array(message), secretKey: secretKey)
+    }
+
+    public var description: String { "Keys(publicKey: \(publicKey.hex))" }
+    public var customMirror: Mirror { Mirror(self, children: ["publicKey": publicKey], displayStyle: .struct) }
+}

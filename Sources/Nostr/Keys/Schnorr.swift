@@ -1,0 +1,46 @@
+import CSecp256k1
+
+/// BIP-340 Schnorr signatures over secp256k1, as NIP-01 uses for event ids.
+public enum Schnorr {
+    /// Signs `message` (any length) with fresh 32-byte auxiliary randomness, as BIP-340 recommends.
+    public static func sign(message: [UInt8], secretKey: SecretKey) -> Signature {
+        sign(message: message, secretKey: secretKey, auxRand: SecureRandom.bytes(32))
+    }
+
+    /// Signs with caller-chosen auxiliary randomness; deterministic, for the BIP-340 test vectors.
+    static func sign(message: [UInt8], secretKey: SecretKey, auxRand: [UInt8]) -> Signature {
+        let ctx = Secp256k1Context.shared.raw
+        var keypair = secp256k1_keypair()
+        // The secret key is a validated scalar, so keypair creation cannot fail.
+        _ = secp256k1_keypair_create(ctx, &keypair, secretKey.bytes)
+        var aux = auxRand
+        var sig = [UInt8](repeating: 0, count: 64)
+        let ok: Int32 = aux.withUnsafeMutableBytes { auxPtr in
+            // SECP256K1_SCHNORRSIG_EXTRAPARAMS_INIT spelled out: the C macro is not importable.
+            var params = secp256k1_schnorrsig_extraparams(
+                magic: (0xda, 0x6f, 0xb3, 0x8c), noncefp: nil, ndata: auxPtr.baseAddress)
+            return message.withUnsafeBufferPointer { msg in
+                secp256k1_schnorrsig_sign_custom(ctx, &sig, msg.baseAddress, msg.count, &keypair, &params)
+            }
+        }
+        // sign_custom only fails for an invalid keypair or magic, both excluded above.
+        precondition(ok == 1, "secp256k1_schnorrsig_sign_custom failed")
+        return Signature(uncheckedBytes: sig)
+    }
+
+    /// Verifies a BIP-340 signature over `message` (any length).
+    public static func verify(signature: Signature, message: [UInt8], publicKey: PublicKey) -> Bool {
+        verify(signature: signature.bytes, message: message, publicKeyBytes: publicKey.bytes)
+    }
+
+    /// Verifies raw bytes; false for a malformed key or signature rather than an error.
+    static func verify(signature: [UInt8], message: [UInt8], publicKeyBytes: [UInt8]) -> Bool {
+        guard signature.count == 64, publicKeyBytes.count == 32 else { return false }
+        let ctx = Secp256k1Context.shared.raw
+        var xonly = secp256k1_xonly_pubkey()
+        guard secp256k1_xonly_pubkey_parse(ctx, &xonly, publicKeyBytes) == 1 else { return false }
+        return message.withUnsafeBufferPointer { msg in
+            secp256k1_schnorrsig_verify(ctx, signature, msg.baseAddress, msg.count, &xonly) == 1
+        }
+    }
+}
