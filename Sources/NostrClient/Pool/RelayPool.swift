@@ -19,6 +19,11 @@ public struct PoolPublishResult: Sendable, Hashable {
 public struct RelayStatusChange: Sendable, Hashable {
     public let relay: String
     public let status: RelayConnectionStatus
+
+    public init(relay: String, status: RelayConnectionStatus) {
+        self.relay = relay
+        self.status = status
+    }
 }
 
 /// What a pool subscription yields. Events are de-duplicated by id across relays.

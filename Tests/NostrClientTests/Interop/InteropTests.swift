@@ -52,8 +52,9 @@ import Testing
         }
     }
 
-    @Test func ourClientAgainstRustNostrRelay() async throws {
-        guard try InteropKit.available() else { return }
+    @Test(.enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
+    func ourClientAgainstRustNostrRelay() async throws {
+        try InteropKit.require()
         let (relay, url) = try await InteropKit.startRustRelay()
         do {
             let receiverKeys = Keys.generate()
@@ -105,8 +106,9 @@ import Testing
         #expect(!relay.isRunning)
     }
 
-    @Test func nostrSDKClientAgainstOurRelay() async throws {
-        guard try InteropKit.available() else { return }
+    @Test(.enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
+    func nostrSDKClientAgainstOurRelay() async throws {
+        try InteropKit.require()
         let server = RelayServer(logger: testLogger("relay"))
         let port = try await server.start()
         let url = "ws://127.0.0.1:\(port)"

@@ -100,15 +100,27 @@ enum InteropKit {
         SharedFixtures.packageRoot.appendingPathComponent("Tests/NostrClientTests/Fixtures/nostr_sdk_peer.py").path
     }
 
-    /// True when the kit can run. Otherwise prints why; under `CI=true` a missing kit is an error.
-    static func available() throws -> Bool {
+    /// What is missing for the kit to run (empty when it can).
+    static var missing: [String] {
         var missing: [String] = []
         if !FileManager.default.fileExists(atPath: runRelay) { missing.append(runRelay) }
         if !FileManager.default.isExecutableFile(atPath: python) { missing.append(python + " (run scripts/setup.sh --interop)") }
-        if missing.isEmpty { return true }
-        if SharedFixtures.isCI { throw FixtureError.missing(missing.joined(separator: ", ")) }
-        print("SKIP: interop kit not found: \(missing.joined(separator: ", "))")
+        return missing
+    }
+
+    /// Whether interop tests run: when the kit is present, and always under `CI=true` (where a
+    /// missing kit then fails in `require()`). Otherwise the tests are reported as skipped, with why.
+    static var shouldRun: Bool {
+        let missing = missing
+        if missing.isEmpty || SharedFixtures.isCI { return true }
+        print("SKIP: interop kit not found: \(missing.joined(separator: ", ")); interop tests skipped")
         return false
+    }
+
+    /// Throws (CI) when the kit is missing.
+    static func require() throws {
+        let missing = missing
+        if !missing.isEmpty { throw FixtureError.missing(missing.joined(separator: ", ")) }
     }
 
     /// Starts the rust-nostr relay on a free loopback port; returns it and its URL.
