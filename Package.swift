@@ -73,7 +73,10 @@ let package = Package(
         // `marmot-bench`: speed figures per layer (printed, never asserted).
         .executableTarget(
             name: "MarmotBench",
-            dependencies: ["Nostr", "MLS", "NostrRelay", "NostrClient"]
+            dependencies: [
+                "Nostr", "MLS", "NostrRelay", "NostrClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Locates ../shared (MARMOT_SHARED) for vector and interop tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

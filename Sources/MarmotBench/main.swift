@@ -5,3 +5,4 @@ print("marmot-bench (debug build: figures are pessimistic; `make bench` builds r
 print("marmot-bench (release build)")
 #endif
 NostrBench.run()
+await RelayBench.run()
