@@ -39,6 +39,9 @@ public struct RelayConfiguration: Sendable {
     public var name: String
     /// NIP-11 `description`.
     public var description: String
+    /// NIP-11 `software` (a URL of the project) and `version`.
+    public var software: String
+    public var version: String
 
     public init(
         host: String = "127.0.0.1",
@@ -46,7 +49,9 @@ public struct RelayConfiguration: Sendable {
         storage: RelayStorage = .inMemory,
         limits: RelayLimits = RelayLimits(),
         name: String = "marmot-relay",
-        description: String = "Embedded Nostr relay of Marmot for Swift"
+        description: String = "Embedded Nostr relay of Marmot for Swift",
+        software: String = RelayInformation.defaultSoftware,
+        version: String = RelayInformation.defaultVersion
     ) {
         self.host = host
         self.port = port
@@ -54,5 +59,7 @@ public struct RelayConfiguration: Sendable {
         self.limits = limits
         self.name = name
         self.description = description
+        self.software = software
+        self.version = version
     }
 }

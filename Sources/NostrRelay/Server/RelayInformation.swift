@@ -41,17 +41,17 @@ public struct RelayInformation: Codable, Sendable, Equatable {
         case supportedNips = "supported_nips"
     }
 
-    /// The software URL and version this relay reports.
-    public static let softwareURL = "https://github.com/marmot-protocol/marmot-swift"
-    public static let softwareVersion = "0.1.0"
+    /// Defaults for the reported software URL and version (set them in `RelayConfiguration`).
+    public static let defaultSoftware = "https://github.com/marmot-protocol"
+    public static let defaultVersion = "0.1.0"
 
     init(configuration: RelayConfiguration) {
         let limits = configuration.limits
         name = configuration.name
         description = configuration.description
         supportedNips = [1, 11]
-        software = Self.softwareURL
-        version = Self.softwareVersion
+        software = configuration.software
+        version = configuration.version
         limitation = Limitation(
             maxMessageLength: limits.maxMessageLength,
             maxSubscriptions: limits.maxSubscriptions,

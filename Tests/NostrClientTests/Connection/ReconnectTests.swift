@@ -49,7 +49,7 @@ import Testing
         let lost = try message("lost")
         let started = ContinuousClock.now
         let result = try await withTimeout(10, "publish while down") { await pool.publish(lost) }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(8), "fails within its 1 s timeout, not much later")
         #expect(!result.isSent)
         #expect(result.accepted.isEmpty)
         #expect(result.failed[url] == .notConnected)

@@ -11,9 +11,16 @@ import Testing
         let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
         let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"
         let dead = try await ClientTestSupport.deadURL()
-        let pool = RelayPool(relays: [urlA, urlB, dead], configuration: ClientTestSupport.quickConfiguration(publishTimeout: .seconds(1)),
+        let pool = RelayPool(relays: [urlA, urlB, dead], configuration: ClientTestSupport.quickConfiguration(publishTimeout: .seconds(2)),
                              logger: testLogger("pool"))
+        let (statuses, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        defer { pump.cancel() }
         await pool.connect()
+        var up: Set<String> = []
+        while up.count < 2, let change = await statuses.next(timeout: 10) {
+            if change.status == .connected { up.insert(change.relay) }
+        }
+        #expect(up == [urlA, urlB])
         let event = try TestEvents.make(createdAt: ClientTestSupport.now)
         let result = await pool.publish(event)
         #expect(result.isSent)
@@ -23,9 +30,9 @@ import Testing
         #expect(try await a.storedEventCount() == 1)
         #expect(try await b.storedEventCount() == 1)
 
-        let statuses = await pool.statuses
-        #expect(statuses[urlA] == .connected && statuses[urlB] == .connected)
-        #expect(statuses[dead]?.isConnected == false)
+        let snapshot = await pool.statuses
+        #expect(snapshot[urlA] == .connected && snapshot[urlB] == .connected)
+        #expect(snapshot[dead]?.isConnected == false)
         await pool.disconnect()
         await a.stop()
         await b.stop()
