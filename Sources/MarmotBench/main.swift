@@ -5,4 +5,7 @@ print("marmot-bench (debug build: figures are pessimistic; `make bench` builds r
 print("marmot-bench (release build)")
 #endif
 NostrBench.run()
+MLSCryptoBench.run()
+TreeKEMBench.run()
+MLSFramingBench.run()
 await RelayBench.run()

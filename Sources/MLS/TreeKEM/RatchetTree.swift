@@ -1,0 +1,144 @@
+import Foundation
+
+/// The public ratchet tree of a group: one optional node per array position (RFC 9420 §4, §7).
+///
+/// Stored as a full tree (2^d leaves, 2^(d+1) - 1 nodes) in the array layout of Appendix C: leaf L at
+/// index 2L, parents at odd indices, `nil` for blank nodes. A value type: operations return or mutate
+/// a copy and only commit their result once every check has passed, so a rejected input never
+/// changes the caller's tree.
+public struct RatchetTree: Hashable, Sendable {
+    /// The suite whose hash and HPKE this tree uses.
+    public let provider: CipherSuiteProvider
+    /// Every node of the full tree, blank ones as `nil`; leaves at even, parents at odd positions.
+    var nodes: [Node?]
+    /// The shape of the full tree.
+    public private(set) var size: TreeSize
+
+    /// A one-member tree, as the creator of a group builds it (§11).
+    public init(provider: CipherSuiteProvider, firstLeaf: LeafNode) {
+        self.provider = provider
+        nodes = [.leaf(firstLeaf)]
+        size = Self.size(forFullWidth: 1)
+    }
+
+    /// Builds the tree a ratchet_tree extension describes (§12.4.3.3): checks that the list is
+    /// non-empty, ends in a non-blank node and places every node at a position of its kind, then
+    /// extends it with blanks to a full tree. Semantic checks (parent hashes, signatures, unmerged
+    /// leaves, key uniqueness) are separate so the caller decides when to run them.
+    public init(_ transmitted: RatchetTreeNodes, provider: CipherSuiteProvider) throws(TreeError) {
+        guard let last = transmitted.nodes.last, last != nil else { throw .emptyOrTrailingBlank }
+        for (index, node) in transmitted.nodes.enumerated() {
+            guard let node else { continue }
+            if (node.type == .leaf) != index.isMultiple(of: 2) { throw .nodeMisplaced(NodeIndex(UInt32(index))) }
+        }
+        var leafCount = 1
+        while 2 * leafCount - 1 < transmitted.nodes.count {
+            guard leafCount < Int(TreeSize.maxLeafCount) else { throw .tooManyLeaves }
+            leafCount *= 2
+        }
+        let width = 2 * leafCount - 1
+        self.provider = provider
+        nodes = transmitted.nodes + Array(repeating: nil, count: width - transmitted.nodes.count)
+        size = Self.size(forFullWidth: width)
+    }
+
+    /// Decodes a serialized `optional<Node> ratchet_tree<V>` and builds the tree from it.
+    public init<D: DataProtocol>(tlsSerialized bytes: D, provider: CipherSuiteProvider) throws {
+        try self.init(RatchetTreeNodes(tlsSerialized: bytes), provider: provider)
+    }
+
+    /// The shape for a node array of full width 2^(d+1) - 1 (odd, at most 2^32 - 1), which the
+    /// initializers and the extend/truncate operations guarantee.
+    static func size(forFullWidth width: Int) -> TreeSize {
+        TreeSize(checkedLeafCount: UInt32(truncatingIfNeeded: (width + 1) / 2))
+    }
+
+    /// Replaces the node array after extending or truncating; the count must be a full width.
+    mutating func setNodes(_ newNodes: [Node?]) {
+        nodes = newNodes
+        size = Self.size(forFullWidth: newNodes.count)
+    }
+
+    // MARK: Serialization
+
+    /// The tree as sent in a ratchet_tree extension: trailing blank nodes dropped (§12.4.3.3).
+    public var ratchetTreeNodes: RatchetTreeNodes {
+        var trimmed = nodes[...]
+        while let last = trimmed.last, last == nil { trimmed = trimmed.dropLast() }
+        return RatchetTreeNodes(nodes: Array(trimmed))
+    }
+
+    // MARK: Access
+
+    /// Number of leaf positions, blank or not (a power of two).
+    public var leafCount: UInt32 { size.leafCount }
+
+    /// Number of positions in the array, 2·leafCount - 1.
+    public var nodeCount: Int { nodes.count }
+
+    /// The root node's index.
+    public var root: NodeIndex { size.root }
+
+    /// The node at `index`, or nil when blank or outside the tree.
+    public subscript(index: NodeIndex) -> Node? {
+        let i = Int(index.rawValue)
+        return i < nodes.count ? nodes[i] : nil
+    }
+
+    /// The member's leaf at `index`, or nil when blank or outside the tree.
+    public func leafNode(at index: LeafIndex) -> LeafNode? { self[index.nodeIndex]?.leafNode }
+
+    /// The parent node at `index`, or nil when blank, a leaf position or outside the tree.
+    public func parentNode(at index: NodeIndex) -> ParentNode? { self[index]?.parentNode }
+
+    /// True for a blank node or a position outside the tree.
+    public func isBlank(_ index: NodeIndex) -> Bool { self[index] == nil }
+
+    /// The HPKE public key held at a node, or nil when blank.
+    public func encryptionKey(at index: NodeIndex) -> HPKEPublicKey? {
+        switch self[index] {
+        case .leaf(let leaf): leaf.encryptionKey
+        case .parent(let parent): parent.encryptionKey
+        case nil: nil
+        }
+    }
+
+    /// The non-blank leaves, in index order.
+    public var leaves: [(index: LeafIndex, leaf: LeafNode)] {
+        stride(from: 0, to: nodes.count, by: 2).compactMap { i in
+            nodes[i]?.leafNode.map { (LeafIndex(UInt32(i / 2)), $0) }
+        }
+    }
+
+    /// The number of members (non-blank leaves).
+    public var memberCount: Int {
+        stride(from: 0, to: nodes.count, by: 2).reduce(0) { $0 + (nodes[$1] == nil ? 0 : 1) }
+    }
+
+    /// The leaf of the member with this signature key.
+    public func leafIndex(signatureKey: SignaturePublicKey) -> LeafIndex? {
+        leaves.first { $0.leaf.signatureKey == signatureKey }?.index
+    }
+
+    /// The leaf whose encryption key this is.
+    public func leafIndex(encryptionKey: HPKEPublicKey) -> LeafIndex? {
+        leaves.first { $0.leaf.encryptionKey == encryptionKey }?.index
+    }
+
+    /// The leaf holding exactly this LeafNode, as a joiner finds its own (§12.4.3.1).
+    public func leafIndex(of leafNode: LeafNode) -> LeafIndex? {
+        leaves.first { $0.leaf == leafNode }?.index
+    }
+
+    /// Fails unless `leaf` lies inside the tree.
+    func checkInRange(_ leaf: LeafIndex) throws(TreeError) {
+        guard size.contains(leaf) else { throw .leafOutOfRange(leaf) }
+    }
+
+    /// The leaf at `index`, or `.leafOutOfRange` / `.blankLeaf`.
+    public func requireLeaf(_ index: LeafIndex) throws(TreeError) -> LeafNode {
+        try checkInRange(index)
+        guard let leaf = leafNode(at: index) else { throw .blankLeaf(index) }
+        return leaf
+    }
+}
