@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: run test build setup bench clean
+.PHONY: run test build setup bench relay clean
 
 setup:
 	@bash scripts/setup.sh
@@ -16,6 +16,12 @@ test:
 	@bash scripts/setup.sh --interop
 	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
+PORT ?= 7447
+relay: setup
+	@$(SWIFT) build $(SWIFT_FLAGS) --product marmot -q
+	@$(SWIFT) run $(SWIFT_FLAGS) --skip-build marmot relay --port $(PORT)
 
 bench: setup
 	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot-bench

@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // Debian's libsecp256k1 (BIP-340, extrakeys, ECDH); see scripts/setup.sh.
@@ -79,7 +80,11 @@ let package = Package(
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
-            dependencies: ["Nostr"]
+            dependencies: [
+                "Nostr", "NostrRelay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // `marmot-bench`: speed figures per layer (printed, never asserted).
         .executableTarget(
@@ -94,6 +99,7 @@ let package = Package(
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
         .testTarget(name: "MarmotTests", dependencies: ["Marmot", "TestSupport"]),
+        .testTarget(name: "MarmotCLITests", dependencies: ["Nostr", "NostrClient", "TestSupport"]),
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(
             name: "NostrClientTests",

@@ -1,22 +1,16 @@
+import ArgumentParser
 import Foundation
 import Nostr
 
-/// `marmot`: the terminal client.
-///
-/// Until the app core lands, running it shows the Nostr layer end to end: two fresh identities, a
-/// chat rumor sealed and gift-wrapped (NIP-59) from Alice to Bob, and Bob unwrapping it.
-@main
-struct MarmotCommand {
-    static func main() {
-        do {
-            try demo()
-        } catch {
-            FileHandle.standardError.write(Data("marmot: \(error)\n".utf8))
-            exit(1)
-        }
-    }
+/// Shows the Nostr layer end to end until chats arrive with the app core: two fresh identities, a chat
+/// rumor sealed and gift-wrapped (NIP-59) from Alice to Bob, and Bob unwrapping it.
+struct PreviewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Show two fresh identities exchanging a NIP-59 gift-wrapped message (offline)."
+    )
 
-    static func demo() throws {
+    func run() throws {
         let alice = Keys.generate()
         let bob = Keys.generate()
         print("Marmot (Nostr layer preview; chats arrive with the app core)")
@@ -28,7 +22,7 @@ struct MarmotCommand {
         print("  gift wrap \(wrap.id) kind \(wrap.kind.rawValue), signed by a throwaway key, \(wrap.content.utf8.count) bytes of NIP-44 payload")
 
         let opened = try GiftWrap.unwrap(wrap, recipient: bob.secretKey)
-        let fromAlice = opened.sender == alice.publicKey
-        print("  bob unwrapped: \"\(opened.rumor.content)\" from \(fromAlice ? "alice" : "someone else") (seal signature verified)")
+        let sender = opened.sender == alice.publicKey ? "alice" : "someone else"
+        print("  bob unwrapped: \"\(opened.rumor.content)\" from \(sender) (seal signature verified)")
     }
 }

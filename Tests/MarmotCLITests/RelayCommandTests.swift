@@ -1,0 +1,62 @@
+import Foundation
+import Nostr
+import NostrClient
+import Testing
+import TestSupport
+
+/// `marmot relay`: the embedded relay as a foreground command, driven as a subprocess.
+struct RelayCommandTests {
+    /// The built `marmot` executable, next to the test bundle (same build folder).
+    static var marmot: String {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = bundleDirectory.appendingPathComponent("marmot").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return SharedFixtures.packageRoot.appendingPathComponent(".build/debug/marmot").path
+    }
+
+    static func startRelay(database: String) async throws -> (ChildProcess, String) {
+        let relay = try ChildProcess(
+            "marmot relay", executable: marmot, arguments: ["relay", "--port", "0", "--database", database])
+        guard let url = await relay.nextLine(timeout: 20), url.hasPrefix("ws://127.0.0.1:") else {
+            await relay.stop()
+            throw InteropError.relayDidNotStart
+        }
+        return (relay, url)
+    }
+
+    @Test func relayCommandServesStoresAndStopsOnSIGTERM() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("relay.sqlite").path
+
+        let keys = Keys.generate()
+        let note = try UnsignedEvent(pubkey: keys.publicKey, kind: .textNote, content: "stored by marmot relay")
+            .signed(with: keys)
+
+        let (first, url) = try await Self.startRelay(database: database)
+        let publisher = RelayClient(url: url)
+        await publisher.connect()
+        let result = await publisher.publish(note)
+        await publisher.disconnect()
+        #expect(result.isAccepted)
+        await first.stop()
+        #expect(await first.exitStatus(timeout: 5) == 0)
+
+        // A restart on the same file still has the event.
+        let (second, url2) = try await Self.startRelay(database: database)
+        defer { Task { await second.stop() } }
+        let reader = RelayClient(url: url2)
+        await reader.connect()
+        var received: [EventID] = []
+        let subscription = await reader.subscribe([Filter(authors: [keys.publicKey])])
+        for await message in subscription {
+            if case .event(let event) = message { received.append(event.id) }
+            if case .endOfStoredEvents = message { break }
+        }
+        await reader.disconnect()
+        #expect(received == [note.id])
+        await second.stop()
+        #expect(await second.exitStatus(timeout: 5) == 0)
+    }
+}
