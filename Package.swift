@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Debian's libsecp256k1 (BIP-340, extrakeys, ECDH); see scripts/setup.sh.
@@ -37,6 +38,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The app core: state, actions, updates and the actor that owns them (RMP architecture).
+        .target(name: "MarmotCore", dependencies: ["Nostr", .product(name: "Logging", package: "swift-log")]),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
@@ -51,6 +54,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
+        .testTarget(name: "MarmotCoreTests", dependencies: ["MarmotCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
