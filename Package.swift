@@ -77,6 +77,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The app core: state, actions, updates and the actor that owns them (RMP architecture).
+        .target(name: "MarmotCore", dependencies: ["Nostr", .product(name: "Logging", package: "swift-log")]),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
@@ -106,6 +108,7 @@ let package = Package(
             dependencies: ["NostrClient", "NostrRelay", "TestSupport"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "MarmotCoreTests", dependencies: ["MarmotCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,68 @@
+/// Every intent the UI can express; the only way the platform talks to the core (MVP spec, Actions).
+///
+/// Fire-and-forget: results come back as state. Printing an action shows only its `tag`, which never
+/// contains a secret key or message text, so an action that slips into a log line leaks nothing.
+public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    // Auth
+    case createAccount
+    case login(nsec: String)
+    /// Sent by the platform at launch with the nsec from its secure storage.
+    case restoreSession(nsec: String)
+    case logout
+
+    // Navigation
+    /// Core-initiated navigation, also usable by the UI for pushes it decides (e.g. "New Chat").
+    case pushScreen(Screen)
+    /// Platform-initiated navigation: the stack after a swipe-back or system back.
+    case updateScreenStack([Screen])
+
+    // Chat
+    case createChat(peerNpub: String)
+    case sendMessage(chatID: ChatID, content: String)
+    case retryMessage(chatID: ChatID, messageID: MessageID)
+    case openChat(chatID: ChatID)
+    case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
+
+    // UI
+    case clearToast
+
+    // Lifecycle
+    case foregrounded
+
+    /// A log-safe name: identifiers and sizes only, never secrets or message content.
+    public var tag: String {
+        switch self {
+        case .createAccount: "createAccount"
+        case .login: "login"
+        case .restoreSession: "restoreSession"
+        case .logout: "logout"
+        case .pushScreen(let screen): "pushScreen(\(screen.tag))"
+        case .updateScreenStack(let stack): "updateScreenStack(depth: \(stack.count))"
+        case .createChat: "createChat"
+        case .sendMessage(let chatID, let content): "sendMessage(chat: \(chatID), chars: \(content.count))"
+        case .retryMessage(let chatID, let messageID): "retryMessage(chat: \(chatID), message: \(messageID))"
+        case .openChat(let chatID): "openChat(chat: \(chatID))"
+        case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
+        case .clearToast: "clearToast"
+        case .foregrounded: "foregrounded"
+        }
+    }
+
+    public var description: String { tag }
+    public var debugDescription: String { tag }
+    public var customMirror: Mirror { Mirror(self, children: ["tag": tag], displayStyle: .enum) }
+}
+
+extension Screen {
+    /// A short log-safe name.
+    var tag: String {
+        switch self {
+        case .login: "login"
+        case .chatList: "chatList"
+        case .chat(let chatID): "chat(\(chatID))"
+        case .newChat: "newChat"
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import Nostr
+
+/// The single owner of all mutable app state (bible §2.2).
+///
+/// Actions and internal events arrive through one queue and are reduced one at a time by
+/// synchronous handlers (split by domain in `Handlers/`); the actor never awaits inside a reduction.
+/// Asynchronous work runs in detached tasks whose results come back as `InternalEvent`s through the
+/// same queue. After each reduction, derived state is re-established in one place
+/// (`reconcileDerivedState`) and the result is committed: one rev, one update (see `AppUpdate`).
+actor AppCore {
+    let dataDirectory: URL
+    let configuration: AppConfiguration
+    let formatter: DisplayFormatter
+    let logger: Logger
+    /// The actor's own queue, for results of spawned work.
+    let inbox: AsyncStream<CoreMessage>.Continuation
+    private let updateSink: AsyncStream<AppUpdate>.Continuation
+    private let snapshot: LockedValue<AppState>
+
+    /// The state as of the reduction in progress; committed at its end.
+    var state = AppState.initial
+    /// The logged-in session, with everything not visible in `state`.
+    var session: Session?
+    /// Numbers login attempts, so a result that arrives after logout or a newer attempt is dropped.
+    var authAttempt: UInt64 = 0
+    private var lastSessionID: UInt64 = 0
+
+    init(
+        dataDirectory: URL, configuration: AppConfiguration, inbox: AsyncStream<CoreMessage>.Continuation,
+        updateSink: AsyncStream<AppUpdate>.Continuation, snapshot: LockedValue<AppState>
+    ) {
+        self.dataDirectory = dataDirectory
+        self.configuration = configuration
+        self.formatter = DisplayFormatter(clock: configuration.clock, timeZone: configuration.timeZone)
+        self.logger = configuration.makeLogger()
+        self.inbox = inbox
+        self.updateSink = updateSink
+        self.snapshot = snapshot
+    }
+
+    /// Processes messages until the app is released, then shuts the session down.
+    func run(_ messages: AsyncStream<CoreMessage>) async {
+        for await message in messages {
+            handle(message)
+        }
+        endSession()
+        updateSink.finish()
+    }
+
+    /// One reduction: apply, re-derive, commit.
+    func handle(_ message: CoreMessage) {
+        let before = state
+        switch message {
+        case .action(let action):
+            logger.debug("action", metadata: ["action": "\(action.tag)"])
+            reduce(action)
+        case .event(let event):
+            reduce(event)
+        }
+        reconcileDerivedState()
+        commit(since: before)
+    }
+
+    private func reduce(_ action: AppAction) {
+        switch action {
+        case .createAccount: beginSession(.create, nsec: nil)
+        case .login(let nsec): beginSession(.login, nsec: nsec)
+        case .restoreSession(let nsec): beginSession(.restore, nsec: nsec)
+        case .logout: logout()
+        case .pushScreen(let screen): pushScreen(screen)
+        case .updateScreenStack(let stack): updateScreenStack(stack)
+        case .createChat(let peerNpub): createChat(peerNpub: peerNpub)
+        case .sendMessage(let chatID, let content): sendMessage(chatID: chatID, content: content)
+        case .retryMessage(let chatID, let messageID): retryMessage(chatID: chatID, messageID: messageID)
+        case .openChat(let chatID): openChat(chatID)
+        case .loadOlderMessages(let chatID, let before, let limit):
+            loadOlderMessages(chatID: chatID, before: before, limit: limit)
+        case .clearToast: state.toast = nil
+        case .foregrounded: foregrounded()
+        }
+    }
+
+    private func reduce(_ event: InternalEvent) {
+        switch event {
+        case .sessionPrepared(let attempt, let kind, let result):
+            sessionPrepared(attempt: attempt, kind: kind, result: result)
+        case .serviceFailed(let id, let operation, let reason):
+            guard isCurrent(id) else { return }
+            serviceFailed(operation: operation, reason: reason)
+        case .chatsLoaded(let id, let chats):
+            guard isCurrent(id) else { return }
+            chatsLoaded(chats)
+        case .chatCreated(let id, let result):
+            guard isCurrent(id) else { return }
+            chatCreated(result)
+        case .deliveryFinished(let id, let chatID, let messageID, let outcome):
+            guard isCurrent(id) else { return }
+            applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
+        case .pageLoaded(let id, let chatID, let kind, let result):
+            guard isCurrent(id) else { return }
+            pageLoaded(chatID: chatID, kind: kind, result: result)
+        case .messaging(let id, let event):
+            guard isCurrent(id) else { return }
+            messagingEvent(event)
+        }
+    }
+
+    private func isCurrent(_ sessionID: UInt64) -> Bool { session?.id == sessionID }
+
+    // MARK: Sessions
+
+    /// A fresh session number.
+    func nextSessionID() -> UInt64 {
+        lastSessionID += 1
+        return lastSessionID
+    }
+
+    // MARK: Async work
+
+    /// Runs `work` off the actor and queues its event, if any, for a later reduction.
+    nonisolated func spawn(_ work: @escaping @Sendable () async -> InternalEvent?) {
+        let inbox = self.inbox
+        Task.detached {
+            if let event = await work() { inbox.yield(.event(event)) }
+        }
+    }
+
+    // MARK: Commit
+
+    /// Bumps the rev, publishes the snapshot, then emits `update`.
+    ///
+    /// The snapshot is written first, so a listener handed rev N always finds `state().rev >= N`.
+    private func publish(_ makeUpdate: (UInt64) -> AppUpdate) {
+        state.rev += 1
+        let update = makeUpdate(state.rev)
+        let committed = state
+        snapshot.withLock { $0 = committed }
+        logger.trace("commit", metadata: ["update": "\(update.description)"])
+        updateSink.yield(update)
+    }
+
+    /// Commits the reduction if any visible slice changed: one rev, and the slice's own update when
+    /// exactly one changed, else one `fullState`.
+    private func commit(since before: AppState) {
+        var changed: [(UInt64) -> AppUpdate] = []
+        let now = state
+        if before.router != now.router { changed.append { .routerChanged(rev: $0, router: now.router) } }
+        if before.auth != now.auth { changed.append { .authChanged(rev: $0, auth: now.auth) } }
+        if before.busy != now.busy { changed.append { .busyChanged(rev: $0, busy: now.busy) } }
+        if before.chatList != now.chatList { changed.append { .chatListChanged(rev: $0, chatList: now.chatList) } }
+        if before.currentChat != now.currentChat {
+            changed.append { .currentChatChanged(rev: $0, currentChat: now.currentChat) }
+        }
+        if before.toast != now.toast { changed.append { .toastChanged(rev: $0, toast: now.toast) } }
+        guard let only = changed.first else { return }
+        if changed.count == 1 {
+            publish(only)
+        } else {
+            publish { _ in .fullState(self.state) }
+        }
+    }
+
+    /// Emits the `accountCreated` side effect as its own commit, before the login it belongs to.
+    func emitAccountCreated(_ keys: Keys) {
+        publish { rev in
+            .accountCreated(
+                rev: rev, nsec: keys.secretKey.nsecEncoded(), pubkey: keys.publicKey.hex, npub: keys.publicKey.npub)
+        }
+    }
+
+    // MARK: Toasts
+
+    /// Shows `message` to the user.
+    func toast(_ message: String) {
+        state.toast = message
+    }
+
+    static let messagingUnavailable = "Messaging unavailable: no messaging service is configured"
+}

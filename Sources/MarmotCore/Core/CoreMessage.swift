@@ -1,0 +1,64 @@
+import Foundation
+import Nostr
+
+/// Everything the actor processes, in arrival order through one queue (bible §2.5 `CoreMsg`).
+enum CoreMessage: Sendable {
+    case action(AppAction)
+    case event(InternalEvent)
+}
+
+/// Results of asynchronous work and messaging-layer events, fed back to the actor.
+///
+/// Events tagged with a session or attempt number that is no longer current are dropped, so work
+/// finishing after a logout cannot touch the next session.
+enum InternalEvent: Sendable {
+    case sessionPrepared(attempt: UInt64, kind: SessionKind, Result<PreparedSession, SessionSetupError>)
+    case serviceFailed(session: UInt64, operation: String, reason: String)
+    case chatsLoaded(session: UInt64, [ChatInfo])
+    case chatCreated(session: UInt64, Result<ChatInfo, ServiceError>)
+    case deliveryFinished(session: UInt64, chatID: ChatID, messageID: MessageID, DeliveryOutcome)
+    case pageLoaded(session: UInt64, chatID: ChatID, kind: PageKind, Result<MessagePage, ServiceError>)
+    case messaging(session: UInt64, MessagingEvent)
+}
+
+/// How a session begins; each has its own busy flag.
+enum SessionKind: Sendable {
+    case create
+    case login
+    case restore
+}
+
+/// Which page of a chat was requested.
+enum PageKind: Sendable {
+    /// The newest page, when the chat is first shown.
+    case newest
+    /// The page before the oldest loaded message.
+    case older
+    /// The newest page again (foreground resume); merged without changing what is known of history.
+    case refresh
+}
+
+/// Keys and storage, ready for a session.
+struct PreparedSession: Sendable {
+    let keys: Keys
+    let directory: URL
+}
+
+/// Why a session could not start.
+enum SessionSetupError: Error, Sendable {
+    case invalidKey
+    case storage(reason: String)
+}
+
+/// A messaging-layer failure, reduced to its user-readable reason.
+struct ServiceError: Error, Sendable {
+    let reason: String
+
+    init(_ error: any Error) {
+        if let localized = error as? LocalizedError, let text = localized.errorDescription {
+            reason = text
+        } else {
+            reason = String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Nostr
+
+/// Account creation, login, session restore and logout.
+///
+/// Keys are generated or parsed, and the account directory created, off the actor; the nsec is
+/// handed to the platform once (`accountCreated`) and otherwise only kept in memory for the session.
+extension AppCore {
+    func beginSession(_ kind: SessionKind, nsec: String?) {
+        guard !state.busy.isAuthenticating else {
+            logger.notice("authentication already in progress; action ignored")
+            return
+        }
+        authAttempt += 1
+        let attempt = authAttempt
+        setBusy(kind, true)
+        let dataDirectory = self.dataDirectory
+        spawn {
+            do throws(SessionSetupError) {
+                let prepared = try Self.prepareSession(kind, nsec: nsec, dataDirectory: dataDirectory)
+                return .sessionPrepared(attempt: attempt, kind: kind, .success(prepared))
+            } catch {
+                return .sessionPrepared(attempt: attempt, kind: kind, .failure(error))
+            }
+        }
+    }
+
+    /// Makes or imports the keys and creates `<dataDirectory>/<pubkey hex>/`.
+    nonisolated static func prepareSession(
+        _ kind: SessionKind, nsec: String?, dataDirectory: URL
+    ) throws(SessionSetupError) -> PreparedSession {
+        let keys: Keys
+        if kind == .create {
+            keys = .generate()
+        } else {
+            do { keys = try Keys(importing: nsec ?? "") } catch { throw .invalidKey }
+        }
+        let directory = dataDirectory.appendingPathComponent(keys.publicKey.hex, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .storage(reason: ServiceError(error).reason)
+        }
+        return PreparedSession(keys: keys, directory: directory)
+    }
+
+    func sessionPrepared(attempt: UInt64, kind: SessionKind, result: Result<PreparedSession, SessionSetupError>) {
+        guard attempt == authAttempt else { return }
+        switch result {
+        case .failure(.invalidKey):
+            setBusy(kind, false)
+            toast("Invalid nsec: enter a key that starts with nsec1")
+        case .failure(.storage(let reason)):
+            setBusy(kind, false)
+            toast("Could not open account storage: \(reason)")
+        case .success(let prepared):
+            if let current = session, current.myPublicKey == prepared.keys.publicKey, kind != .create {
+                setBusy(kind, false)
+                return
+            }
+            // The secret goes out before any state changes, in a commit of its own.
+            if kind == .create { emitAccountCreated(prepared.keys) }
+            setBusy(kind, false)
+            endSession()
+            openSession(prepared)
+        }
+    }
+
+    private func openSession(_ prepared: PreparedSession) {
+        let id = nextSessionID()
+        let context = SessionContext(
+            keys: prepared.keys, accountDirectory: prepared.directory, relayURLs: configuration.relayURLs,
+            clock: configuration.clock)
+        let service = configuration.messagingServiceFactory?(context)
+        let session = Session(id: id, keys: prepared.keys, directory: prepared.directory, service: service)
+        self.session = session
+        let publicKey = prepared.keys.publicKey
+        state.auth = .loggedIn(npub: publicKey.npub, pubkey: publicKey.hex)
+        state.router = Router(defaultScreen: .chatList)
+        state.busy.creatingChat = false
+        state.toast = nil
+        logger.info("session opened", metadata: ["pubkey": "\(publicKey.hex)"])
+        if let service { startService(service, session: session) }
+    }
+
+    /// Starts the messaging layer, loads the chat list, then forwards the service's events.
+    private func startService(_ service: any MessagingService, session: Session) {
+        let id = session.id
+        let inbox = self.inbox
+        session.eventPump = Task.detached {
+            let events: AsyncStream<MessagingEvent>
+            do {
+                events = try await service.start()
+            } catch {
+                inbox.yield(.event(.serviceFailed(session: id, operation: "start", reason: ServiceError(error).reason)))
+                return
+            }
+            do {
+                inbox.yield(.event(.chatsLoaded(session: id, try await service.listChats())))
+            } catch {
+                inbox.yield(.event(.serviceFailed(session: id, operation: "load chats", reason: ServiceError(error).reason)))
+            }
+            for await event in events {
+                inbox.yield(.event(.messaging(session: id, event)))
+            }
+        }
+    }
+
+    func logout() {
+        authAttempt += 1
+        if session != nil { logger.info("session closed") }
+        endSession()
+        state.router = .loggedOut
+        state.auth = .loggedOut
+        state.busy = BusyState()
+        state.toast = nil
+    }
+
+    /// Drops the session (and its keys) and stops its messaging service in the background.
+    func endSession() {
+        guard let session else { return }
+        self.session = nil
+        session.eventPump?.cancel()
+        if let service = session.service {
+            Task.detached { await service.stop() }
+        }
+    }
+
+    private func setBusy(_ kind: SessionKind, _ busy: Bool) {
+        switch kind {
+        case .create: state.busy.creatingAccount = busy
+        case .login: state.busy.loggingIn = busy
+        case .restore: state.busy.restoringSession = busy
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Nostr
+
+/// The chat list: loading, creating and opening chats, and chats announced by the messaging layer.
+extension AppCore {
+    func openChat(_ chatID: ChatID) {
+        pushScreen(.chat(chatID: chatID))
+    }
+
+    func createChat(peerNpub: String) {
+        guard let session else { return }
+        guard !state.busy.creatingChat else {
+            logger.debug("chat creation already in progress; action ignored")
+            return
+        }
+        let text = peerNpub.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let peer = try? PublicKey(npub: text) else {
+            toast("Invalid npub: enter a key that starts with npub1")
+            return
+        }
+        guard peer != session.myPublicKey else {
+            toast("That is your own npub: enter the other person's")
+            return
+        }
+        if let existing = session.chat(with: peer) {
+            showChat(existing.id)
+            return
+        }
+        guard let service = session.service else {
+            toast(Self.messagingUnavailable)
+            return
+        }
+        state.busy.creatingChat = true
+        let id = session.id
+        spawn {
+            do {
+                return .chatCreated(session: id, .success(try await service.createChat(with: peer)))
+            } catch {
+                return .chatCreated(session: id, .failure(ServiceError(error)))
+            }
+        }
+    }
+
+    func chatCreated(_ result: Result<ChatInfo, ServiceError>) {
+        state.busy.creatingChat = false
+        switch result {
+        case .success(let info):
+            upsertChat(info)
+            showChat(info.chatID)
+        case .failure(let error):
+            toast("Could not create chat: \(error.reason)")
+        }
+    }
+
+    func chatsLoaded(_ chats: [ChatInfo]) {
+        for info in chats { upsertChat(info) }
+    }
+
+    /// Records a chat, or refreshes what the service says about one already known. Unread counts
+    /// come from the service only for chats the core has not seen; after that they are the core's.
+    func upsertChat(_ info: ChatInfo) {
+        guard let session else { return }
+        guard var entry = session.chats[info.chatID] else {
+            var entry = ChatEntry(info: info)
+            if session.visibleChatID == info.chatID { entry.info.unreadCount = 0 }
+            session.chats[info.chatID] = entry
+            return
+        }
+        entry.info.peerName = info.peerName
+        entry.info.createdAt = info.createdAt
+        if let last = info.lastMessage { entry.noteMessage(last) }
+        session.chats[info.chatID] = entry
+    }
+
+    /// Runs when a chat comes on top of the stack: clears its unread count and loads its newest page.
+    func chatBecameVisible(_ chatID: ChatID, in session: Session) {
+        guard var entry = session.chats[chatID], let service = session.service else { return }
+        if entry.info.unreadCount > 0 {
+            entry.info.unreadCount = 0
+            spawnMarkRead(chatID, service: service)
+        }
+        if !entry.thread.loaded && !entry.thread.loading {
+            entry.thread.loading = true
+            spawnPageLoad(chatID, kind: .newest, before: nil, limit: Self.pageSize, service: service, session: session.id)
+        }
+        session.chats[chatID] = entry
+    }
+
+    /// Tells the service the chat was read; a failure only costs a stale count after restart, so it
+    /// is logged, not shown.
+    func spawnMarkRead(_ chatID: ChatID, service: any MessagingService) {
+        let logger = self.logger
+        spawn {
+            do {
+                try await service.markRead(chatID: chatID)
+            } catch {
+                logger.warning("mark read failed", metadata: ["chat": "\(chatID)", "reason": "\(ServiceError(error).reason)"])
+            }
+            return nil
+        }
+    }
+
+    func serviceFailed(operation: String, reason: String) {
+        logger.warning("messaging failed", metadata: ["operation": "\(operation)", "reason": "\(reason)"])
+        toast("Messaging error (\(operation)): \(reason)")
+    }
+}

@@ -1,0 +1,160 @@
+import Nostr
+
+/// Sending (optimistic, with a stable id), retrying, receiving and paging messages.
+extension AppCore {
+    /// Messages per page when the UI does not say, and the most it may ask for.
+    static let pageSize = 50
+    static let maxPageSize = 200
+
+    func sendMessage(chatID: ChatID, content: String) {
+        guard let session else { return }
+        let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return }
+        guard session.chats[chatID] != nil else {
+            toast("Chat not found")
+            return
+        }
+        guard let service = session.service else {
+            toast(Self.messagingUnavailable)
+            return
+        }
+        let outgoing = OutgoingMessage(
+            id: .generate(), chatID: chatID, content: text, createdAt: configuration.clock.unixSeconds())
+        record(
+            MessageRecord(
+                id: outgoing.id, chatID: chatID, sender: session.myPublicKey, content: text,
+                createdAt: outgoing.createdAt, delivery: .pending), in: session)
+        spawnDelivery(outgoing, retry: false, service: service, session: session.id)
+    }
+
+    func retryMessage(chatID: ChatID, messageID: MessageID) {
+        guard let session, var entry = session.chats[chatID] else { return }
+        guard let message = entry.thread.message(messageID), message.sender == session.myPublicKey,
+            case .failed = message.delivery
+        else {
+            logger.debug("retry ignored: not a failed message of this account", metadata: ["message": "\(messageID)"])
+            return
+        }
+        guard let service = session.service else {
+            toast(Self.messagingUnavailable)
+            return
+        }
+        _ = entry.thread.setDelivery(messageID, .pending)
+        if entry.info.lastMessage?.id == messageID { entry.info.lastMessage?.delivery = .pending }
+        session.chats[chatID] = entry
+        let outgoing = OutgoingMessage(
+            id: messageID, chatID: chatID, content: message.content, createdAt: message.createdAt)
+        spawnDelivery(outgoing, retry: true, service: service, session: session.id)
+    }
+
+    private func spawnDelivery(_ message: OutgoingMessage, retry: Bool, service: any MessagingService, session id: UInt64) {
+        spawn {
+            let outcome: DeliveryOutcome
+            do {
+                outcome = retry ? try await service.retry(message) : try await service.send(message)
+            } catch {
+                outcome = .failed(reason: ServiceError(error).reason)
+            }
+            return .deliveryFinished(session: id, chatID: message.chatID, messageID: message.id, outcome)
+        }
+    }
+
+    func applyDelivery(chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome) {
+        guard let session, var entry = session.chats[chatID] else { return }
+        let delivery: MessageDeliveryState =
+            switch outcome {
+            case .sent: .sent
+            case .failed(let reason): .failed(reason: reason)
+            }
+        _ = entry.thread.setDelivery(messageID, delivery)
+        if entry.info.lastMessage?.id == messageID { entry.info.lastMessage?.delivery = delivery }
+        session.chats[chatID] = entry
+    }
+
+    /// Pages back from the oldest loaded message. A request naming another message comes from a
+    /// view that has not caught up with an earlier page yet, and is dropped like a duplicate.
+    func loadOlderMessages(chatID: ChatID, before: MessageID, limit: UInt32) {
+        guard let session, var entry = session.chats[chatID], let service = session.service else { return }
+        guard entry.thread.loaded, entry.thread.hasOlder, !entry.thread.loading,
+            entry.thread.messages.first?.id == before
+        else {
+            logger.debug("older page not requested", metadata: ["chat": "\(chatID)"])
+            return
+        }
+        let count = limit == 0 ? Self.pageSize : min(Int(limit), Self.maxPageSize)
+        entry.thread.loading = true
+        session.chats[chatID] = entry
+        spawnPageLoad(chatID, kind: .older, before: before, limit: count, service: service, session: session.id)
+    }
+
+    func spawnPageLoad(
+        _ chatID: ChatID, kind: PageKind, before: MessageID?, limit: Int, service: any MessagingService,
+        session id: UInt64
+    ) {
+        spawn {
+            do {
+                let page = try await service.loadMessages(chatID: chatID, before: before, limit: limit)
+                return .pageLoaded(session: id, chatID: chatID, kind: kind, .success(page))
+            } catch {
+                return .pageLoaded(session: id, chatID: chatID, kind: kind, .failure(ServiceError(error)))
+            }
+        }
+    }
+
+    func pageLoaded(chatID: ChatID, kind: PageKind, result: Result<MessagePage, ServiceError>) {
+        guard let session, var entry = session.chats[chatID] else { return }
+        if kind != .refresh { entry.thread.loading = false }
+        switch result {
+        case .success(let page):
+            entry.thread.merge(page.messages)
+            if let newest = page.messages.last { entry.noteMessage(newest) }
+            switch kind {
+            case .newest, .older:
+                entry.thread.loaded = true
+                entry.thread.hasOlder = page.hasOlder
+            case .refresh:
+                break
+            }
+        case .failure(let error):
+            if kind != .refresh { toast("Could not load messages: \(error.reason)") }
+            logger.warning("page load failed", metadata: ["chat": "\(chatID)", "reason": "\(error.reason)"])
+        }
+        session.chats[chatID] = entry
+    }
+
+    /// A message from the messaging layer: the peer's, or this account's from another device or as
+    /// an echo of one sent here (which confirms it).
+    func messageReceived(_ message: MessageRecord) {
+        guard let session, session.chats[message.chatID] != nil else {
+            logger.notice("message for an unknown chat dropped", metadata: ["chat": "\(message.chatID)"])
+            return
+        }
+        let isNew = !(session.chats[message.chatID]?.thread.contains(message.id) ?? false)
+            && session.chats[message.chatID]?.info.lastMessage?.id != message.id
+        record(message, in: session)
+        guard isNew, message.sender != session.myPublicKey else { return }
+        if session.visibleChatID == message.chatID {
+            if let service = session.service { spawnMarkRead(message.chatID, service: service) }
+        } else {
+            session.chats[message.chatID]?.info.unreadCount += 1
+        }
+    }
+
+    /// Puts a message into its chat's thread and, if newest, into the chat list.
+    private func record(_ message: MessageRecord, in session: Session) {
+        guard var entry = session.chats[message.chatID] else { return }
+        entry.thread.upsert(message)
+        entry.noteMessage(message)
+        session.chats[message.chatID] = entry
+    }
+
+    func messagingEvent(_ event: MessagingEvent) {
+        switch event {
+        case .chatUpdated(let info): upsertChat(info)
+        case .messageReceived(let message): messageReceived(message)
+        case .deliveryChanged(let chatID, let messageID, let outcome):
+            applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
+        case .relayStatus(let status): relayStatusChanged(status)
+        }
+    }
+}

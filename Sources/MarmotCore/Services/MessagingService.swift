@@ -1,0 +1,172 @@
+import Foundation
+import Nostr
+
+/// What the core needs from the messaging layer (Marmot groups over Nostr relays), per session.
+///
+/// The core owns state and policy; a service owns protocol, storage and network. One service is
+/// made per logged-in session by `AppConfiguration.messagingServiceFactory`, started once, and
+/// stopped on logout. The core calls it only from detached tasks, never from its actor, so a slow
+/// call never delays other actions; calls for different chats may run concurrently.
+///
+/// Errors thrown here become toasts or `MessageDeliveryState.failed(reason:)` carrying the error's
+/// description, so descriptions must be short, user-readable and free of secrets and message text.
+public protocol MessagingService: Sendable {
+    /// Opens storage, connects to relays, publishes key packages and subscribes (welcomes and group
+    /// messages). Returns the stream of everything that happens afterwards; the stream finishes when
+    /// the service stops.
+    func start() async throws -> AsyncStream<MessagingEvent>
+
+    /// Every chat known to this account, from storage, each with its newest message.
+    func listChats() async throws -> [ChatInfo]
+
+    /// Creates a 1:1 chat with `peer` (fetches their key package, creates the group, sends the
+    /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
+    func createChat(with peer: PublicKey) async throws -> ChatInfo
+
+    /// Encrypts and publishes `message`, storing it under `message.id` so later pages return the
+    /// same id. Returns once the outcome is known; throwing means `failed` with the error's description.
+    func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome
+
+    /// Publishes a message again after a failure, under the same id (it may or may not have been
+    /// stored by the failed `send`).
+    func retry(_ message: OutgoingMessage) async throws -> DeliveryOutcome
+
+    /// Up to `limit` messages of a chat, oldest first, all older than `before` (the newest page when
+    /// `before` is nil).
+    func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage
+
+    /// Records that the user has seen everything in the chat, so `ChatInfo.unreadCount` is 0 next time.
+    func markRead(chatID: ChatID) async throws
+
+    /// Closes subscriptions, relay connections and storage; finishes the event stream. Idempotent.
+    func stop() async
+}
+
+/// What the service is given for one session.
+///
+/// Holds the session's keys (the service signs, and decrypts NIP-59 gift wraps, with them); prints
+/// only the public key.
+public struct SessionContext: Sendable, CustomStringConvertible {
+    public let keys: Keys
+    /// `<dataDirectory>/<pubkey hex>/`, created by the core before the service is made.
+    public let accountDirectory: URL
+    /// Relays to use; empty means the platform or CLI's embedded relay.
+    public let relayURLs: [URL]
+    public let clock: AppClock
+
+    public init(keys: Keys, accountDirectory: URL, relayURLs: [URL], clock: AppClock) {
+        self.keys = keys
+        self.accountDirectory = accountDirectory
+        self.relayURLs = relayURLs
+        self.clock = clock
+    }
+
+    public var description: String {
+        "SessionContext(pubkey: \(keys.publicKey.hex), directory: \(accountDirectory.path), relays: \(relayURLs.count))"
+    }
+}
+
+/// Something that happened in the messaging layer without the core asking.
+public enum MessagingEvent: Sendable, Equatable {
+    /// A chat appeared (a welcome was accepted) or its details changed; replaces what the core knows
+    /// of the chat, except that unread counts are the core's.
+    case chatUpdated(ChatInfo)
+    /// A message was decrypted, from the peer or (echoed or from another device) from this account.
+    case messageReceived(MessageRecord)
+    /// A later outcome for an outgoing message (e.g. a relay acknowledged it after `send` returned).
+    case deliveryChanged(chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome)
+    /// Relay connectivity changed.
+    case relayStatus(RelayStatus)
+}
+
+/// A chat as the messaging layer stores it.
+public struct ChatInfo: Sendable, Equatable {
+    public var chatID: ChatID
+    public var peer: PublicKey
+    public var peerName: String?
+    /// Unix seconds when the chat was created or joined; orders chats that have no messages.
+    public var createdAt: Int64
+    public var lastMessage: MessageRecord?
+    public var unreadCount: UInt32
+
+    public init(
+        chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,
+        lastMessage: MessageRecord? = nil, unreadCount: UInt32 = 0
+    ) {
+        self.chatID = chatID
+        self.peer = peer
+        self.peerName = peerName
+        self.createdAt = createdAt
+        self.lastMessage = lastMessage
+        self.unreadCount = unreadCount
+    }
+}
+
+/// A message as the messaging layer stores it.
+public struct MessageRecord: Sendable, Equatable {
+    public var id: MessageID
+    public var chatID: ChatID
+    public var sender: PublicKey
+    public var content: String
+    /// Unix seconds.
+    public var createdAt: Int64
+    /// Received messages are `sent`; own messages carry their last known outcome.
+    public var delivery: MessageDeliveryState
+
+    public init(
+        id: MessageID, chatID: ChatID, sender: PublicKey, content: String, createdAt: Int64,
+        delivery: MessageDeliveryState = .sent
+    ) {
+        self.id = id
+        self.chatID = chatID
+        self.sender = sender
+        self.content = content
+        self.createdAt = createdAt
+        self.delivery = delivery
+    }
+}
+
+/// A message composed on this device, with the id and timestamp the core gave it.
+public struct OutgoingMessage: Sendable, Equatable {
+    public var id: MessageID
+    public var chatID: ChatID
+    public var content: String
+    /// Unix seconds.
+    public var createdAt: Int64
+
+    public init(id: MessageID, chatID: ChatID, content: String, createdAt: Int64) {
+        self.id = id
+        self.chatID = chatID
+        self.content = content
+        self.createdAt = createdAt
+    }
+}
+
+/// How sending a message ended.
+public enum DeliveryOutcome: Sendable, Equatable {
+    case sent
+    case failed(reason: String)
+}
+
+/// One page of history, oldest first.
+public struct MessagePage: Sendable, Equatable {
+    public var messages: [MessageRecord]
+    /// Whether messages older than the first one of this page exist.
+    public var hasOlder: Bool
+
+    public init(messages: [MessageRecord], hasOlder: Bool) {
+        self.messages = messages
+        self.hasOlder = hasOlder
+    }
+}
+
+/// Relay connectivity, summed over the session's relays.
+public struct RelayStatus: Sendable, Equatable {
+    public var connected: Int
+    public var total: Int
+
+    public init(connected: Int, total: Int) {
+        self.connected = connected
+        self.total = total
+    }
+}

@@ -1,0 +1,92 @@
+/// Everything the UI shows, as one value; the platform renders it and nothing else (MVP spec, State Model).
+///
+/// Produced only by the core's actor. `rev` is the revision of the last committed mutation: every
+/// `AppUpdate` carries the rev it produced, and `MarmotApp.state()` returns the snapshot at that rev.
+public struct AppState: Sendable, Equatable {
+    public var rev: UInt64
+    public var router: Router
+    public var auth: AuthState
+    public var busy: BusyState
+    public var chatList: [ChatSummary]
+    public var currentChat: ChatViewState?
+    public var toast: String?
+
+    public init(
+        rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
+        currentChat: ChatViewState?, toast: String?
+    ) {
+        self.rev = rev
+        self.router = router
+        self.auth = auth
+        self.busy = busy
+        self.chatList = chatList
+        self.currentChat = currentChat
+        self.toast = toast
+    }
+
+    /// The logged-out state at rev 0: login screen, nothing loaded.
+    public static let initial = AppState(
+        rev: 0, router: .loggedOut, auth: .loggedOut, busy: BusyState(), chatList: [], currentChat: nil,
+        toast: nil)
+}
+
+/// Navigation as state: a root screen and the screens pushed on top of it (MVP spec, Router).
+///
+/// The platform binds `screenStack` to its native navigation stack and reports pops with
+/// `AppAction.updateScreenStack`; the core stays the source of truth.
+public struct Router: Sendable, Equatable {
+    public var defaultScreen: Screen
+    public var screenStack: [Screen]
+
+    public init(defaultScreen: Screen, screenStack: [Screen] = []) {
+        self.defaultScreen = defaultScreen
+        self.screenStack = screenStack
+    }
+
+    /// The screen on top: the last pushed one, else the root.
+    public var topScreen: Screen { screenStack.last ?? defaultScreen }
+
+    static let loggedOut = Router(defaultScreen: .login)
+    static let loggedIn = Router(defaultScreen: .chatList)
+}
+
+/// One screen of the app.
+public enum Screen: Sendable, Hashable {
+    case login
+    case chatList
+    case chat(chatID: ChatID)
+    case newChat
+}
+
+/// Whether an identity is active; carries only public identifiers, never the secret key.
+public enum AuthState: Sendable, Equatable {
+    case loggedOut
+    /// `pubkey` is lower-case hex, `npub` its NIP-19 form.
+    case loggedIn(npub: String, pubkey: String)
+
+    public var isLoggedIn: Bool {
+        if case .loggedIn = self { return true }
+        return false
+    }
+}
+
+/// Flags for work in flight, so the UI shows spinners without timing heuristics (bible §2.3).
+public struct BusyState: Sendable, Equatable {
+    public var creatingAccount: Bool
+    public var loggingIn: Bool
+    public var creatingChat: Bool
+    public var restoringSession: Bool
+
+    public init(
+        creatingAccount: Bool = false, loggingIn: Bool = false, creatingChat: Bool = false,
+        restoringSession: Bool = false
+    ) {
+        self.creatingAccount = creatingAccount
+        self.loggingIn = loggingIn
+        self.creatingChat = creatingChat
+        self.restoringSession = restoringSession
+    }
+
+    /// True while an account is being created, logged in or restored.
+    public var isAuthenticating: Bool { creatingAccount || loggingIn || restoringSession }
+}

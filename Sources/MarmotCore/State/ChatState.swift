@@ -1,0 +1,92 @@
+/// One row of the chat list, with its display strings already computed by the core.
+public struct ChatSummary: Sendable, Equatable, Identifiable {
+    public var chatID: ChatID
+    public var peerNpub: String
+    public var peerName: String?
+    /// Raw text of the newest message, for copy or accessibility; render `lastMessagePreview`.
+    public var lastMessage: String?
+    /// Unix seconds of the newest message.
+    public var lastMessageAt: Int64?
+    public var unreadCount: UInt32
+    /// The peer's name, else a shortened npub such as `npub1abcd…wxyz`.
+    public var displayName: String
+    /// One line, truncated, prefixed with "You: " for own messages; "No messages yet" when empty.
+    public var lastMessagePreview: String
+    /// Relative time of the newest message ("14:05", "Yesterday", "Mon", "Mar 4"); empty when none.
+    public var lastMessageTimeDisplay: String
+
+    public var id: ChatID { chatID }
+
+    public init(
+        chatID: ChatID, peerNpub: String, peerName: String?, lastMessage: String?, lastMessageAt: Int64?,
+        unreadCount: UInt32, displayName: String, lastMessagePreview: String, lastMessageTimeDisplay: String
+    ) {
+        self.chatID = chatID
+        self.peerNpub = peerNpub
+        self.peerName = peerName
+        self.lastMessage = lastMessage
+        self.lastMessageAt = lastMessageAt
+        self.unreadCount = unreadCount
+        self.displayName = displayName
+        self.lastMessagePreview = lastMessagePreview
+        self.lastMessageTimeDisplay = lastMessageTimeDisplay
+    }
+}
+
+/// The open chat: present exactly when the top screen is `.chat` of a known chat.
+public struct ChatViewState: Sendable, Equatable {
+    public var chatID: ChatID
+    public var peerNpub: String
+    public var peerName: String?
+    public var displayName: String
+    /// The loaded window of the conversation, oldest first.
+    public var messages: [ChatMessage]
+    /// Whether `AppAction.loadOlderMessages` can fetch more history.
+    public var canLoadOlder: Bool
+
+    public init(
+        chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],
+        canLoadOlder: Bool
+    ) {
+        self.chatID = chatID
+        self.peerNpub = peerNpub
+        self.peerName = peerName
+        self.displayName = displayName
+        self.messages = messages
+        self.canLoadOlder = canLoadOlder
+    }
+}
+
+/// One message bubble.
+public struct ChatMessage: Sendable, Equatable, Identifiable {
+    public var id: MessageID
+    /// Lower-case hex public key of the author.
+    public var senderPubkey: String
+    public var content: String
+    /// Unix seconds.
+    public var timestamp: Int64
+    public var isMine: Bool
+    public var delivery: MessageDeliveryState
+    /// Time label computed by the core ("14:05", "Yesterday 09:12", "Mar 4, 18:30").
+    public var displayTimestamp: String
+
+    public init(
+        id: MessageID, senderPubkey: String, content: String, timestamp: Int64, isMine: Bool,
+        delivery: MessageDeliveryState, displayTimestamp: String
+    ) {
+        self.id = id
+        self.senderPubkey = senderPubkey
+        self.content = content
+        self.timestamp = timestamp
+        self.isMine = isMine
+        self.delivery = delivery
+        self.displayTimestamp = displayTimestamp
+    }
+}
+
+/// Where an outgoing message stands; received messages are always `sent`.
+public enum MessageDeliveryState: Sendable, Equatable {
+    case pending
+    case sent
+    case failed(reason: String)
+}

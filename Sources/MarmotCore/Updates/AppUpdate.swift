@@ -1,0 +1,60 @@
+/// What the core sends to the platform after each committed mutation (MVP spec, Updates).
+///
+/// Each update carries the full current value of what changed, never a diff, and the `rev` it
+/// produced. Revs are strictly consecutive: one committed mutation is one rev and one update. A
+/// mutation that changes one slice emits that slice's variant; one that changes several slices at
+/// once (login, logout, a message sent while its chat is open) emits a single `fullState`, so every
+/// rev the platform sees is a consistent state. `accountCreated` is a side effect: it takes its own rev
+/// and changes no state.
+///
+/// Printing an update shows revs and sizes only: never the nsec, never message text.
+public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    case fullState(AppState)
+    case routerChanged(rev: UInt64, router: Router)
+    case authChanged(rev: UInt64, auth: AuthState)
+    case chatListChanged(rev: UInt64, chatList: [ChatSummary])
+    case currentChatChanged(rev: UInt64, currentChat: ChatViewState?)
+    case toastChanged(rev: UInt64, toast: String?)
+    case busyChanged(rev: UInt64, busy: BusyState)
+    /// The freshly generated account secret, handed to the platform to keep in secure storage
+    /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
+    case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
+
+    /// The revision this update produced.
+    public var rev: UInt64 {
+        switch self {
+        case .fullState(let state): state.rev
+        case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
+            .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _):
+            rev
+        case .accountCreated(let rev, _, _, _): rev
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fullState(let state): "fullState(rev: \(state.rev))"
+        case .routerChanged(let rev, let router):
+            "routerChanged(rev: \(rev), top: \(router.topScreen.tag), depth: \(router.screenStack.count))"
+        case .authChanged(let rev, let auth):
+            "authChanged(rev: \(rev), loggedIn: \(auth.isLoggedIn))"
+        case .chatListChanged(let rev, let list): "chatListChanged(rev: \(rev), chats: \(list.count))"
+        case .currentChatChanged(let rev, let chat):
+            "currentChatChanged(rev: \(rev), chat: \(chat.map { "\($0.chatID)" } ?? "none"), messages: \(chat?.messages.count ?? 0))"
+        case .toastChanged(let rev, let toast): "toastChanged(rev: \(rev), shown: \(toast != nil))"
+        case .busyChanged(let rev, _): "busyChanged(rev: \(rev))"
+        case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
+        }
+    }
+
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["summary": description], displayStyle: .enum) }
+}
+
+/// Receives the core's updates, one at a time and in rev order, on the core's listener task
+/// (MVP spec, FFI Surface). Implementations hop to their UI thread themselves.
+public protocol AppReconciler: Sendable {
+    func reconcile(_ update: AppUpdate)
+}

@@ -1,0 +1,182 @@
+import Foundation
+import MarmotCore
+import Nostr
+
+/// A chat the test double knows before the session starts.
+struct ChatSeed: Sendable {
+    var chatID: ChatID
+    var peer: PublicKey
+    var peerName: String?
+    var createdAt: Int64
+    /// (from the peer?, text, unix seconds), oldest first.
+    var messages: [(fromPeer: Bool, text: String, at: Int64)]
+    var unreadCount: UInt32 = 0
+}
+
+/// Why the double failed a call, as a real service would describe it.
+struct TestServiceError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Opens once, letting every waiter through; used to hold a service call in flight.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+/// Test double of the messaging layer: chats and messages in memory, scripted delivery outcomes,
+/// gates that hold calls, and hooks to play the peer (incoming messages, invitations).
+///
+/// Lives in the test target only; product code has no fake service.
+actor TestMessagingService: MessagingService {
+    nonisolated let context: SessionContext
+    private var chats: [ChatID: ChatInfo] = [:]
+    private var history: [ChatID: [MessageRecord]] = [:]
+    private var continuation: AsyncStream<MessagingEvent>.Continuation?
+
+    /// Outcomes for the next sends and retries, in order; `.sent` once exhausted.
+    var scriptedOutcomes: [DeliveryOutcome] = []
+    var createChatFailure: String?
+    var createChatGate: Gate?
+    private(set) var createChatEntered = false
+    private(set) var sent: [OutgoingMessage] = []
+    private(set) var retried: [OutgoingMessage] = []
+    private(set) var markedRead: [ChatID] = []
+    private(set) var pageRequests: [(before: MessageID?, limit: Int)] = []
+    private(set) var started = false
+    private(set) var stopped = false
+
+    init(context: SessionContext, seeds: [ChatSeed]) {
+        self.context = context
+        let me = context.keys.publicKey
+        for seed in seeds {
+            let records = seed.messages.enumerated().map { index, message in
+                MessageRecord(
+                    id: MessageID("\(seed.chatID)-m\(index)"), chatID: seed.chatID,
+                    sender: message.fromPeer ? seed.peer : me, content: message.text, createdAt: message.at)
+            }
+            history[seed.chatID] = records
+            chats[seed.chatID] = ChatInfo(
+                chatID: seed.chatID, peer: seed.peer, peerName: seed.peerName, createdAt: seed.createdAt,
+                lastMessage: records.last, unreadCount: seed.unreadCount)
+        }
+    }
+
+    // MARK: Controls
+
+    func script(_ outcomes: [DeliveryOutcome]) { scriptedOutcomes = outcomes }
+    func failCreateChat(_ reason: String?) { createChatFailure = reason }
+    func holdCreateChat(_ gate: Gate?) { createChatGate = gate }
+
+    /// Plays the peer sending `text` in `chatID`; returns the stored record.
+    @discardableResult
+    func receive(_ text: String, in chatID: ChatID, at: Int64, id: MessageID? = nil) -> MessageRecord? {
+        guard let peer = chats[chatID]?.peer else { return nil }
+        let record = MessageRecord(
+            id: id ?? MessageID.generate(), chatID: chatID, sender: peer, content: text, createdAt: at)
+        history[chatID, default: []].append(record)
+        chats[chatID]?.lastMessage = record
+        continuation?.yield(.messageReceived(record))
+        return record
+    }
+
+    /// Plays a peer inviting this account: the chat appears (a welcome was accepted).
+    func invite(_ info: ChatInfo) {
+        chats[info.chatID] = info
+        continuation?.yield(.chatUpdated(info))
+    }
+
+    /// Emits an arbitrary event.
+    func emit(_ event: MessagingEvent) { continuation?.yield(event) }
+
+    // MARK: MessagingService
+
+    func start() async throws -> AsyncStream<MessagingEvent> {
+        started = true
+        // Writes what a careless service might: the context as printed, so tests can check that
+        // printing it reveals no secret.
+        let dump = "\(context)\n\(String(reflecting: context))\n\(context.keys)\n"
+        try Data(dump.utf8).write(to: context.accountDirectory.appendingPathComponent("service-context.txt"))
+        let (stream, continuation) = AsyncStream<MessagingEvent>.makeStream()
+        self.continuation = continuation
+        return stream
+    }
+
+    func listChats() async throws -> [ChatInfo] {
+        chats.values.map { info in
+            var info = info
+            info.lastMessage = history[info.chatID]?.last ?? info.lastMessage
+            return info
+        }
+    }
+
+    func createChat(with peer: PublicKey) async throws -> ChatInfo {
+        createChatEntered = true
+        if let gate = createChatGate { await gate.wait() }
+        if let reason = createChatFailure { throw TestServiceError(description: reason) }
+        let info = ChatInfo(
+            chatID: ChatID("chat-\(peer.hex.prefix(16))"), peer: peer, createdAt: context.clock.unixSeconds())
+        chats[info.chatID] = info
+        return info
+    }
+
+    func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
+        sent.append(message)
+        return store(message)
+    }
+
+    func retry(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
+        retried.append(message)
+        return store(message)
+    }
+
+    private func store(_ message: OutgoingMessage) -> DeliveryOutcome {
+        let outcome = scriptedOutcomes.isEmpty ? .sent : scriptedOutcomes.removeFirst()
+        let delivery: MessageDeliveryState =
+            switch outcome {
+            case .sent: .sent
+            case .failed(let reason): .failed(reason: reason)
+            }
+        let record = MessageRecord(
+            id: message.id, chatID: message.chatID, sender: context.keys.publicKey, content: message.content,
+            createdAt: message.createdAt, delivery: delivery)
+        var messages = history[message.chatID, default: []]
+        if let index = messages.firstIndex(where: { $0.id == message.id }) {
+            messages[index] = record
+        } else {
+            messages.append(record)
+        }
+        history[message.chatID] = messages
+        return outcome
+    }
+
+    func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage {
+        pageRequests.append((before, limit))
+        let all = history[chatID] ?? []
+        let end = before.flatMap { id in all.firstIndex { $0.id == id } } ?? all.count
+        let start = max(0, end - limit)
+        return MessagePage(messages: Array(all[start..<end]), hasOlder: start > 0)
+    }
+
+    func markRead(chatID: ChatID) async throws {
+        markedRead.append(chatID)
+        chats[chatID]?.unreadCount = 0
+    }
+
+    func stop() async {
+        stopped = true
+        continuation?.finish()
+        continuation = nil
+    }
+}
