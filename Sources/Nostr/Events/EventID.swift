@@ -1,5 +1,5 @@
 /// A NIP-01 event id: the SHA-256 of the event's canonical serialization (32 bytes).
-public struct EventID: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct EventID: Sendable, Hashable, Comparable, HexStringCodable {
     /// The 32 digest bytes.
     public let bytes: [UInt8]
 
@@ -25,31 +25,14 @@ public struct EventID: Sendable, Hashable, Codable, Comparable, CustomStringConv
         try self.init(bytes: try NIP19.decodeBare(note, expecting: .note))
     }
 
-    /// Lower-case hex.
-    public var hex: String { Hex.encode(bytes) }
-
     /// The NIP-19 `note1…` form.
     public var note: String { NIP19.encodeBare(.note, bytes) }
 
-    public var description: String { hex }
-
     public static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
-
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do { try self.init(hex: text) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(hex)
-    }
 }
 
 /// A 64-byte BIP-340 Schnorr signature (NIP-01 `sig`).
-public struct Signature: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Signature: Sendable, Hashable, HexStringCodable {
     /// The 64 signature bytes (`r ‖ s`).
     public let bytes: [UInt8]
 
@@ -70,20 +53,4 @@ public struct Signature: Sendable, Hashable, Codable, CustomStringConvertible {
         self.bytes = raw
     }
 
-    /// Lower-case hex.
-    public var hex: String { Hex.encode(bytes) }
-
-    public var description: String { hex }
-
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do { try self.init(hex: text) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(hex)
-    }
 }

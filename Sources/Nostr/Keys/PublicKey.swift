@@ -4,7 +4,7 @@ import CSecp256k1
 ///
 /// Construction checks that the bytes are the x coordinate of a curve point, so every `PublicKey`
 /// can be used for verification and ECDH. Encoded as lower-case hex (JSON) or `npub1…` (NIP-19).
-public struct PublicKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct PublicKey: Sendable, Hashable, Comparable, HexStringCodable {
     /// The 32 x-coordinate bytes.
     public let bytes: [UInt8]
 
@@ -36,25 +36,8 @@ public struct PublicKey: Sendable, Hashable, Codable, Comparable, CustomStringCo
         try self.init(bytes: raw)
     }
 
-    /// Lower-case hex, as used in events and filters.
-    public var hex: String { Hex.encode(bytes) }
-
     /// The NIP-19 `npub1…` form, for display to people.
     public var npub: String { NIP19.encodeBare(.npub, bytes) }
 
-    public var description: String { hex }
-
     public static func < (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
-
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do { try self.init(hex: text) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(hex)
-    }
 }
