@@ -119,7 +119,9 @@ public struct FileSecretStore: SecretStore, CustomStringConvertible {
 
     private static func errnoCode(of error: any Error) -> Int32 {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
             return Int32(underlying.code)
         }
         return nsError.domain == NSPOSIXErrorDomain ? Int32(nsError.code) : 0

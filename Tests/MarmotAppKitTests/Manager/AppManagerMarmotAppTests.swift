@@ -45,7 +45,8 @@ struct AppManagerMarmotAppTests {
         try await settle("stored") { (try? store.load()) != nil }
         #expect(try filePermissions(store.fileURL) == 0o600)
 
-        let second = AppManager(core: MarmotApp(dataDirectory: directory, configuration: quiet), secretStore: store)
+        let second = AppManager(
+            core: MarmotApp(dataDirectory: directory, configuration: quiet), secretStore: store)
         try await settle("restored") { second.state.auth.isLoggedIn }
         #expect(second.state.auth == first.state.auth)
     }
@@ -55,7 +56,8 @@ struct AppManagerMarmotAppTests {
         let directory = Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let manager = AppManager(
-            core: MarmotApp(dataDirectory: directory, configuration: quiet), secretStore: InMemorySecretStore(secret: "nsec1broken"))
+            core: MarmotApp(dataDirectory: directory, configuration: quiet),
+            secretStore: InMemorySecretStore(secret: "nsec1broken"))
         #expect(manager.isRestoring)
         try await settle("settled") { !manager.isRestoring }
         try await settle("toast") { manager.state.toast != nil }
@@ -106,7 +108,9 @@ struct AppManagerMarmotAppTests {
             manager.dispatch(.clearToast)
         }
         manager.dispatch(.pushScreen(.newChat))
-        try await settle("caught up") { manager.lastRevApplied == core.state().rev && manager.state.router.screenStack == [.newChat] }
+        try await settle("caught up") {
+            manager.lastRevApplied == core.state().rev && manager.state.router.screenStack == [.newChat]
+        }
         #expect(manager.state == core.state())
         #expect(manager.resyncsStarted == 0)
         manager.onForeground()
