@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .library(name: "NostrRelay", targets: ["NostrRelay"]),
         .library(name: "NostrClient", targets: ["NostrClient"]),
+        .library(name: "MarmotAppKit", targets: ["MarmotAppKit"]),
         .executable(name: "marmot", targets: ["MarmotCLI"]),
         .executable(name: "marmot-bench", targets: ["MarmotBench"]),
     ],
@@ -79,6 +80,8 @@ let package = Package(
         ),
         // The app core: state, actions, updates and the actor that owns them (RMP architecture).
         .target(name: "MarmotCore", dependencies: ["Nostr", .product(name: "Logging", package: "swift-log")]),
+        // The SwiftUI app's manager and secret stores, in plain Swift so they are tested on Linux.
+        .target(name: "MarmotAppKit", dependencies: ["MarmotCore"]),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
@@ -109,6 +112,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "MarmotCoreTests", dependencies: ["MarmotCore", "TestSupport"]),
+        .testTarget(name: "MarmotAppKitTests", dependencies: ["MarmotAppKit", "MarmotCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,96 @@
+import MarmotAppKit
+import SwiftUI
+
+/// The open chat: bubbles, delivery state, input bar (MVP spec, Screens: Chat).
+struct ChatView: View {
+    let manager: AppManager
+    @State private var draft = ""
+
+    var body: some View {
+        if let chat = manager.state.currentChat {
+            VStack(spacing: 0) {
+                ScrollView {
+                    LazyVStack(spacing: 8) {
+                        ForEach(chat.messages) { message in
+                            MessageBubble(message: message) {
+                                manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
+                            }
+                            .onAppear { manager.messageAppeared(message.id) }
+                        }
+                    }
+                    .padding()
+                }
+                .defaultScrollAnchor(.bottom)
+                Divider()
+                HStack(alignment: .bottom) {
+                    TextField("Message", text: $draft, axis: .vertical)
+                        .lineLimit(1...5)
+                        .textFieldStyle(.roundedBorder)
+                    Button("Send") {
+                        manager.dispatch(.sendMessage(chatID: chat.chatID, content: draft))
+                        draft = ""
+                    }
+                    .disabled(draft.isEmpty)
+                }
+                .padding()
+            }
+            .navigationTitle(chat.displayName)
+            .navigationBarTitleDisplayMode(.inline)
+        } else {
+            ProgressView()
+        }
+    }
+}
+
+/// One message, on the right when it is the user's own.
+struct MessageBubble: View {
+    let message: ChatMessage
+    let retry: () -> Void
+
+    var body: some View {
+        HStack {
+            if message.isMine { Spacer(minLength: 48) }
+            VStack(alignment: message.isMine ? .trailing : .leading, spacing: 4) {
+                Text(message.content)
+                    .padding(10)
+                    .foregroundStyle(message.isMine ? AnyShapeStyle(.white) : AnyShapeStyle(.primary))
+                    .background(
+                        message.isMine ? AnyShapeStyle(.tint) : AnyShapeStyle(.quaternary),
+                        in: RoundedRectangle(cornerRadius: 16))
+                HStack(spacing: 4) {
+                    Text(message.displayTimestamp)
+                        .font(.caption2)
+                        .foregroundStyle(.secondary)
+                    if message.isMine {
+                        DeliveryIndicator(delivery: message.delivery, retry: retry)
+                    }
+                }
+            }
+            if !message.isMine { Spacer(minLength: 48) }
+        }
+    }
+}
+
+/// Pending: a spinner; sent: a checkmark; failed: a warning and Retry.
+struct DeliveryIndicator: View {
+    let delivery: MessageDeliveryState
+    let retry: () -> Void
+
+    var body: some View {
+        switch delivery {
+        case .pending:
+            ProgressView()
+                .controlSize(.mini)
+        case .sent:
+            Image(systemName: "checkmark")
+                .font(.caption2)
+                .foregroundStyle(.secondary)
+        case .failed(let reason):
+            Image(systemName: "exclamationmark.circle.fill")
+                .foregroundStyle(.red)
+                .accessibilityLabel(reason)
+            Button("Retry", action: retry)
+                .font(.caption2)
+        }
+    }
+}

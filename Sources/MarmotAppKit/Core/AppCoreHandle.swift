@@ -1,0 +1,14 @@
+import MarmotCore
+
+/// The three calls a platform makes on the core (MVP spec, FFI Surface), behind a protocol so the
+/// manager runs against a scripted core in tests and previews (bible §4.1.2).
+public protocol AppCoreHandle: AnyObject, Sendable {
+    /// The last committed state; fast, never waits for the core.
+    func state() -> AppState
+    /// Queues an action; returns at once.
+    func dispatch(_ action: AppAction)
+    /// Delivers every update, in rev order, to `reconciler`.
+    func listenForUpdates(_ reconciler: any AppReconciler)
+}
+
+extension MarmotApp: AppCoreHandle {}

@@ -1,0 +1,34 @@
+#if canImport(Observation)
+    import Foundation
+    import MarmotCore
+
+    extension AppManager {
+        /// The app's manager as shipped: a `MarmotApp` over `defaultDataDirectory()` and the platform's
+        /// secret store (bible §4.1.2.1).
+        public static func production(configuration: AppConfiguration = AppConfiguration()) -> AppManager {
+            let dataDirectory = defaultDataDirectory()
+            let core = MarmotApp(dataDirectory: dataDirectory, configuration: configuration)
+            return AppManager(core: core, secretStore: platformSecretStore(dataDirectory: dataDirectory))
+        }
+
+        /// `Application Support/Marmot` of the current user (the app's container on iOS), where the
+        /// core keeps one folder per account.
+        public nonisolated static func defaultDataDirectory() -> URL {
+            let base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+            return base.appendingPathComponent("Marmot", isDirectory: true)
+        }
+
+        /// The Keychain where there is one, else a 0600 file under `dataDirectory`.
+        public nonisolated static func platformSecretStore(dataDirectory: URL) -> any SecretStore {
+            #if canImport(Security)
+                KeychainSecretStore(service: Bundle.main.bundleIdentifier ?? "org.marmot.Marmot")
+            #else
+                FileSecretStore(
+                    fileURL: dataDirectory.appendingPathComponent("secrets", isDirectory: true)
+                        .appendingPathComponent("nsec"))
+            #endif
+        }
+    }
+#endif
