@@ -8,13 +8,18 @@ let package = Package(
     products: [
         .library(name: "Nostr", targets: ["Nostr"]),
         .library(name: "MLS", targets: ["MLS"]),
+        .library(name: "NostrRelay", targets: ["NostrRelay"]),
+        .library(name: "NostrClient", targets: ["NostrClient"]),
         .executable(name: "marmot", targets: ["MarmotCLI"]),
         .executable(name: "marmot-bench", targets: ["MarmotBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Debian's libsecp256k1 (BIP-340, extrakeys, ECDH); see scripts/setup.sh.
@@ -50,6 +55,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Embedded NIP-01 relay: Hummingbird WebSocket server over GRDB storage.
+        .target(
+            name: "NostrRelay",
+            dependencies: [
+                "Nostr",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Relay client (state machine + WebSocket I/O) and the relay pool.
+        .target(
+            name: "NostrClient",
+            dependencies: [
+                "Nostr",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",
@@ -58,13 +84,22 @@ let package = Package(
         // `marmot-bench`: speed figures per layer (printed, never asserted).
         .executableTarget(
             name: "MarmotBench",
-            dependencies: ["Nostr", "MLS"]
+            dependencies: [
+                "Nostr", "MLS", "NostrRelay", "NostrClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Locates ../shared (MARMOT_SHARED) for vector and interop tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
         .testTarget(name: "MarmotTests", dependencies: ["Marmot", "TestSupport"]),
+        .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
+        .testTarget(
+            name: "NostrClientTests",
+            dependencies: ["NostrClient", "NostrRelay", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

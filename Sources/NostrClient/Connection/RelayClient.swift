@@ -1,0 +1,159 @@
+import Logging
+import Nostr
+
+/// The messages of one subscription on one relay, in order, until it is closed.
+public struct RelaySubscription: AsyncSequence, Sendable {
+    public typealias Element = SubscriptionMessage
+    public let id: SubscriptionID
+    let stream: AsyncStream<SubscriptionMessage>
+
+    public func makeAsyncIterator() -> AsyncStream<SubscriptionMessage>.AsyncIterator { stream.makeAsyncIterator() }
+}
+
+/// A connection to one relay: publish with `OK` tracking, subscriptions that survive reconnects,
+/// automatic reconnect with backoff, and an observable status.
+///
+/// The protocol decisions are made by `RelayConnectionMachine`; this actor performs its actions with
+/// a WebSocket (`ws://` or `wss://`) and timers, and hands results to the callers.
+public actor RelayClient {
+    public nonisolated let url: String
+    public nonisolated let configuration: RelayClientConfiguration
+    private var machine: RelayConnectionMachine
+    private let logger: Logger
+    private var transports: [UInt64: WebSocketTransport] = [:]
+    private var timers: [RelayTimer: Task<Void, Never>] = [:]
+    private var subscribers: [SubscriptionID: (token: Int, continuation: AsyncStream<SubscriptionMessage>.Continuation)] = [:]
+    private var publishWaiters: [EventID: [CheckedContinuation<PublishResult, Never>]] = [:]
+    private var statusWatchers: [Int: AsyncStream<RelayConnectionStatus>.Continuation] = [:]
+    private var nextWatcher = 0
+
+    public init(url: String, configuration: RelayClientConfiguration = RelayClientConfiguration(),
+                logger: Logger = Logger(label: "NostrClient")) {
+        self.url = url
+        self.configuration = configuration
+        self.machine = RelayConnectionMachine(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
+        var logger = logger
+        logger[metadataKey: "relay"] = "\(url)"
+        self.logger = logger
+    }
+
+    deinit {
+        for transport in transports.values { transport.close() }
+        for timer in timers.values { timer.cancel() }
+        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        for continuation in statusWatchers.values { continuation.finish() }
+    }
+
+    /// The current connection status.
+    public var status: RelayConnectionStatus { machine.currentStatus }
+
+    /// Status changes, starting with the current status.
+    public func statusUpdates() -> AsyncStream<RelayConnectionStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RelayConnectionStatus.self, bufferingPolicy: .bufferingNewest(64))
+        let key = nextWatcher
+        nextWatcher += 1
+        statusWatchers[key] = continuation
+        continuation.yield(machine.currentStatus)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeWatcher(key) }
+        }
+        return stream
+    }
+
+    /// Starts connecting (and keeps reconnecting until `disconnect()`).
+    public func connect() {
+        apply(.connectRequested)
+    }
+
+    /// Closes the connection and stops reconnecting; pending publishes end as `notConnected`.
+    /// Subscriptions stay registered and are sent again on the next `connect()`.
+    public func disconnect() {
+        apply(.disconnectRequested)
+    }
+
+    /// Publishes `event` and waits for the relay's verdict, at most `configuration.publishTimeout`
+    /// (a publish made while reconnecting waits for the connection within that time).
+    public func publish(_ event: Event) async -> PublishResult {
+        await withCheckedContinuation { continuation in
+            publishWaiters[event.id, default: []].append(continuation)
+            apply(.publishRequested(event))
+        }
+    }
+
+    /// Subscribes with `filters`; events arrive de-duplicated and verified, then EOSE, then live
+    /// events. Ending the iteration (or `unsubscribe`) sends CLOSE.
+    public func subscribe(_ filters: [Filter], id: SubscriptionID = .random()) -> RelaySubscription {
+        let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionMessage.self)
+        let token = nextWatcher
+        nextWatcher += 1
+        subscribers.removeValue(forKey: id)?.continuation.finish()
+        subscribers[id] = (token, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.subscriberGone(id, token: token) }
+        }
+        apply(.subscribeRequested(id, filters))
+        return RelaySubscription(id: id, stream: stream)
+    }
+
+    /// Ends a subscription (CLOSE to the relay) and finishes its stream.
+    public func unsubscribe(_ id: SubscriptionID) {
+        apply(.unsubscribeRequested(id))
+        subscribers.removeValue(forKey: id)?.continuation.finish()
+    }
+
+    // MARK: Driving the machine
+
+    private func apply(_ input: RelayConnectionMachine.Input) {
+        if case .socketClosed(let socket, _) = input { transports[socket] = nil }
+        for action in machine.handle(input) { perform(action) }
+    }
+
+    private func perform(_ action: RelayConnectionMachine.Action) {
+        switch action {
+        case .openSocket(let socket):
+            logger.debug("opening connection")
+            transports[socket] = WebSocketTransport(
+                url: url, maxMessageSize: configuration.maxMessageSize, logger: logger,
+                onOpen: { [weak self] in await self?.apply(.socketOpened(socket: socket)) },
+                onText: { [weak self] text in await self?.apply(.messageReceived(socket: socket, text: text)) },
+                onClose: { [weak self] reason in await self?.apply(.socketClosed(socket: socket, reason: reason)) })
+        case .closeSocket(let socket):
+            transports.removeValue(forKey: socket)?.close()
+        case .send(let socket, let text):
+            transports[socket]?.send(text)
+        case .scheduleTimer(let timer, let token, let delay):
+            timers[timer]?.cancel()
+            timers[timer] = Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                guard !Task.isCancelled else { return }
+                await self?.apply(.timerFired(timer, token: token))
+            }
+        case .cancelTimer(let timer):
+            timers.removeValue(forKey: timer)?.cancel()
+        case .deliver(let id, let message):
+            subscribers[id]?.continuation.yield(message)
+            if case .closed = message { subscribers.removeValue(forKey: id)?.continuation.finish() }
+        case .publishFinished(let id, let result):
+            logger.debug("publish finished", metadata: ["id": "\(id.hex)", "result": "\(result)"])
+            for waiter in publishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: result) }
+        case .statusChanged(let status):
+            logger.debug("status: \(status)")
+            for watcher in statusWatchers.values { watcher.yield(status) }
+        case .notice(let text):
+            logger.info("relay notice: \(text)")
+        case .log(let level, let text):
+            logger.log(level: level, "\(text)")
+        }
+    }
+
+    /// The consumer stopped iterating: end the subscription unless it was already replaced or ended.
+    private func subscriberGone(_ id: SubscriptionID, token: Int) {
+        guard subscribers[id]?.token == token else { return }
+        subscribers[id] = nil
+        apply(.unsubscribeRequested(id))
+    }
+
+    private func removeWatcher(_ key: Int) {
+        statusWatchers[key] = nil
+    }
+}

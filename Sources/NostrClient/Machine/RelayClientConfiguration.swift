@@ -1,0 +1,51 @@
+/// Tunables of a relay connection; defaults suit Marmot over public relays.
+public struct RelayClientConfiguration: Sendable, Equatable {
+    /// How long `publish` waits for the relay's `OK` (including a pending reconnect).
+    public var publishTimeout: Duration = .seconds(10)
+    /// How long opening the WebSocket may take before the attempt counts as failed.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Reconnect delays.
+    public var backoff: Backoff = Backoff()
+    /// On resubscribe, `since` is moved to the newest `created_at` seen minus this many seconds.
+    public var resubscribeMargin: Int64 = 120
+    /// For filters that may match gift wraps (kind 1059, or any kind), `since` is moved back this far
+    /// instead: NIP-59 wraps are back-dated by up to two days, so the margin covers that plus slack.
+    public var giftWrapLookback: Int64 = 2 * 86_400 + 3_600
+    /// Largest relay message accepted (bytes); also the WebSocket frame limit.
+    public var maxMessageSize: Int = 1 << 24
+    /// Event ids remembered per subscription to drop duplicates (oldest forgotten first).
+    public var deduplicationCapacity: Int = 50_000
+
+    public init() {}
+}
+
+/// Exponential backoff with jitter for reconnects.
+///
+/// Attempt n (0-based) waits a random delay in [d/2, d] with d = min(maximum, initial · 2ⁿ), so
+/// clients that lost the same relay do not all come back at once.
+public struct Backoff: Sendable, Equatable {
+    public var initial: Duration
+    public var maximum: Duration
+
+    public init(initial: Duration = .milliseconds(500), maximum: Duration = .seconds(30)) {
+        self.initial = initial
+        self.maximum = maximum
+    }
+
+    /// The upper bound d for attempt `attempt`.
+    public func ceiling(attempt: Int) -> Duration {
+        var delay = initial
+        for _ in 0..<max(0, min(attempt, 62)) {
+            delay = delay * 2
+            if delay >= maximum { return maximum }
+        }
+        return min(delay, maximum)
+    }
+
+    /// The delay for `attempt` given a uniform random `unit` in [0, 1).
+    public func delay(attempt: Int, unit: Double) -> Duration {
+        let ceiling = ceiling(attempt: attempt)
+        let fraction = 0.5 + 0.5 * min(max(unit, 0), 1)
+        return ceiling * fraction
+    }
+}

@@ -1,0 +1,259 @@
+import Nostr
+
+/// The protocol logic of one relay connection as a pure state machine: inputs in, actions out.
+///
+/// It owns the subscriptions (re-sent on every reconnect with `since` moved forward, see
+/// `ResubscribePolicy`), de-duplicates and verifies incoming events, tracks publishes until `OK` or
+/// timeout, and decides when to reconnect (exponential backoff with jitter). It does no I/O and
+/// reads no clock, so tests drive it directly; `RelayClient` wraps it around a WebSocket.
+public struct RelayConnectionMachine: Sendable {
+    struct Subscription: Sendable {
+        var filters: [Filter]
+        var seen: BoundedIDSet
+        /// Newest `created_at` delivered on this subscription.
+        var newestSeen: Int64?
+        var endOfStoredReported = false
+    }
+
+    struct PendingPublish: Sendable {
+        var event: Event
+        /// Sent on the current socket (reset when the socket drops, so it is re-sent after reconnect).
+        var sent: Bool
+        /// Sent at least once on some socket.
+        var everSent: Bool
+    }
+
+    enum Phase: Sendable, Equatable {
+        case idle
+        case connecting(socket: UInt64)
+        case connected(socket: UInt64)
+        case waiting
+    }
+
+    public let configuration: RelayClientConfiguration
+    private(set) var phase: Phase = .idle
+    private(set) var status: RelayConnectionStatus = .disconnected
+    /// Consecutive failed attempts (reset when a socket opens).
+    private(set) var failures = 0
+    private var nextSocket: UInt64 = 0
+    private var nextToken: UInt64 = 0
+    private var timerTokens: [RelayTimer: UInt64] = [:]
+    private(set) var subscriptions: [SubscriptionID: Subscription] = [:]
+    private(set) var pending: [EventID: PendingPublish] = [:]
+    private var random: SplitMix64
+
+    public init(configuration: RelayClientConfiguration = RelayClientConfiguration(), seed: UInt64 = 0x5EED) {
+        self.configuration = configuration
+        self.random = SplitMix64(seed: seed)
+    }
+
+    /// The status as last reported.
+    public var currentStatus: RelayConnectionStatus { status }
+
+    /// Ids of live subscriptions.
+    public var subscriptionIDs: [SubscriptionID] { Array(subscriptions.keys) }
+
+    /// Applies one input and returns the actions to perform, in order.
+    public mutating func handle(_ input: Input) -> [Action] {
+        var actions: [Action] = []
+        switch input {
+        case .connectRequested:
+            if phase == .idle { open(&actions) }
+        case .disconnectRequested:
+            disconnect(&actions)
+        case .socketOpened(let socket):
+            guard phase == .connecting(socket: socket) else { break }
+            opened(socket, &actions)
+        case .messageReceived(let socket, let text):
+            guard phase == .connected(socket: socket) else { break }
+            receive(text, &actions)
+        case .socketClosed(let socket, let reason):
+            guard phase == .connecting(socket: socket) || phase == .connected(socket: socket) else { break }
+            actions.append(.log(.info, "connection closed: \(reason)"))
+            dropped(&actions)
+        case .timerFired(let timer, let token):
+            guard timerTokens[timer] == token else { break }
+            timerTokens[timer] = nil
+            fired(timer, &actions)
+        case .publishRequested(let event):
+            publish(event, &actions)
+        case .subscribeRequested(let id, let filters):
+            subscribe(id, filters, &actions)
+        case .unsubscribeRequested(let id):
+            guard subscriptions.removeValue(forKey: id) != nil else { break }
+            if case .connected(let socket) = phase {
+                actions.append(.send(socket: socket, text: ClientMessage.close(id).jsonString))
+            }
+        }
+        return actions
+    }
+
+    // MARK: Connection lifecycle
+
+    private mutating func open(_ actions: inout [Action]) {
+        nextSocket += 1
+        phase = .connecting(socket: nextSocket)
+        setStatus(.connecting(attempt: failures), &actions)
+        actions.append(.openSocket(socket: nextSocket))
+        schedule(.connectTimeout, after: configuration.connectTimeout, &actions)
+    }
+
+    private mutating func opened(_ socket: UInt64, _ actions: inout [Action]) {
+        phase = .connected(socket: socket)
+        failures = 0
+        cancel(.connectTimeout, &actions)
+        setStatus(.connected, &actions)
+        for (id, subscription) in subscriptions.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let filters = ResubscribePolicy.filters(subscription.filters, newestSeen: subscription.newestSeen,
+                                                    configuration: configuration)
+            actions.append(.send(socket: socket, text: ClientMessage.req(id, filters).jsonString))
+        }
+        for id in pending.keys.sorted() {
+            guard var item = pending[id] else { continue }
+            item.sent = true
+            item.everSent = true
+            pending[id] = item
+            actions.append(.send(socket: socket, text: ClientMessage.event(item.event).jsonString))
+        }
+    }
+
+    /// The socket failed or closed while wanted: wait, then try again.
+    private mutating func dropped(_ actions: inout [Action]) {
+        if case .connecting(let socket) = phase { actions.append(.closeSocket(socket: socket)) }
+        cancel(.connectTimeout, &actions)
+        for id in pending.keys { pending[id]?.sent = false }
+        let delay = configuration.backoff.delay(attempt: failures, unit: random.unit())
+        failures += 1
+        phase = .waiting
+        setStatus(.waitingToReconnect(attempt: failures, retryIn: delay), &actions)
+        schedule(.reconnect, after: delay, &actions)
+    }
+
+    private mutating func disconnect(_ actions: inout [Action]) {
+        switch phase {
+        case .connecting(let socket), .connected(let socket): actions.append(.closeSocket(socket: socket))
+        case .idle, .waiting: break
+        }
+        cancel(.connectTimeout, &actions)
+        cancel(.reconnect, &actions)
+        phase = .idle
+        failures = 0
+        for id in pending.keys.sorted() {
+            cancel(.publishTimeout(id), &actions)
+            actions.append(.publishFinished(id, .notConnected))
+        }
+        pending.removeAll()
+        setStatus(.disconnected, &actions)
+    }
+
+    private mutating func fired(_ timer: RelayTimer, _ actions: inout [Action]) {
+        switch timer {
+        case .reconnect:
+            if phase == .waiting { open(&actions) }
+        case .connectTimeout:
+            if case .connecting = phase {
+                actions.append(.log(.info, "connection attempt timed out"))
+                dropped(&actions)
+            }
+        case .publishTimeout(let id):
+            guard let item = pending.removeValue(forKey: id) else { return }
+            actions.append(.publishFinished(id, item.everSent ? .timedOut : .notConnected))
+        }
+    }
+
+    // MARK: Publish and subscribe
+
+    private mutating func publish(_ event: Event, _ actions: inout [Action]) {
+        if pending[event.id] != nil { return }  // already in flight: the same result will answer both
+        switch phase {
+        case .idle:
+            actions.append(.publishFinished(event.id, .notConnected))
+        case .connected(let socket):
+            pending[event.id] = PendingPublish(event: event, sent: true, everSent: true)
+            actions.append(.send(socket: socket, text: ClientMessage.event(event).jsonString))
+            schedule(.publishTimeout(event.id), after: configuration.publishTimeout, &actions)
+        case .connecting, .waiting:
+            pending[event.id] = PendingPublish(event: event, sent: false, everSent: false)
+            schedule(.publishTimeout(event.id), after: configuration.publishTimeout, &actions)
+        }
+    }
+
+    private mutating func subscribe(_ id: SubscriptionID, _ filters: [Filter], _ actions: inout [Action]) {
+        subscriptions[id] = Subscription(filters: filters, seen: BoundedIDSet(capacity: configuration.deduplicationCapacity))
+        if case .connected(let socket) = phase {
+            actions.append(.send(socket: socket, text: ClientMessage.req(id, filters).jsonString))
+        }
+    }
+
+    // MARK: Relay messages
+
+    private mutating func receive(_ text: String, _ actions: inout [Action]) {
+        let message: RelayMessage
+        do {
+            // Verification happens below, after de-duplication, so repeats cost no signature check.
+            message = try RelayMessage(json: text, verifyEvents: false)
+        } catch {
+            actions.append(.log(.warning, "dropped unreadable relay message: \(error)"))
+            return
+        }
+        switch message {
+        case .event(let id, let event):
+            deliver(event, to: id, &actions)
+        case .eose(let id):
+            guard var subscription = subscriptions[id], !subscription.endOfStoredReported else { return }
+            subscription.endOfStoredReported = true
+            subscriptions[id] = subscription
+            actions.append(.deliver(id, .endOfStoredEvents))
+        case .ok(let id, let accepted, let message):
+            guard pending.removeValue(forKey: id) != nil else { return }
+            cancel(.publishTimeout(id), &actions)
+            actions.append(.publishFinished(id, accepted ? .accepted(message: message) : .rejected(reason: message)))
+        case .closed(let id, let reason):
+            guard subscriptions.removeValue(forKey: id) != nil else { return }
+            actions.append(.log(.info, "relay closed subscription \(id): \(reason)"))
+            actions.append(.deliver(id, .closed(reason: reason)))
+        case .notice(let text):
+            actions.append(.notice(text))
+        case .auth:
+            actions.append(.log(.debug, "ignored AUTH challenge (NIP-42 not supported)"))
+        }
+    }
+
+    private mutating func deliver(_ event: Event, to id: SubscriptionID, _ actions: inout [Action]) {
+        guard var subscription = subscriptions[id] else { return }
+        guard !subscription.seen.contains(event.id) else { return }
+        do {
+            try event.verify()
+        } catch {
+            actions.append(.log(.warning, "dropped event \(event.id.hex) on \(id): \(error)"))
+            return
+        }
+        guard subscription.filters.contains(where: { $0.matches(event) }) else {
+            actions.append(.log(.warning, "dropped event \(event.id.hex) on \(id): does not match the filters"))
+            return
+        }
+        subscription.seen.insert(event.id)
+        subscription.newestSeen = max(subscription.newestSeen ?? event.createdAt, event.createdAt)
+        subscriptions[id] = subscription
+        actions.append(.deliver(id, .event(event)))
+    }
+
+    // MARK: Helpers
+
+    private mutating func setStatus(_ new: RelayConnectionStatus, _ actions: inout [Action]) {
+        guard new != status else { return }
+        status = new
+        actions.append(.statusChanged(new))
+    }
+
+    private mutating func schedule(_ timer: RelayTimer, after delay: Duration, _ actions: inout [Action]) {
+        nextToken += 1
+        timerTokens[timer] = nextToken
+        actions.append(.scheduleTimer(timer, token: nextToken, after: delay))
+    }
+
+    private mutating func cancel(_ timer: RelayTimer, _ actions: inout [Action]) {
+        guard timerTokens.removeValue(forKey: timer) != nil else { return }
+        actions.append(.cancelTimer(timer))
+    }
+}

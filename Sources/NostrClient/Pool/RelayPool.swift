@@ -1,0 +1,264 @@
+import Logging
+import Nostr
+
+/// The outcome of publishing one event to every relay of a pool.
+public struct PoolPublishResult: Sendable, Hashable {
+    public let eventID: EventID
+    /// Per relay URL.
+    public let results: [String: PublishResult]
+
+    /// Relays that answered `OK true`, sorted.
+    public var accepted: [String] { results.filter { $0.value.isAccepted }.map(\.key).sorted() }
+    /// Relays that refused, timed out or were unreachable, with why.
+    public var failed: [String: PublishResult] { results.filter { !$0.value.isAccepted } }
+    /// "Sent" in the app's sense: at least one relay accepted the event.
+    public var isSent: Bool { results.values.contains { $0.isAccepted } }
+}
+
+/// One relay's status change.
+public struct RelayStatusChange: Sendable, Hashable {
+    public let relay: String
+    public let status: RelayConnectionStatus
+
+    public init(relay: String, status: RelayConnectionStatus) {
+        self.relay = relay
+        self.status = status
+    }
+}
+
+/// What a pool subscription yields. Events are de-duplicated by id across relays.
+public enum PoolSubscriptionMessage: Sendable, Hashable {
+    case event(Event, relay: String)
+    case endOfStoredEvents(relay: String)
+    /// Every relay of the pool has sent EOSE (or closed the subscription); reported once.
+    case caughtUp
+    case closed(relay: String, reason: String)
+}
+
+/// A pool subscription's messages.
+public struct PoolSubscription: AsyncSequence, Sendable {
+    public typealias Element = PoolSubscriptionMessage
+    public let id: SubscriptionID
+    let stream: AsyncStream<PoolSubscriptionMessage>
+
+    public func makeAsyncIterator() -> AsyncStream<PoolSubscriptionMessage>.AsyncIterator { stream.makeAsyncIterator() }
+}
+
+/// Several relays used together: publish to all, subscribe on all, observe each one's status.
+public actor RelayPool {
+    private struct Member {
+        let client: RelayClient
+        /// Forwards the client's status changes; started on first use of the pool.
+        var statusTask: Task<Void, Never>?
+        var status: RelayConnectionStatus = .disconnected
+    }
+
+    private struct ActiveSubscription {
+        let token: Int
+        let filters: [Filter]
+        let continuation: AsyncStream<PoolSubscriptionMessage>.Continuation
+        var forwarders: [String: Task<Void, Never>] = [:]
+        var seen: BoundedIDSet
+        var finishedRelays: Set<String> = []
+        var caughtUpReported = false
+    }
+
+    public nonisolated let configuration: RelayClientConfiguration
+    private let logger: Logger
+    private var members: [String: Member] = [:]
+    private var order: [String] = []
+    private var subscriptions: [SubscriptionID: ActiveSubscription] = [:]
+    private var watchers: [Int: AsyncStream<RelayStatusChange>.Continuation] = [:]
+    private var nextWatcher = 0
+    private var wantsConnection = false
+
+    public init(relays: [String] = [], configuration: RelayClientConfiguration = RelayClientConfiguration(),
+                logger: Logger = Logger(label: "NostrClient.RelayPool")) {
+        self.configuration = configuration
+        self.logger = logger
+        for url in relays where members[url] == nil {
+            members[url] = Member(client: RelayClient(url: url, configuration: configuration, logger: logger))
+            order.append(url)
+        }
+    }
+
+    deinit {
+        for member in members.values { member.statusTask?.cancel() }
+        for subscription in subscriptions.values {
+            subscription.forwarders.values.forEach { $0.cancel() }
+            subscription.continuation.finish()
+        }
+    }
+
+    /// Relay URLs in the order they were added.
+    public var relays: [String] { order }
+
+    /// The client of one relay.
+    public func client(for url: String) -> RelayClient? { members[url]?.client }
+
+    /// Current status of every relay.
+    public var statuses: [String: RelayConnectionStatus] {
+        watchStatuses()
+        return members.mapValues(\.status)
+    }
+
+    /// Status changes of any relay, starting with one entry per relay for the current state.
+    public func statusUpdates() -> AsyncStream<RelayStatusChange> {
+        watchStatuses()
+        let (stream, continuation) = AsyncStream.makeStream(of: RelayStatusChange.self, bufferingPolicy: .bufferingNewest(256))
+        let key = nextWatcher
+        nextWatcher += 1
+        watchers[key] = continuation
+        for url in order { if let member = members[url] { continuation.yield(.init(relay: url, status: member.status)) } }
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeWatcher(key) } }
+        return stream
+    }
+
+    /// Connects every relay (and relays added later).
+    public func connect() async {
+        watchStatuses()
+        wantsConnection = true
+        for url in order { await members[url]?.client.connect() }
+    }
+
+    /// Disconnects every relay.
+    public func disconnect() async {
+        wantsConnection = false
+        for url in order { await members[url]?.client.disconnect() }
+    }
+
+    /// Adds a relay; it joins the live pool subscriptions and connects if the pool is connected.
+    public func add(_ url: String) async {
+        guard members[url] == nil else { return }
+        let member = Member(client: RelayClient(url: url, configuration: configuration, logger: logger))
+        members[url] = member
+        order.append(url)
+        watchStatuses()
+        for id in subscriptions.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            await attach(id, to: url, client: member.client)
+        }
+        if wantsConnection { await member.client.connect() }
+    }
+
+    /// Removes a relay (disconnecting it).
+    public func remove(_ url: String) async {
+        guard let member = members.removeValue(forKey: url) else { return }
+        order.removeAll { $0 == url }
+        member.statusTask?.cancel()
+        for id in Array(subscriptions.keys) {
+            subscriptions[id]?.forwarders.removeValue(forKey: url)?.cancel()
+            await member.client.unsubscribe(id)
+            markFinished(id, relay: url)
+        }
+        await member.client.disconnect()
+    }
+
+    /// Publishes to every relay at once and reports each one's verdict.
+    public func publish(_ event: Event) async -> PoolPublishResult {
+        let targets = order.compactMap { url in members[url].map { (url, $0.client) } }
+        var results: [String: PublishResult] = [:]
+        await withTaskGroup(of: (String, PublishResult).self) { group in
+            for (url, client) in targets {
+                group.addTask { (url, await client.publish(event)) }
+            }
+            for await (url, result) in group { results[url] = result }
+        }
+        let outcome = PoolPublishResult(eventID: event.id, results: results)
+        if !outcome.failed.isEmpty {
+            logger.info("publish \(event.id.hex): accepted by \(outcome.accepted.count)/\(results.count)")
+        }
+        return outcome
+    }
+
+    /// Subscribes on every relay; each event is delivered once, whichever relay sends it first.
+    public func subscribe(_ filters: [Filter], id: SubscriptionID = .random()) async -> PoolSubscription {
+        if let old = subscriptions[id] { await end(id, old) }
+        let (stream, continuation) = AsyncStream.makeStream(of: PoolSubscriptionMessage.self)
+        let token = nextWatcher
+        nextWatcher += 1
+        subscriptions[id] = ActiveSubscription(token: token, filters: filters, continuation: continuation,
+                                               seen: BoundedIDSet(capacity: configuration.deduplicationCapacity))
+        continuation.onTermination = { [weak self] _ in Task { await self?.consumerGone(id, token: token) } }
+        for url in order {
+            if let client = members[url]?.client { await attach(id, to: url, client: client) }
+        }
+        return PoolSubscription(id: id, stream: stream)
+    }
+
+    /// Ends a pool subscription on every relay.
+    public func unsubscribe(_ id: SubscriptionID) async {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        await end(id, subscription)
+    }
+
+    // MARK: Internals
+
+    /// Starts forwarding status changes of relays not yet watched.
+    private func watchStatuses() {
+        for (url, member) in members where member.statusTask == nil {
+            let client = member.client
+            members[url]?.statusTask = Task { [weak self] in
+                for await status in await client.statusUpdates() {
+                    await self?.statusChanged(url, status)
+                }
+            }
+        }
+    }
+
+    private func statusChanged(_ url: String, _ status: RelayConnectionStatus) {
+        guard members[url] != nil, members[url]?.status != status else { return }
+        members[url]?.status = status
+        for watcher in watchers.values { watcher.yield(.init(relay: url, status: status)) }
+    }
+
+    private func attach(_ id: SubscriptionID, to url: String, client: RelayClient) async {
+        guard let filters = subscriptions[id]?.filters else { return }
+        let relaySubscription = await client.subscribe(filters, id: id)
+        let forwarder = Task { [weak self] in
+            for await message in relaySubscription {
+                await self?.forward(id, relay: url, message)
+            }
+        }
+        subscriptions[id]?.forwarders[url] = forwarder
+    }
+
+    private func forward(_ id: SubscriptionID, relay: String, _ message: SubscriptionMessage) {
+        guard var subscription = subscriptions[id] else { return }
+        switch message {
+        case .event(let event):
+            guard subscription.seen.insert(event.id) else { return }
+            subscriptions[id] = subscription
+            subscription.continuation.yield(.event(event, relay: relay))
+        case .endOfStoredEvents:
+            subscription.continuation.yield(.endOfStoredEvents(relay: relay))
+            markFinished(id, relay: relay)
+        case .closed(let reason):
+            subscription.continuation.yield(.closed(relay: relay, reason: reason))
+            markFinished(id, relay: relay)
+        }
+    }
+
+    private func markFinished(_ id: SubscriptionID, relay: String) {
+        guard var subscription = subscriptions[id] else { return }
+        subscription.finishedRelays.insert(relay)
+        if !subscription.caughtUpReported, Set(order).isSubset(of: subscription.finishedRelays) {
+            subscription.caughtUpReported = true
+            subscription.continuation.yield(.caughtUp)
+        }
+        subscriptions[id] = subscription
+    }
+
+    private func end(_ id: SubscriptionID, _ subscription: ActiveSubscription) async {
+        for task in subscription.forwarders.values { task.cancel() }
+        for url in order { await members[url]?.client.unsubscribe(id) }
+        subscription.continuation.finish()
+    }
+
+    private func removeWatcher(_ key: Int) { watchers[key] = nil }
+
+    /// The consumer stopped iterating: end the subscription unless it was replaced meanwhile.
+    private func consumerGone(_ id: SubscriptionID, token: Int) async {
+        guard subscriptions[id]?.token == token else { return }
+        await unsubscribe(id)
+    }
+}

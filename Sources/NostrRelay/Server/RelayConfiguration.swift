@@ -1,0 +1,65 @@
+/// Limits the relay enforces on every connection; advertised in the NIP-11 `limitation` object.
+///
+/// Defaults are sized for Marmot: gift-wrapped welcomes are ~5 KB and key packages ~1 KB, far
+/// below `maxMessageLength`.
+public struct RelayLimits: Sendable, Equatable {
+    /// Largest client message (bytes of UTF-8 JSON) the relay acts upon (NIP-11 `max_message_length`).
+    public var maxMessageLength: Int = 1 << 20
+    /// Active subscriptions per connection (NIP-11 `max_subscriptions`).
+    public var maxSubscriptions: Int = 50
+    /// Filters in one REQ.
+    public var maxFilters: Int = 20
+    /// Each filter's `limit` is clamped to this (NIP-11 `max_limit`).
+    public var maxLimit: Int = 5000
+    /// Events returned for a filter without `limit` (NIP-11 `default_limit`).
+    public var defaultLimit: Int = 5000
+    /// Subscription id length (NIP-01: at most 64).
+    public var maxSubscriptionIDLength: Int = 64
+    /// Entries in one filter list (`ids`, `authors`, `kinds`, each `#x`).
+    public var maxFilterValues: Int = 1000
+    /// Tags in one event (NIP-11 `max_event_tags`).
+    public var maxEventTags: Int = 2000
+    /// Events dated later than now + this are refused (NIP-11 `created_at_upper_limit`).
+    public var createdAtUpperLimit: Int64 = 15 * 60
+    /// Messages queued for one slow reader before the relay drops the connection.
+    public var maxPendingMessages: Int = 20_000
+
+    public init() {}
+}
+
+/// How to run an embedded relay.
+public struct RelayConfiguration: Sendable {
+    /// Interface to bind; loopback by default so the relay is never exposed by accident.
+    public var host: String
+    /// TCP port; 0 picks a free one (see `RelayServer.start()`).
+    public var port: Int
+    public var storage: RelayStorage
+    public var limits: RelayLimits
+    /// NIP-11 `name`.
+    public var name: String
+    /// NIP-11 `description`.
+    public var description: String
+    /// NIP-11 `software` (a URL of the project) and `version`.
+    public var software: String
+    public var version: String
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        storage: RelayStorage = .inMemory,
+        limits: RelayLimits = RelayLimits(),
+        name: String = "marmot-relay",
+        description: String = "Embedded Nostr relay of Marmot for Swift",
+        software: String = RelayInformation.defaultSoftware,
+        version: String = RelayInformation.defaultVersion
+    ) {
+        self.host = host
+        self.port = port
+        self.storage = storage
+        self.limits = limits
+        self.name = name
+        self.description = description
+        self.software = software
+        self.version = version
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+
+/// Errors from starting the relay.
+public enum RelayServerError: Error, Sendable, CustomStringConvertible {
+    case alreadyRunning
+    case couldNotBind(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning: "the relay is already running"
+        case .couldNotBind(let why): "the relay could not start: \(why)"
+        }
+    }
+}
+
+/// An embedded Nostr relay (NIP-01 over WebSocket, NIP-11 info document) on one host and port.
+///
+/// `start()` binds and returns the port (useful with port 0), `stop()` closes every connection and
+/// the database, and a stopped server can be started again (same port and file: events persist when
+/// storage is a file).
+public actor RelayServer {
+    public nonisolated let configuration: RelayConfiguration
+    private let logger: Logger
+
+    private struct Running {
+        let group: ServiceGroup
+        let task: Task<Void, Never>
+        let store: EventStore
+        let hub: RelayHub
+        let port: Int
+    }
+
+    private var running: Running?
+    private var pendingBind: CheckedContinuation<Int, any Error>?
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(configuration: RelayConfiguration = RelayConfiguration(), logger: Logger = Logger(label: "NostrRelay")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The bound port while running.
+    public var port: Int? { running?.port }
+
+    /// `ws://host:port` while running.
+    public var url: String? {
+        guard let port = running?.port else { return nil }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "ws://\(host):\(port)"
+    }
+
+    /// Opens the database, binds, and returns the bound port once connections are accepted.
+    @discardableResult
+    public func start() async throws -> Int {
+        guard running == nil, pendingBind == nil else { throw RelayServerError.alreadyRunning }
+        let store = try EventStore(storage: configuration.storage)
+        let hub = RelayHub(logger: logger)
+        let engine = RelayEngine(store: store, hub: hub, limits: configuration.limits, logger: logger)
+        let app = makeApplication(engine: engine)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { [weak self] in
+            var failure: (any Error)?
+            do { try await group.run() } catch { failure = error }
+            await self?.serverEnded(failure)
+        }
+        do {
+            let port = try await withCheckedThrowingContinuation { pendingBind = $0 }
+            running = Running(group: group, task: task, store: store, hub: hub, port: port)
+            logger.info("relay listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+            return port
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// Starts the relay and returns when it is stopped.
+    public func run() async throws {
+        try await start()
+        await withCheckedContinuation { stopWaiters.append($0) }
+    }
+
+    /// Closes all connections (WebSocket close frames), stops listening and closes the database.
+    public func stop() async {
+        guard let current = running else { return }
+        running = nil
+        await current.group.triggerGracefulShutdown()
+        let task = current.task
+        // Connections get a close frame; a peer that never answers is cut after a few seconds.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(5))
+            task.cancel()
+        }
+        await task.value
+        watchdog.cancel()
+        do { try current.store.close() } catch {
+            logger.warning("closing the relay database failed", metadata: ["error": "\(error)"])
+        }
+        logger.info("relay stopped")
+        for waiter in stopWaiters { waiter.resume() }
+        stopWaiters.removeAll()
+    }
+
+    /// Number of stored events (tests, diagnostics); nil when stopped.
+    public func storedEventCount() async throws -> Int? {
+        guard let store = running?.store else { return nil }
+        return try await store.count()
+    }
+
+    /// Open connections and live subscriptions; nil when stopped.
+    public func connectionCounts() async -> (connections: Int, subscriptions: Int)? {
+        guard let hub = running?.hub else { return nil }
+        return await hub.counts
+    }
+
+    // MARK: Internals
+
+    private func didBind(_ port: Int) {
+        pendingBind?.resume(returning: port)
+        pendingBind = nil
+    }
+
+    private func serverEnded(_ error: (any Error)?) {
+        if let pending = pendingBind {
+            pendingBind = nil
+            pending.resume(throwing: RelayServerError.couldNotBind(error.map { "\($0)" } ?? "server ended before binding"))
+        } else if let error {
+            logger.error("relay server ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func makeApplication(engine: RelayEngine) -> some Service {
+        let information = RelayInformation(configuration: configuration)
+        let router = Router()
+        router.get("/") { request, _ -> Response in
+            Self.informationResponse(request: request, information: information)
+        }
+        router.on("/", method: .options) { _, _ -> Response in
+            Response(status: .noContent, headers: Self.corsHeaders)
+        }
+        let maxMessage = max(configuration.limits.maxMessageLength, 1 << 24)
+        let logger = self.logger
+        let limits = configuration.limits
+        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.ws("/") { inbound, outbound, _ in
+            await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
+                                       engine: engine, limits: limits, logger: logger)
+        }
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: wsRouter,
+                configuration: .init(ws: .init(maxFrameSize: maxMessage, autoPing: .enabled(timePeriod: .seconds(30))))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { [weak self] channel in
+                await self?.didBind(channel.localAddress?.port ?? 0)
+            },
+            logger: logger)
+    }
+
+    /// Reads messages in order and hands them to the engine while a second task writes the answers
+    /// and live events; returns when the client goes away, the relay stops, or the client reads too slowly.
+    private static func serveConnection(
+        inbound: WebSocketInboundMessageStream, outbound: WebSocketOutboundWriter,
+        engine: RelayEngine, limits: RelayLimits, logger baseLogger: Logger
+    ) async {
+        let queue = OutboundQueue(capacity: limits.maxPendingMessages, logger: baseLogger)
+        let id = await engine.hub.register(outbound: queue)
+        var logger = baseLogger
+        logger[metadataKey: "conn"] = "\(id)"
+        logger.debug("connection opened")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await text in queue.stream {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+                // The queue ends when the reader is done or when it overflowed; close either way.
+                try? await outbound.close(.normalClosure, reason: nil)
+            }
+            do {
+                for try await message in inbound {
+                    switch message {
+                    case .text(let text):
+                        await engine.handle(text, connection: id, outbound: queue)
+                    case .binary:
+                        queue.send(RelayWire.notice("invalid: binary messages are not supported"))
+                    }
+                }
+            } catch {
+                logger.debug("connection read ended", metadata: ["error": "\(error)"])
+            }
+            queue.finish()
+            await engine.hub.unregister(id)
+        }
+        logger.debug("connection closed")
+    }
+
+    static let corsHeaders: HTTPFields = [
+        .accessControlAllowOrigin: "*",
+        .accessControlAllowHeaders: "*",
+        .accessControlAllowMethods: "GET, OPTIONS",
+    ]
+
+    /// NIP-11: the information document for `Accept: application/nostr+json`, else a short hint.
+    static func informationResponse(request: Request, information: RelayInformation) -> Response {
+        let accept = request.headers[.accept] ?? ""
+        guard accept.contains("application/nostr+json") else {
+            var headers = corsHeaders
+            headers[.contentType] = "text/plain; charset=utf-8"
+            return Response(status: .ok, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(string: "Nostr relay: connect with a WebSocket client.\n")))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(information)) ?? Data("{}".utf8)
+        var headers = corsHeaders
+        headers[.contentType] = "application/nostr+json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

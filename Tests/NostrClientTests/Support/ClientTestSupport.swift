@@ -1,0 +1,68 @@
+import Foundation
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+
+/// Helpers shared by the client tests that run against an embedded relay on loopback.
+enum ClientTestSupport {
+    /// A client configuration with short delays so reconnect tests stay quick.
+    static func quickConfiguration(publishTimeout: Duration = .seconds(3)) -> RelayClientConfiguration {
+        var configuration = RelayClientConfiguration()
+        configuration.backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
+        configuration.publishTimeout = publishTimeout
+        configuration.connectTimeout = .seconds(3)
+        return configuration
+    }
+
+    static func relay(_ configuration: RelayConfiguration = RelayConfiguration()) -> RelayServer {
+        RelayServer(configuration: configuration, logger: testLogger("relay"))
+    }
+
+    static func client(_ url: String, _ configuration: RelayClientConfiguration = quickConfiguration()) -> RelayClient {
+        RelayClient(url: url, configuration: configuration, logger: testLogger("client"))
+    }
+
+    /// Waits until `client` reports a status satisfying `predicate`.
+    static func waitFor(_ client: RelayClient, timeout: Double = 10, _ what: String = "status",
+                        _ predicate: @escaping @Sendable (RelayConnectionStatus) -> Bool) async throws {
+        _ = try await withTimeout(timeout, what) {
+            for await status in await client.statusUpdates() where predicate(status) { return true }
+            return false
+        }
+    }
+
+    static func connected(_ url: String, _ configuration: RelayClientConfiguration = quickConfiguration()) async throws -> RelayClient {
+        let client = client(url, configuration)
+        await client.connect()
+        try await waitFor(client, "connect") { $0 == .connected }
+        return client
+    }
+
+    /// Feeds a subscription's messages into an inbox the test can wait on.
+    static func inbox<S: AsyncSequence & Sendable>(_ sequence: S) -> (Inbox<S.Element>, Task<Void, Never>) where S.Element: Sendable {
+        let inbox = Inbox<S.Element>()
+        let task = Task {
+            do {
+                for try await item in sequence { await inbox.put(item) }
+            } catch {}
+        }
+        return (inbox, task)
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    static func temporaryDatabasePath() -> String {
+        FileManager.default.temporaryDirectory
+            .appendingPathComponent("relay-client-tests-\(UUID().uuidString)")
+            .appendingPathComponent("relay.sqlite").path
+    }
+
+    /// A loopback URL where nothing listens (a port bound and released just before).
+    static func deadURL() async throws -> String {
+        let probe = relay()
+        let port = try await probe.start()
+        await probe.stop()
+        return "ws://127.0.0.1:\(port)"
+    }
+}
