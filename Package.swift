@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "Nostr",
                 "MLS",
+                "NostrClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotBench",
             dependencies: [
-                "Nostr", "MLS", "NostrRelay", "NostrClient",
+                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -93,7 +94,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
-        .testTarget(name: "MarmotTests", dependencies: ["Marmot", "TestSupport"]),
+        .testTarget(
+            name: "MarmotTests",
+            dependencies: ["Marmot", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(
             name: "NostrClientTests",

@@ -1,14 +1,20 @@
 import Foundation
-import TestSupport
 
 /// A subprocess whose stdout lines can be awaited with a deadline; always stopped by `stop()`.
-final class ChildProcess: Sendable {
+///
+/// With `interactive: true` its stdin is a pipe and `send(_:)` writes lines to it (JSON-lines
+/// peers); otherwise stdin is /dev/null.
+public final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Inbox<String>()
-    let name: String
+    private let input: FileHandle?
+    public let name: String
 
     /// Starts `executable` with `arguments`; stderr goes to ours (diagnostics), stdout is read as lines.
-    init(_ name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    public init(
+        _ name: String, executable: String, arguments: [String], environment: [String: String] = [:],
+        interactive: Bool = false
+    ) throws {
         self.name = name
         let process = Process()
         #if os(Linux)
@@ -23,7 +29,14 @@ final class ChildProcess: Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe()
         process.standardOutput = stdout
-        process.standardInput = FileHandle.nullDevice
+        if interactive {
+            let stdin = Pipe()
+            process.standardInput = stdin
+            input = stdin.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            input = nil
+        }
         self.process = process
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         let handle = stdout.fileHandleForReading
@@ -49,11 +62,23 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// Writes one line (a newline is appended) to the child's stdin; false when it is closed.
+    @discardableResult
+    public func send(_ line: String) -> Bool {
+        guard let input, process.isRunning else { return false }
+        do {
+            try input.write(contentsOf: Data((line + "\n").utf8))
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// The next stdout line, or nil after `timeout` seconds.
-    func nextLine(timeout: Double = 10) async -> String? { await lines.next(timeout: timeout) }
+    public func nextLine(timeout: Double = 10) async -> String? { await lines.next(timeout: timeout) }
 
     /// The next stdout line parsed as a JSON object, skipping lines that are not.
-    func nextJSON(timeout: Double = 10) async -> [String: Any]? {
+    public func nextJSON(timeout: Double = 10) async -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             guard let line = await nextLine(timeout: deadline.timeIntervalSinceNow) else { return nil }
@@ -62,11 +87,11 @@ final class ChildProcess: Sendable {
         return nil
     }
 
-    var isRunning: Bool { process.isRunning }
-    var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var pid: Int32 { process.processIdentifier }
 
     /// Exit status once the process has ended (waits up to `timeout` seconds), else nil.
-    func exitStatus(timeout: Double = 10) async -> Int32? {
+    public func exitStatus(timeout: Double = 10) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if deadline.timeIntervalSinceNow <= 0 { return nil }
@@ -75,8 +100,9 @@ final class ChildProcess: Sendable {
         return process.terminationStatus
     }
 
-    /// SIGTERM, then SIGKILL if it has not exited within `grace` seconds.
-    func stop(grace: Double = 5) async {
+    /// Closes stdin, then SIGTERM, then SIGKILL if it has not exited within `grace` seconds.
+    public func stop(grace: Double = 5) async {
+        try? input?.close()
         guard process.isRunning else { return }
         process.terminate()
         if await exitStatus(timeout: grace) == nil {
@@ -86,31 +112,32 @@ final class ChildProcess: Sendable {
     }
 }
 
-/// The Python interop kit: `run-relay.sh` (rust-nostr relay) and the nostr-sdk venv.
-enum InteropKit {
+/// The Python interop kit in `shared/interop`: `run-relay.sh` (rust-nostr relay), `mdk_peer.py`
+/// (MDK 0.8.0 driven by JSON lines) and the venv that runs them.
+public enum InteropKit {
     /// The venv: `$MDK_VENV`, else `<package root>/.venv-interop`.
-    static var venv: URL {
+    public static var venv: URL {
         if let path = ProcessInfo.processInfo.environment["MDK_VENV"], !path.isEmpty { return URL(fileURLWithPath: path) }
         return SharedFixtures.packageRoot.appendingPathComponent(".venv-interop")
     }
 
-    static var python: String { venv.appendingPathComponent("bin/python").path }
-    static var runRelay: String { SharedFixtures.interop("run-relay.sh").path }
-    static var peerScript: String {
-        SharedFixtures.packageRoot.appendingPathComponent("Tests/NostrClientTests/Fixtures/nostr_sdk_peer.py").path
-    }
+    public static var python: String { venv.appendingPathComponent("bin/python").path }
+    public static var runRelay: String { SharedFixtures.interop("run-relay.sh").path }
+    public static var mdkPeer: String { SharedFixtures.interop("mdk_peer.py").path }
 
     /// What is missing for the kit to run (empty when it can).
-    static var missing: [String] {
+    public static var missing: [String] {
         var missing: [String] = []
-        if !FileManager.default.fileExists(atPath: runRelay) { missing.append(runRelay) }
-        if !FileManager.default.isExecutableFile(atPath: python) { missing.append(python + " (run scripts/setup.sh --interop)") }
+        for path in [runRelay, mdkPeer] where !FileManager.default.fileExists(atPath: path) { missing.append(path) }
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            missing.append(python + " (run shared/interop/setup.sh with MDK_VENV set)")
+        }
         return missing
     }
 
     /// Whether interop tests run: when the kit is present, and always under `CI=true` (where a
     /// missing kit then fails in `require()`). Otherwise the tests are reported as skipped, with why.
-    static var shouldRun: Bool {
+    public static var shouldRun: Bool {
         let missing = missing
         if missing.isEmpty || SharedFixtures.isCI { return true }
         print("SKIP: interop kit not found: \(missing.joined(separator: ", ")); interop tests skipped")
@@ -118,13 +145,13 @@ enum InteropKit {
     }
 
     /// Throws (CI) when the kit is missing.
-    static func require() throws {
+    public static func require() throws {
         let missing = missing
         if !missing.isEmpty { throw FixtureError.missing(missing.joined(separator: ", ")) }
     }
 
     /// Starts the rust-nostr relay on a free loopback port; returns it and its URL.
-    static func startRustRelay() async throws -> (ChildProcess, String) {
+    public static func startRustRelay() async throws -> (ChildProcess, String) {
         let relay = try ChildProcess("run-relay.sh", executable: "/bin/bash", arguments: [runRelay, "0"],
                                      environment: ["MDK_VENV": venv.path])
         guard let url = await relay.nextLine(timeout: 20), url.hasPrefix("ws://127.0.0.1:") else {
@@ -133,13 +160,16 @@ enum InteropKit {
         }
         return (relay, url)
     }
-
-    /// Starts the nostr-sdk peer script with `arguments`.
-    static func peer(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess("nostr_sdk_peer.py", executable: python, arguments: [peerScript] + arguments)
-    }
 }
 
-enum InteropError: Error {
+public enum InteropError: Error, CustomStringConvertible {
     case relayDidNotStart
+    case peer(String)
+
+    public var description: String {
+        switch self {
+        case .relayDidNotStart: "run-relay.sh did not print its URL"
+        case .peer(let why): "peer: \(why)"
+        }
+    }
 }
