@@ -22,7 +22,8 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let unreadCount: Int
     public let createdAt: Int64
 
-    init(stored: StoredGroup, members: [PublicKey]) {
+    /// A chat from its stored row and current members (for previews and test doubles).
+    public init(stored: StoredGroup, members: [PublicKey]) {
         id = stored.mlsGroupID
         nostrGroupID = stored.nostrGroupID
         name = stored.name
@@ -46,12 +47,23 @@ public struct ChatCreation: Sendable, Hashable {
     public let isNew: Bool
     /// Per-relay verdicts for the gift-wrapped Welcome (nil for an existing chat).
     public let welcome: PoolPublishResult?
+
+    public init(chat: Chat, isNew: Bool, welcome: PoolPublishResult?) {
+        self.chat = chat
+        self.isNew = isNew
+        self.welcome = welcome
+    }
 }
 
 /// What `send` did: the stored message (delivery `.sent` or `.failed`) and the relays' verdicts.
 public struct SentMessage: Sendable, Hashable {
     public let message: StoredMessage
     public let publish: PoolPublishResult
+
+    public init(message: StoredMessage, publish: PoolPublishResult) {
+        self.message = message
+        self.publish = publish
+    }
 
     /// The stable local id of the message: its rumor id.
     public var id: EventID { message.rumorID }
@@ -67,6 +79,13 @@ public struct KeyPackagePublication: Sendable, Hashable {
     /// Kind 443 (dual-published until MDK drops it).
     public let legacy: PoolPublishResult
 
+    public init(ref: KeyPackageRef, dTag: KeyPackageDTag, addressable: PoolPublishResult, legacy: PoolPublishResult) {
+        self.ref = ref
+        self.dTag = dTag
+        self.addressable = addressable
+        self.legacy = legacy
+    }
+
     /// At least one relay holds the addressable event.
     public var isPublished: Bool { addressable.isSent }
 }
@@ -77,6 +96,12 @@ public struct CommitOutcome: Sendable, Hashable {
     /// The epoch the commit started.
     public let epoch: UInt64
     public let publish: PoolPublishResult
+
+    public init(chat: Chat, epoch: UInt64, publish: PoolPublishResult) {
+        self.chat = chat
+        self.epoch = epoch
+        self.publish = publish
+    }
 }
 
 /// Something that happened in the background (incoming events, delivery of our messages).

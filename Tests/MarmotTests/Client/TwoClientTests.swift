@@ -283,3 +283,48 @@ extension MarmotClient {
         try session(id).currentEventKey()
     }
 }
+
+/// Delivery order the relay cannot guarantee.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct OutOfOrderTests {
+    /// A message of epoch 3 reaches Bob before the commit that starts epoch 3 (what a relay's
+    /// same-second ordering can do to an offline member, interop README gotcha 9): it is parked and
+    /// opened once the commit is applied.
+    @Test func messageBeforeItsCommitIsRecovered() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        await bob.shutdown()
+
+        let commit = try await alice.client.selfUpdate(chat.id)
+        let sent = try await alice.client.send(text: "epoch 3 message", to: chat.id)
+        let raw = try await ClientHarness.rawClient(url)
+        let stored = try await withTimeout(10, "fetch") {
+            var events: [EventID: Event] = [:]
+            for await message in await raw.subscribe([Filter(kinds: [.groupMessage])]) {
+                if case .event(let event) = message { events[event.id] = event }
+                if message == .endOfStoredEvents { break }
+            }
+            return events
+        }
+        let commitEvent = try #require(stored[commit.publish.eventID])
+        let messageID = try #require(sent.message.outerEventID)
+        let messageEvent = try #require(stored[messageID])
+
+        // Bob comes back on a relay where nothing is stored; the events arrive in the wrong order.
+        let (empty, emptyURL) = try await ClientHarness.startRelay()
+        let offline = try await TestAccount("bob", keys: bob.keys, databasePath: bob.databasePath, relayURLs: [emptyURL])
+        await offline.client.deliverForTesting(messageEvent)
+        let (dropped, reason) = try await offline.waitForDrop()
+        #expect(dropped == messageEvent.id)
+        #expect(reason == .undecryptable)
+        await offline.client.deliverForTesting(commitEvent)
+        #expect(try await offline.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        let recovered = try await offline.waitForMessage("epoch 3 message")
+        #expect(recovered.rumorID == sent.id)
+
+        await raw.disconnect()
+        await offline.shutdown()
+        await alice.shutdown()
+        await empty.stop()
+        await server.stop()
+    }
+}
