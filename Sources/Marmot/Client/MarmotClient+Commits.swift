@@ -85,6 +85,7 @@ extension MarmotClient {
         }
         guard snapshot.isBeaten(by: event) else {
             logger.info("competing commit \(event.id.hex) for epoch \(epoch) lost to \(snapshot.commitEventID.hex)")
+            rememberLosingBranch(of: event, message: message, snapshot: snapshot, session: session)
             return Applied(group: session.id, outcome: .ignored)
         }
         let restored: MLSGroup
@@ -102,6 +103,7 @@ extension MarmotClient {
         logger.notice(
             "competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): rolling \(session.id) back from epoch \(session.mls.epoch)")
         let applied = try acceptCommit(summary, next: next, event: event, before: restored, session: session)
+        alternates[session.id] = AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls)
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

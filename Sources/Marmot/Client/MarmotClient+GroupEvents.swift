@@ -13,6 +13,8 @@ extension MarmotClient {
         var newEpoch = false
         /// The group's `h` changed (resubscribe).
         var newNostrGroupID = false
+        /// Our messages to send again after switching to the other member's branch of a fork.
+        var resend: [EventID] = []
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -26,6 +28,7 @@ extension MarmotClient {
             record(event.id, applied.outcome, group: applied.group)
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
+            if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
             drop(event, error, group: group)
@@ -52,12 +55,14 @@ extension MarmotClient {
         guard let session = sessions.values.first(where: { $0.stored.nostrGroupID == validated.nostrGroupID }) else {
             throw .unknownGroup(validated.nostrGroupID)
         }
-        let plaintext: Data
-        do {
-            plaintext = try validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
-        } catch {
-            throw .undecryptable
+        var plaintext: Data?
+        plaintext = try? validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
+        var alternate: AlternateBranch?
+        if plaintext == nil, let candidate = alternates[session.id], let key = try? candidate.eventKey() {
+            plaintext = try? validated.decrypt(tryingKeys: [key]).plaintext
+            if plaintext != nil { alternate = candidate }
         }
+        guard let plaintext else { throw .undecryptable }
         let message: MLSMessage
         do {
             message = try MLSMessage(tlsSerialized: plaintext)
@@ -68,6 +73,7 @@ extension MarmotClient {
             throw .malformedMessage("wire format \(message.wireFormat) is not a group message")
         }
         guard header.group == session.id else { throw .malformedMessage("MLS group id \(header.group) is not the h group's") }
+        if let alternate { return try follow(alternate, message: message, event: event, session: session) }
 
         if header.contentType == .commit, header.epoch < session.mls.epoch {
             return try resolveCompetingCommit(event, message: message, epoch: header.epoch, session: session)
@@ -79,10 +85,17 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
+        return try accept(result, next: next, event: event, session: session)
+    }
+
+    /// Takes in what MLS made of a message on the group's current branch.
+    func accept(_ result: ProcessedMessage, next: MLSGroup, event: Event, session: GroupSession) throws(DropReason) -> Applied {
         switch result {
         case .application(let application):
+            confirmBranch(session.id, epoch: application.epoch)
             return try acceptApplication(application, next: next, event: event, session: session)
         case .commit(let summary):
+            confirmBranch(session.id, epoch: session.mls.epoch)
             return try acceptCommit(summary, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
             try persistOrDrop(next, session.id)

@@ -42,14 +42,22 @@ extension MarmotClient {
     }
 
     private func prepareMessage(kind: Kind, content: String, tags: [Tag], in id: GroupID) throws -> (StoredMessage, Event) {
-        let session = try session(id)
-        guard session.mls.isActive, session.stored.status != .inactive else { throw MarmotClientError.chatInactive(id) }
         let rumor: ChatRumor
         do {
             rumor = try ChatRumor(author: publicKey, content: content, kind: kind, tags: tags, createdAt: now())
         } catch {
             throw MarmotClientError.encoding("\(error)")
         }
+        let prepared = try prepare(rumor, in: id)
+        alternates[id]?.sentSinceFork.append(rumor.id)
+        return prepared
+    }
+
+    /// Encrypts the rumor in the group's current epoch and stores state, message (`.pending`) and
+    /// the signed event (kept for `retry` until a relay accepts it).
+    func prepare(_ rumor: ChatRumor, in id: GroupID) throws -> (StoredMessage, Event) {
+        let session = try session(id)
+        guard session.mls.isActive, session.stored.status != .inactive else { throw MarmotClientError.chatInactive(id) }
         var mls = session.mls
         let sealed: MLSMessage
         do {
@@ -76,7 +84,7 @@ extension MarmotClient {
         return (message, event)
     }
 
-    private func deliver(_ message: StoredMessage, event: Event) async -> SentMessage {
+    func deliver(_ message: StoredMessage, event: Event) async -> SentMessage {
         let result = await pool.publish(event)
         var delivered = message
         delivered.deliveryState = result.isSent ? .sent : .failed

@@ -65,6 +65,7 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
+    var alternates: [GroupID: AlternateBranch] = [:]
     var started = false
     private var exclusive = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
