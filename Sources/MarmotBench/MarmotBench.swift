@@ -89,7 +89,8 @@ enum MarmotProtocolBench {
         for _ in 0..<messageCount {
             let rumor = try ChatRumor(author: aliceKeys.publicKey, content: text)
             let sealed = try alice.encrypt(rumor.plaintext)
-            events.append(try GroupEvent.build(mlsMessage: sealed.tlsSerialized, nostrGroupID: groupData.nostrGroupID, key: aliceKey))
+            events.append(try GroupEvent.build(
+                mlsMessage: sealed.tlsSerialized, nostrGroupID: groupData.nostrGroupID, key: aliceKey))
         }
         let create = Double(Bench.now() - createStart) / Double(messageCount)
         print(Bench.line("marmot layer: create (rumor, encrypt, 445 wrap)", perCallNanos: create, iterations: messageCount))
@@ -104,7 +105,8 @@ enum MarmotProtocolBench {
             _ = try ChatRumor(plaintext: application.data, sender: try PublicKey(bytes: identity))
         }
         let process = Double(Bench.now() - processStart) / Double(messageCount)
-        print(Bench.line("marmot layer: process (validate, decrypt, MLS, rumor)", perCallNanos: process, iterations: messageCount))
+        print(Bench.line(
+            "marmot layer: process (validate, decrypt, MLS, rumor)", perCallNanos: process, iterations: messageCount))
         print(Bench.line("marmot layer: create + process", perCallNanos: create + process, iterations: messageCount))
         let stateBytes = bob.serialized().count
         print("  (group state persisted after each message: \(stateBytes) bytes)")
@@ -178,11 +180,13 @@ enum MarmotProtocolBench {
             _ = try await bob.client.publishKeyPackage()
             let start = Bench.now()
             let chat = try await alice.client.createChat(with: bob.client.publicKey).chat
-            guard await bob.events.first(timeout: 20, where: { if case .welcomeJoined = $0 { true } else { false } }) != nil else {
+            let joined = await bob.events.first(timeout: 20) { if case .welcomeJoined = $0 { true } else { false } }
+            guard joined != nil else {
                 throw BenchSkip("welcome \(i) not received")
             }
             _ = try await alice.client.send(text: text, to: chat.id)
-            guard await bob.events.first(timeout: 20, where: { if case .messageReceived = $0 { true } else { false } }) != nil else {
+            let first = await bob.events.first(timeout: 20) { if case .messageReceived = $0 { true } else { false } }
+            guard first != nil else {
                 throw BenchSkip("first message \(i) not received")
             }
             total += Bench.now() - start

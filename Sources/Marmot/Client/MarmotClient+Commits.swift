@@ -72,7 +72,9 @@ extension MarmotClient {
     ) throws(DropReason) -> Applied {
         let snapshot: EpochSnapshot
         do {
-            guard let found = try loadSnapshot(group: session.id, epoch: epoch) else { throw DropReason.staleCommit(epoch: epoch) }
+            guard let found = try loadSnapshot(group: session.id, epoch: epoch) else {
+                throw DropReason.staleCommit(epoch: epoch)
+            }
             snapshot = found
         } catch let error as DropReason {
             throw error
@@ -100,8 +102,10 @@ extension MarmotClient {
         guard case .commit(let summary) = result else {
             throw .malformedMessage("a commit-typed message did not process as a commit")
         }
-        logger.notice(
-            "competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): rolling \(session.id) back from epoch \(session.mls.epoch)")
+        logger.notice("""
+            competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
+            rolling \(session.id) back from epoch \(session.mls.epoch)
+            """)
         let applied = try acceptCommit(summary, next: next, event: event, before: restored, session: session)
         alternates[session.id] = AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls)
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {

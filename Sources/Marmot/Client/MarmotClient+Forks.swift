@@ -37,8 +37,10 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
-        logger.notice(
-            "switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) (commit \(alternate.snapshot.commitEventID.hex)), where the other member is")
+        logger.notice("""
+            switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
+            (commit \(alternate.snapshot.commitEventID.hex)), where the other member is
+            """)
         do {
             try saveSnapshot(alternate.snapshot, group: session.id)
             try persist(alternate.mls, for: session.id)

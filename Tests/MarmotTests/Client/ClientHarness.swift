@@ -31,7 +31,8 @@ final class TestAccount: Sendable {
         self.relayURLs = relayURLs
         self.clock = clock
         store = try GRDBMarmotStore(path: self.databasePath, key: StorageKey(deriving: keys.secretKey))
-        pool = RelayPool(relays: relayURLs, configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("\(name).pool"))
+        pool = RelayPool(
+            relays: relayURLs, configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("\(name).pool"))
         client = MarmotClient(
             keys: keys, store: store, pool: pool, relays: try relayURLs.map { try RelayURL($0) },
             options: ClientHarness.options, now: clock, logger: ClientHarness.logger(name))
@@ -79,7 +80,9 @@ final class TestAccount: Sendable {
         let event = await inbox.first(timeout: timeout) {
             if case .commitApplied(_, let e, let c) = $0 { e == epoch && (committer == nil || c == committer) } else { false }
         }
-        guard case .commitApplied(_, _, let committer) = event else { throw HarnessError.timeout("\(name): commit to epoch \(epoch)") }
+        guard case .commitApplied(_, _, let committer) = event else {
+            throw HarnessError.timeout("\(name): commit to epoch \(epoch)")
+        }
         return committer
     }
 

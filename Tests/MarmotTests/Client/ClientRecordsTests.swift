@@ -46,7 +46,8 @@ struct ClientRecordsTests {
 
     @Test func ownKeyPackageRecordRoundTrips() throws {
         let keys = Keys.generate()
-        let made = try KeyPackage.create(identity: Data(keys.publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+        let made = try KeyPackage.create(
+            identity: Data(keys.publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
         let record = OwnKeyPackageRecord(keyPackage: made.keyPackage, privateMaterial: made.privateMaterial)
         let decoded = try OwnKeyPackageRecord(encoded: record.encoded())
         #expect(decoded.keyPackage == made.keyPackage)

@@ -283,7 +283,8 @@ struct MDKInteropTests {
             try await ctx.weSend("settled, from swift", in: chat.id)
             try await ctx.mdkSends("settled, from mdk", in: group)
             let errors = await mdk.reportedErrors
-            print("race over \(relay): ours \(a.publish.eventID.hex.prefix(8)), MDK's \(b.string("event_id")?.prefix(8) ?? "?"); MDK errors: \(errors.count)")
+            print("race over \(relay): ours \(a.publish.eventID.hex.prefix(8)), "
+                + "MDK's \(b.string("event_id")?.prefix(8) ?? "?"); MDK errors: \(errors.count)")
         }
     }
 }

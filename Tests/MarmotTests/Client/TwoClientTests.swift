@@ -150,7 +150,8 @@ import Testing
                 .signed(with: throwaway)
         }
         // Random bytes under the group's h: does not decrypt.
-        let noise = try groupEvent(tags: [Tag(["h", h]), Tag(["encoding", "base64"])], content: Base64.encode((0..<80).map { _ in UInt8.random(in: 0...255) }))
+        let randomBytes = (0..<80).map { _ in UInt8.random(in: 0...255) }
+        let noise = try groupEvent(tags: [Tag(["h", h]), Tag(["encoding", "base64"])], content: Base64.encode(randomBytes))
         // Not base64.
         let notBase64 = try groupEvent(tags: [Tag(["h", h]), Tag(["encoding", "base64"])], content: "not base64 !!")
         // No encoding tag (legacy NIP-44 format).
@@ -162,7 +163,8 @@ import Testing
         let junkPlaintext = try GroupEvent.build(mlsMessage: Data("junk".utf8), nostrGroupID: chat.nostrGroupID, key: key)
         // A gift wrap to Bob whose content is garbage, and a well-formed wrap holding a broken Welcome.
         let wrapSigner = Keys.generate()
-        let badWrapSigned = try UnsignedEvent(pubkey: wrapSigner.publicKey, kind: .giftWrap, tags: [.pubkey(bob.publicKey)], content: "garbage")
+        let badWrapSigned = try UnsignedEvent(
+            pubkey: wrapSigner.publicKey, kind: .giftWrap, tags: [.pubkey(bob.publicKey)], content: "garbage")
             .signed(with: wrapSigner)
         let mallory = Keys.generate()
         let brokenWelcome = UnsignedEvent(
