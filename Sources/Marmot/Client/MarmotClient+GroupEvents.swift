@@ -56,7 +56,13 @@ extension MarmotClient {
             throw .unknownGroup(validated.nostrGroupID)
         }
         var plaintext: Data?
-        plaintext = try? validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
+        do {
+            plaintext = try validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
+        } catch .decryptionFailed {
+            plaintext = nil
+        } catch {
+            throw .invalidGroupEvent(error)
+        }
         var alternate: AlternateBranch?
         if plaintext == nil, let candidate = alternates[session.id], let key = try? candidate.eventKey() {
             plaintext = try? validated.decrypt(tryingKeys: [key]).plaintext
