@@ -52,6 +52,7 @@ let package = Package(
             dependencies: [
                 "Nostr",
                 "MLS",
+                "NostrClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotBench",
             dependencies: [
-                "Nostr", "MLS", "NostrRelay", "NostrClient",
+                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -103,7 +104,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
-        .testTarget(name: "MarmotTests", dependencies: ["Marmot", "TestSupport"]),
+        .testTarget(
+            name: "MarmotTests",
+            dependencies: ["Marmot", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "MarmotCLITests", dependencies: ["Nostr", "NostrClient", "TestSupport"]),
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(

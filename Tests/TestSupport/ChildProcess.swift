@@ -1,13 +1,20 @@
 import Foundation
 
 /// A subprocess whose stdout lines can be awaited with a deadline; always stopped by `stop()`.
+///
+/// With `interactive: true` its stdin is a pipe and `send(_:)` writes lines to it (JSON-lines
+/// peers); otherwise stdin is /dev/null.
 public final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Inbox<String>()
+    private let input: FileHandle?
     public let name: String
 
     /// Starts `executable` with `arguments`; stderr goes to ours (diagnostics), stdout is read as lines.
-    public init(_ name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    public init(
+        _ name: String, executable: String, arguments: [String], environment: [String: String] = [:],
+        interactive: Bool = false
+    ) throws {
         self.name = name
         let process = Process()
         #if os(Linux)
@@ -22,7 +29,14 @@ public final class ChildProcess: Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdout = Pipe()
         process.standardOutput = stdout
-        process.standardInput = FileHandle.nullDevice
+        if interactive {
+            let stdin = Pipe()
+            process.standardInput = stdin
+            input = stdin.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            input = nil
+        }
         self.process = process
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         let handle = stdout.fileHandleForReading
@@ -45,6 +59,18 @@ public final class ChildProcess: Sendable {
         let lines = self.lines
         Task {
             for await line in stream { await lines.put(line) }
+        }
+    }
+
+    /// Writes one line (a newline is appended) to the child's stdin; false when it is closed.
+    @discardableResult
+    public func send(_ line: String) -> Bool {
+        guard let input, process.isRunning else { return false }
+        do {
+            try input.write(contentsOf: Data((line + "\n").utf8))
+            return true
+        } catch {
+            return false
         }
     }
 
@@ -74,8 +100,9 @@ public final class ChildProcess: Sendable {
         return process.terminationStatus
     }
 
-    /// SIGTERM, then SIGKILL if it has not exited within `grace` seconds.
+    /// Closes stdin, then SIGTERM, then SIGKILL if it has not exited within `grace` seconds.
     public func stop(grace: Double = 5) async {
+        try? input?.close()
         guard process.isRunning else { return }
         process.terminate()
         if await exitStatus(timeout: grace) == nil {
@@ -85,7 +112,8 @@ public final class ChildProcess: Sendable {
     }
 }
 
-/// The Python interop kit: `run-relay.sh` (rust-nostr relay) and the nostr-sdk venv.
+/// The Python interop kit in `shared/interop`: `run-relay.sh` (rust-nostr relay), `mdk_peer.py`
+/// (MDK 0.8.0 driven by JSON lines) and the venv that runs them.
 public enum InteropKit {
     /// The venv: `$MDK_VENV`, else `<package root>/.venv-interop`.
     public static var venv: URL {
@@ -95,12 +123,15 @@ public enum InteropKit {
 
     public static var python: String { venv.appendingPathComponent("bin/python").path }
     public static var runRelay: String { SharedFixtures.interop("run-relay.sh").path }
+    public static var mdkPeer: String { SharedFixtures.interop("mdk_peer.py").path }
 
     /// What is missing for the kit to run (empty when it can).
     public static var missing: [String] {
         var missing: [String] = []
-        if !FileManager.default.fileExists(atPath: runRelay) { missing.append(runRelay) }
-        if !FileManager.default.isExecutableFile(atPath: python) { missing.append(python + " (run scripts/setup.sh --interop)") }
+        for path in [runRelay, mdkPeer] where !FileManager.default.fileExists(atPath: path) { missing.append(path) }
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            missing.append(python + " (run shared/interop/setup.sh with MDK_VENV set)")
+        }
         return missing
     }
 
@@ -129,9 +160,16 @@ public enum InteropKit {
         }
         return (relay, url)
     }
-
 }
 
-public enum InteropError: Error {
+public enum InteropError: Error, CustomStringConvertible {
     case relayDidNotStart
+    case peer(String)
+
+    public var description: String {
+        switch self {
+        case .relayDidNotStart: "run-relay.sh did not print its URL"
+        case .peer(let why): "peer: \(why)"
+        }
+    }
 }

@@ -7,6 +7,11 @@ public struct PoolPublishResult: Sendable, Hashable {
     /// Per relay URL.
     public let results: [String: PublishResult]
 
+    public init(eventID: EventID, results: [String: PublishResult]) {
+        self.eventID = eventID
+        self.results = results
+    }
+
     /// Relays that answered `OK true`, sorted.
     public var accepted: [String] { results.filter { $0.value.isAccepted }.map(\.key).sorted() }
     /// Relays that refused, timed out or were unreachable, with why.

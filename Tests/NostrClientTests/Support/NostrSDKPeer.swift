@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// The nostr-sdk peer script of these tests (Fixtures/nostr_sdk_peer.py).
+/// The nostr-sdk peer script of these tests (publishes and receives Marmot-kind events).
 extension InteropKit {
     static var peerScript: String {
         SharedFixtures.packageRoot.appendingPathComponent("Tests/NostrClientTests/Fixtures/nostr_sdk_peer.py").path

@@ -1,0 +1,154 @@
+import Crypto
+import Foundation
+import MLS
+import Nostr
+
+/// One group in memory: its MLS state, its stored row and the group-event keys of the current and
+/// retained epochs (newest first), kept in step with the store.
+struct GroupSession: Sendable {
+    var mls: MLSGroup
+    var stored: StoredGroup
+    var eventKeys: [StoredGroupEventKey]
+
+    var id: GroupID { stored.mlsGroupID }
+
+    /// The members' Nostr identities (MIP-00 basic credentials), by leaf order.
+    var memberKeys: [PublicKey] { mls.members.compactMap { NostrIdentity.publicKey($0.credential) } }
+
+    /// The current epoch's group-event key, derived when missing from the list.
+    func currentEventKey() throws -> GroupEventKey {
+        if let first = eventKeys.first, first.epoch == mls.epoch { return first.key }
+        return try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
+    }
+
+    var chat: Chat { Chat(stored: stored, members: memberKeys) }
+}
+
+/// The Nostr identity inside an MLS credential (MIP-00: basic, raw 32-byte x-only key).
+enum NostrIdentity {
+    static func publicKey(_ credential: Credential) -> PublicKey? {
+        guard case .basic(let identity) = credential else { return nil }
+        return try? PublicKey(bytes: identity)
+    }
+
+    static func credential(_ key: PublicKey) -> Credential { .basic(identity: Data(key.bytes)) }
+}
+
+/// Our KeyPackage as kept in the store's sealed `private_material` column: the public KeyPackage
+/// (joining needs it) and its private keys. Holds secrets; only ever stored sealed.
+struct OwnKeyPackageRecord: Sendable {
+    static let version: UInt8 = 1
+
+    let keyPackage: KeyPackage
+    let privateMaterial: KeyPackagePrivateMaterial
+
+    func encoded() -> Data {
+        var w = TLSWriter(capacity: 512)
+        w.write(Self.version)
+        w.writeOpaque(keyPackage.tlsSerialized)
+        w.writeOpaque(privateMaterial.serializedForStorage())
+        return w.data
+    }
+
+    init(keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial) {
+        self.keyPackage = keyPackage
+        self.privateMaterial = privateMaterial
+    }
+
+    init(encoded data: Data) throws {
+        var r = TLSReader(data)
+        guard try r.readUInt8() == Self.version else { throw StorageError.corruptRow("own key package version") }
+        keyPackage = try KeyPackage(tlsSerialized: try r.readOpaque())
+        privateMaterial = try KeyPackagePrivateMaterial(storage: try r.readOpaque())
+        try r.finish()
+        guard privateMaterial.matches(keyPackage) else { throw StorageError.corruptRow("own key package keys") }
+    }
+}
+
+/// The MLS state of a group at the start of an epoch, with the commit that ended that epoch: what
+/// the competing-commit rule compares against and rolls back to (MDK `epoch_snapshots`, marmot-wire
+/// §5.7). Kept for the last five epochs, sealed in the store's settings.
+struct EpochSnapshot: Sendable {
+    static let version: UInt8 = 1
+    static let retained: UInt64 = 5
+
+    /// The epoch the state is at; the commit below moved it to `epoch + 1`.
+    let epoch: UInt64
+    /// `MLSGroup.serialized()` at `epoch` (secret).
+    let state: Data
+    let commitEventID: EventID
+    let commitCreatedAt: Int64
+    /// SHA-256 of the commit event's `content` text (replays have the same).
+    let contentHash: Data
+
+    init(epoch: UInt64, state: Data, commit: Event) {
+        self.epoch = epoch
+        self.state = state
+        commitEventID = commit.id
+        commitCreatedAt = commit.createdAt
+        contentHash = Self.contentHash(commit)
+    }
+
+    static func contentHash(_ event: Event) -> Data { Data(SHA256.hash(data: Data(event.content.utf8))) }
+
+    /// §5.7: the candidate wins when its created_at is smaller, or equal with a smaller hex id.
+    func isBeaten(by candidate: Event) -> Bool {
+        if candidate.createdAt != commitCreatedAt { return candidate.createdAt < commitCreatedAt }
+        return candidate.id.hex < commitEventID.hex
+    }
+
+    static func settingKey(_ group: GroupID, epoch: UInt64) -> String { "client.snapshot.\(group).\(epoch)" }
+
+    func encoded() -> Data {
+        var w = TLSWriter(capacity: state.count + 128)
+        w.write(Self.version)
+        w.write(epoch)
+        w.writeOpaque(state)
+        w.writeFixed(commitEventID.bytes)
+        w.write(UInt64(bitPattern: commitCreatedAt))
+        w.writeOpaque(contentHash)
+        return w.data
+    }
+
+    init(encoded data: Data) throws {
+        var r = TLSReader(data)
+        guard try r.readUInt8() == Self.version else { throw StorageError.corruptRow("epoch snapshot version") }
+        epoch = try r.readUInt64()
+        state = try r.readOpaque()
+        commitEventID = try EventID(bytes: try r.readFixed(32))
+        commitCreatedAt = Int64(bitPattern: try r.readUInt64())
+        contentHash = try r.readOpaque()
+        try r.finish()
+    }
+}
+
+/// The other side of a fork left by a competing commit: the state we would be in had the other
+/// commit of `forkEpoch` been applied. MDK 0.8.0 snapshots only commits it receives, never its own
+/// (`merge_pending_commit`), so in a race with one of its own commits it keeps whichever commit it
+/// applied first, whatever §5.7 says. When the other member's traffic opens only on this branch,
+/// it is the one they are on: the client switches to it. Kept in memory until one branch is
+/// confirmed by the other member's traffic.
+struct AlternateBranch: Sendable {
+    let forkEpoch: UInt64
+    /// How the snapshot of `forkEpoch` reads when this branch is the applied one.
+    let snapshot: EpochSnapshot
+    var mls: MLSGroup
+    /// Our messages sent on the current branch since the fork, re-sent if we switch.
+    var sentSinceFork: [EventID] = []
+
+    func eventKey() throws -> GroupEventKey {
+        try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
+    }
+}
+
+/// Setting keys the client owns in the store.
+enum ClientSettings {
+    /// The `d` tag reused for every KeyPackage we publish (MIP-00 rotation).
+    static let keyPackageDTag = "client.key_package_d_tag"
+
+    /// Marks a group joined from a Welcome whose post-join self-update is still owed (MIP-02).
+    static func selfUpdateDue(_ group: GroupID) -> String { "client.self_update_due.\(group)" }
+
+    /// The signed kind-445 event of one of our messages, kept until a relay accepts it (for retry).
+    static func outbox(_ group: GroupID, _ rumor: EventID) -> String { "client.outbox.\(group).\(rumor.hex)" }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// MIP-01/02: creating a 1:1 chat.
+extension MarmotClient {
+    /// Starts a 1:1 chat with `peer`, or returns the existing one.
+    ///
+    /// Fetches the peer's newest valid KeyPackage (kinds 30443/443), creates the group as MDK does
+    /// (16-byte random MLS group id, NostrGroupData v2 with a random nostr_group_id, us as the only
+    /// admin, our relays, required_capabilities from the invitee), commits the Add and merges it
+    /// locally without publishing it (MIP-03 exception for the initial commit), persists, subscribes
+    /// to the group's `h`, and sends the gift-wrapped kind-444 Welcome. When no relay accepts the
+    /// Welcome the new group is deleted again and `.notPublished` is thrown.
+    public func createChat(with peer: PublicKey, name: String = "", description: String = "") async throws -> ChatCreation {
+        try requireStarted()
+        guard peer != publicKey else { throw MarmotClientError.cannotChatWithSelf }
+        if let existing = oneToOne(with: peer) { return ChatCreation(chat: existing.chat, isNew: false, welcome: nil) }
+        let invitee = try await fetchKeyPackage(of: peer)
+
+        await acquire()
+        if let existing = oneToOne(with: peer) {
+            release()
+            return ChatCreation(chat: existing.chat, isNew: false, welcome: nil)
+        }
+        let welcome: Welcome
+        let groupID: GroupID
+        do {
+            (groupID, welcome) = try createGroup(inviting: invitee, name: name, description: description)
+        } catch {
+            release()
+            throw error
+        }
+        await subscribe(.group(groupID))
+        release()
+
+        let wrap: Event
+        do {
+            wrap = try WelcomeRumor.wrap(
+                welcome: welcome, author: keys, invitee: invitee, relays: relays, client: options.clientTag,
+                createdAt: now()
+            ).giftWrap
+        } catch {
+            await discardNewGroup(groupID)
+            throw MarmotClientError.encoding("welcome: \(error)")
+        }
+        let result = await pool.publish(wrap)
+        guard result.isSent else {
+            await discardNewGroup(groupID)
+            throw MarmotClientError.notPublished(result)
+        }
+        logger.info("chat \(groupID) created with \(peer.hex); welcome accepted by \(result.accepted.count) relays")
+        return ChatCreation(chat: try session(groupID).chat, isNew: true, welcome: result)
+    }
+
+    /// Builds, commits and stores the group; returns its id and the Welcome.
+    private func createGroup(inviting invitee: PeerKeyPackage, name: String, description: String) throws -> (GroupID, Welcome) {
+        let provider = CipherSuiteProvider.mls128X25519
+        let groupID = GroupID(provider.randomBytes(16))
+        let groupData = NostrGroupData(
+            nostrGroupID: .random(), name: name, description: description, admins: [publicKey], relays: relays)
+        var group: MLSGroup
+        let pending: PendingCommit
+        do {
+            group = try MLSGroup.create(
+                groupID: groupID, signer: provider.generateSignatureKey(), credential: NostrIdentity.credential(publicKey),
+                capabilities: .marmotDefault(grease: true),
+                groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
+                    groupData: groupData, invitees: [invitee.keyPackage]),
+                configuration: .marmot)
+            pending = try group.commit(adding: [invitee.keyPackage])
+        } catch {
+            throw MarmotClientError.mls(error)
+        }
+        guard let welcome = pending.welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
+        let mls = pending.newGroup
+        let row = StoredGroup(
+            mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
+            name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
+            relays: groupData.relays, peer: invitee.author, status: .active, createdAt: now())
+        try storage { try store.saveGroup(row) }
+        sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
+        do {
+            try storeCurrentEventKey(groupID)
+        } catch {
+            sessions[groupID] = nil
+            try? store.deleteGroup(mlsGroupID: groupID)
+            throw MarmotClientError.storage("\(error)")
+        }
+        return (groupID, welcome)
+    }
+
+    /// Removes a group whose Welcome could not be delivered (nothing was sent in it).
+    private func discardNewGroup(_ id: GroupID) async {
+        await acquire()
+        await unsubscribe(.group(id))
+        sessions[id] = nil
+        do { try store.deleteGroup(mlsGroupID: id) } catch { logger.error("cannot delete undelivered group \(id): \(error)") }
+        release()
+    }
+
+    /// The peer's newest KeyPackage event that passes every MIP-00 check (kind 30443 preferred on a
+    /// created_at tie), read from our relays until EOSE or `keyPackageFetchTimeout`.
+    func fetchKeyPackage(of peer: PublicKey) async throws -> PeerKeyPackage {
+        let filter = Filter(authors: [peer], kinds: [.addressableKeyPackage, .keyPackage])
+        let subscription = await pool.subscribe([filter], id: SubscriptionID("marmot-kp-" + String(peer.hex.prefix(16))
+            + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)))
+        let pool = self.pool
+        let timeout = options.keyPackageFetchTimeout
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await pool.unsubscribe(subscription.id)
+        }
+        var found: [Event] = []
+        for await message in subscription {
+            if case .event(let event, _) = message, event.pubkey == peer { found.append(event) }
+            if message == .caughtUp { break }
+        }
+        timer.cancel()
+        await pool.unsubscribe(subscription.id)
+
+        let ordered = found.sorted { a, b in
+            if a.createdAt != b.createdAt { return a.createdAt > b.createdAt }
+            return a.kind == .addressableKeyPackage && b.kind != .addressableKeyPackage
+        }
+        var rejected: [String] = []
+        for event in ordered {
+            do {
+                return try PeerKeyPackage(event: event, now: now())
+            } catch {
+                rejected.append("\(event.id.hex.prefix(12)): \(error)")
+            }
+        }
+        throw MarmotClientError.noKeyPackage(peer, rejected: rejected)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// Healing forks that the §5.7 rule alone cannot: MDK 0.8.0 keeps its own commit (or whichever it
+/// applied first) in a race with it, so the rule's winner may not be the branch the other member
+/// is on. The losing branch is kept as an `AlternateBranch`; traffic from the other member that
+/// opens only there moves us onto it, and our messages sent on the abandoned branch go out again.
+extension MarmotClient {
+    /// After a competing commit lost: the state it would have led to, kept as the alternate.
+    func rememberLosingBranch(of event: Event, message: MLSMessage, snapshot: EpochSnapshot, session: GroupSession) {
+        guard let restored = try? MLSGroup(serialized: snapshot.state),
+              let (result, next) = try? restored.processing(message), case .commit = result
+        else { return }
+        alternates[session.id] = AlternateBranch(
+            forkEpoch: snapshot.epoch, snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event),
+            mls: next)
+    }
+
+    /// Traffic of the other member at `epoch` opened on the current branch: they are on it.
+    func confirmBranch(_ id: GroupID, epoch: UInt64) {
+        guard let alternate = alternates[id], epoch > alternate.forkEpoch else { return }
+        alternates[id] = nil
+        logger.info("fork of \(id) at epoch \(alternate.forkEpoch) settled on the current branch")
+    }
+
+    /// `message` opened only on the alternate branch: adopt it (snapshot of the fork epoch rewritten
+    /// to its commit, its epoch key stored), then take the message in on it.
+    func follow(
+        _ alternate: AlternateBranch, message: MLSMessage, event: Event, session: GroupSession
+    ) throws(DropReason) -> Applied {
+        let result: ProcessedMessage
+        let next: MLSGroup
+        do {
+            (result, next) = try alternate.mls.processing(message)
+        } catch {
+            throw .mls(error)
+        }
+        logger.notice("""
+            switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
+            (commit \(alternate.snapshot.commitEventID.hex)), where the other member is
+            """)
+        do {
+            try saveSnapshot(alternate.snapshot, group: session.id)
+            try persist(alternate.mls, for: session.id)
+            try storeCurrentEventKey(session.id)
+        } catch {
+            throw .storage("\(error)")
+        }
+        alternates[session.id] = nil
+        let switched = try sessionOrDrop(session.id)
+        emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
+        var applied = try accept(result, next: next, event: event, session: switched)
+        applied.newEpoch = true
+        applied.resend = alternate.sentSinceFork
+        return applied
+    }
+
+    private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {
+        guard let session = sessions[id] else { throw .storage("group \(id) vanished") }
+        return session
+    }
+
+    /// Encrypts our messages again on the current branch and publishes them (same rumor ids).
+    func resend(_ rumors: [EventID], in id: GroupID) async {
+        for rumorID in rumors {
+            guard let stored = try? store.message(mlsGroupID: id, rumorID: rumorID), stored.isMine else { continue }
+            do {
+                let rumor = try ChatRumor(
+                    author: publicKey, content: stored.content, kind: stored.kind, tags: stored.tags, createdAt: stored.createdAt)
+                guard rumor.id == rumorID else { continue }
+                let (message, event) = try prepare(rumor, in: id)
+                _ = await deliver(message, event: event)
+                logger.info("re-sent \(rumorID.hex) on the new branch of \(id)")
+            } catch {
+                logger.warning("cannot re-send \(rumorID.hex) in \(id): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// MIP-03: the incoming kind-445 pipeline (marmot-wire §5.5).
+extension MarmotClient {
+    /// What applying one group event did.
+    struct Applied {
+        let group: GroupID
+        let outcome: ProcessedOutcome
+        /// The group moved to a new epoch (parked events may open now).
+        var newEpoch = false
+        /// The group's `h` changed (resubscribe).
+        var newNostrGroupID = false
+        /// Our messages to send again after switching to the other member's branch of a fork.
+        var resend: [EventID] = []
+    }
+
+    /// Handles one kind-445 event: skipped when its id was already recorded (including our own
+    /// published events), else applied and its outcome recorded, so no event is processed twice.
+    func handleGroupEvent(_ event: Event) async {
+        await acquire()
+        defer { release() }
+        guard !isProcessed(event.id) else { return }
+        do {
+            let applied = try applyGroupEvent(event)
+            record(event.id, applied.outcome, group: applied.group)
+            if applied.newNostrGroupID { await resubscribe(applied.group) }
+            if applied.newEpoch { retryParked(applied.group) }
+            if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
+        } catch {
+            let group = sessionFor(event)?.id
+            drop(event, error, group: group)
+            if case .undecryptable = error, let group { park(event, group: group) }
+        }
+    }
+
+    private func sessionFor(_ event: Event) -> GroupSession? {
+        guard let h = event.tags.first(where: { $0.name == "h" })?.value, let id = try? NostrGroupID(hex: h) else { return nil }
+        return sessions.values.first { $0.stored.nostrGroupID == id }
+    }
+
+    /// §5.5 steps 2-5: envelope, group by `h`, decryption with the current then the retained epoch
+    /// keys, MLS processing, then by content: application → rumor with author check → message;
+    /// commit → authorization, snapshot, merge, new epoch key; proposal → kept pending; our own
+    /// handshake echoes → nothing. A commit for a past epoch goes to the race rule (§5.7).
+    func applyGroupEvent(_ event: Event) throws(DropReason) -> Applied {
+        let validated: ValidatedGroupEvent
+        do {
+            validated = try GroupEvent.validate(event, now: now(), window: options.eventWindow)
+        } catch {
+            throw .invalidGroupEvent(error)
+        }
+        guard let session = sessions.values.first(where: { $0.stored.nostrGroupID == validated.nostrGroupID }) else {
+            throw .unknownGroup(validated.nostrGroupID)
+        }
+        var plaintext: Data?
+        do {
+            plaintext = try validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
+        } catch .decryptionFailed {
+            plaintext = nil
+        } catch {
+            throw .invalidGroupEvent(error)
+        }
+        var alternate: AlternateBranch?
+        if plaintext == nil, let candidate = alternates[session.id], let key = try? candidate.eventKey() {
+            plaintext = try? validated.decrypt(tryingKeys: [key]).plaintext
+            if plaintext != nil { alternate = candidate }
+        }
+        guard let plaintext else { throw .undecryptable }
+        let message: MLSMessage
+        do {
+            message = try MLSMessage(tlsSerialized: plaintext)
+        } catch {
+            throw .malformedMessage("\(error)")
+        }
+        guard let header = Self.header(of: message) else {
+            throw .malformedMessage("wire format \(message.wireFormat) is not a group message")
+        }
+        guard header.group == session.id else { throw .malformedMessage("MLS group id \(header.group) is not the h group's") }
+        if let alternate { return try follow(alternate, message: message, event: event, session: session) }
+
+        if header.contentType == .commit, header.epoch < session.mls.epoch {
+            return try resolveCompetingCommit(event, message: message, epoch: header.epoch, session: session)
+        }
+        let result: ProcessedMessage
+        let next: MLSGroup
+        do {
+            (result, next) = try session.mls.processing(message)
+        } catch {
+            throw .mls(error)
+        }
+        return try accept(result, next: next, event: event, session: session)
+    }
+
+    /// Takes in what MLS made of a message on the group's current branch.
+    func accept(_ result: ProcessedMessage, next: MLSGroup, event: Event, session: GroupSession) throws(DropReason) -> Applied {
+        switch result {
+        case .application(let application):
+            confirmBranch(session.id, epoch: application.epoch)
+            return try acceptApplication(application, next: next, event: event, session: session)
+        case .commit(let summary):
+            confirmBranch(session.id, epoch: session.mls.epoch)
+            return try acceptCommit(summary, next: next, event: event, before: session.mls, session: session)
+        case .proposal(let proposal):
+            try persistOrDrop(next, session.id)
+            logger.info("proposal \(proposal.proposal) pending in \(session.id)")
+            return Applied(group: session.id, outcome: .processed)
+        case .ownCommit, .ownProposal:
+            return Applied(group: session.id, outcome: .own)
+        }
+    }
+
+    static func header(of message: MLSMessage) -> (group: GroupID, epoch: UInt64, contentType: ContentType)? {
+        switch message.body {
+        case .privateMessage(let m): (m.groupID, m.epoch, m.contentType)
+        case .publicMessage(let m): (m.content.groupID, m.content.epoch, m.content.contentType)
+        default: nil
+        }
+    }
+
+    private func acceptApplication(
+        _ application: ApplicationMessage, next: MLSGroup, event: Event, session: GroupSession
+    ) throws(DropReason) -> Applied {
+        // The message key is used up whatever the rumor holds: keep the ratchet's deletion.
+        try persistOrDrop(next, session.id)
+        guard let sender = NostrIdentity.publicKey(application.credential) else {
+            throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
+        }
+        let rumor: ChatRumor
+        do {
+            rumor = try ChatRumor(plaintext: application.data, sender: sender)
+        } catch {
+            throw .invalidRumor(error)
+        }
+        let message = StoredMessage(
+            rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
+            deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
+        do {
+            try store.saveMessage(message)
+        } catch {
+            throw .storage("\(error)")
+        }
+        refreshRow(session.id)
+        if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }
+        return Applied(group: session.id, outcome: .processed)
+    }
+
+    /// Applies another member's commit: authorization, the epoch snapshot for the race rule, the new
+    /// state, the new epoch's group-event key.
+    func acceptCommit(
+        _ summary: CommitSummary, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession
+    ) throws(DropReason) -> Applied {
+        let groupData = try authorize(summary, before: before, after: next)
+        do {
+            try saveSnapshot(EpochSnapshot(epoch: before.epoch, state: before.serialized(), commit: event), group: session.id)
+            try persist(next, for: session.id, groupData: groupData, status: summary.removedSelf ? .inactive : nil)
+            try storeCurrentEventKey(session.id)
+        } catch {
+            throw .storage("\(error)")
+        }
+        let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
+        logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
+        if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
+        var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
+        applied.newNostrGroupID = groupData != nil && groupData?.nostrGroupID != session.stored.nostrGroupID
+        return applied
+    }
+
+    /// §5.5 step 6: an admin may commit anything that leaves an admin in the group; anyone else only
+    /// a pure self-update or a SelfRemove-only commit. Returns the new NostrGroupData when the commit
+    /// changed it.
+    private func authorize(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup) throws(DropReason) -> NostrGroupData? {
+        let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
+        let data: NostrGroupData
+        do {
+            data = try NostrGroupData(groupContextExtensions: after.extensions)
+        } catch {
+            throw .unauthorizedCommit("the new group data does not parse: \(error)")
+        }
+        let oldData = try? NostrGroupData(groupContextExtensions: before.extensions)
+        let isAdmin = committer.map { oldData?.isAdmin($0) ?? false } ?? false
+        if !isAdmin {
+            let selfUpdate = summary.added.isEmpty && summary.removed.isEmpty && summary.newExtensions == nil
+                && summary.psks.isEmpty && summary.updated.allSatisfy { $0 == summary.committer }
+            let selfRemoves = summary.added.isEmpty && !summary.removed.isEmpty && summary.newExtensions == nil
+                && summary.removed.count == summary.selfRemoved.count
+            guard selfUpdate || selfRemoves else {
+                throw .unauthorizedCommit("\(committer?.hex ?? "an unknown member") is not an admin")
+            }
+        }
+        if after.isActive {
+            let members = Set(after.members.compactMap { NostrIdentity.publicKey($0.credential) })
+            guard data.admins.contains(where: members.contains) else {
+                throw .unauthorizedCommit("no admin would be left in the group")
+            }
+        }
+        return summary.newExtensions == nil ? nil : data
+    }
+
+    func persistOrDrop(_ mls: MLSGroup, _ id: GroupID) throws(DropReason) {
+        do {
+            try persist(mls, for: id)
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    // MARK: Parked events
+
+    /// Keeps an event that did not decrypt, to try again after the group's next commit.
+    private func park(_ event: Event, group: GroupID) {
+        var list = parked[group, default: []]
+        guard !list.contains(where: { $0.id == event.id }) else { return }
+        list.append(event)
+        if list.count > options.parkedEventLimit { list.removeFirst(list.count - options.parkedEventLimit) }
+        parked[group] = list
+    }
+
+    /// Tries the group's parked events again, oldest first, until a pass opens none.
+    func retryParked(_ group: GroupID) {
+        var progress = true
+        while progress, let list = parked[group], !list.isEmpty {
+            progress = false
+            for event in list.sorted(by: Self.chronological) {
+                do {
+                    let applied = try applyGroupEvent(event)
+                    parked[group]?.removeAll { $0.id == event.id }
+                    record(event.id, applied.outcome, group: applied.group)
+                    logger.info("parked event \(event.id.hex) opened after a commit")
+                    progress = true
+                } catch .undecryptable {
+                    continue
+                } catch {
+                    parked[group]?.removeAll { $0.id == event.id }
+                }
+            }
+        }
+    }
+
+    private func resubscribe(_ group: GroupID) async {
+        if let id = feeds.first(where: { $0.value.target == .group(group) })?.key, let feed = feeds.removeValue(forKey: id) {
+            feed.tasks.forEach { $0.cancel() }
+            await pool.unsubscribe(id)
+        }
+        await subscribe(.group(group))
+    }
+}

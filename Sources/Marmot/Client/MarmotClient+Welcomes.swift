@@ -1,0 +1,105 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// MIP-02: incoming gift-wrapped Welcomes.
+extension MarmotClient {
+    /// Handles a kind-1059 event addressed to us: dedup by wrap id, unwrap (the seal's signer must be
+    /// the rumor's author), check the kind-444 rumor, find our KeyPackage by the KeyPackageRef in the
+    /// Welcome (not the `e` tag, as MDK), join with the ratchet tree from the GroupInfo, read the
+    /// NostrGroupData, persist, subscribe to the group's `h`, report `welcomeJoined`, and owe the
+    /// post-join self-update (done after the group's catch-up).
+    func handleGiftWrap(_ event: Event) async {
+        await acquire()
+        defer { release() }
+        guard !isProcessed(event.id) else { return }
+
+        let unwrapped: GiftWrap.Unwrapped
+        do {
+            unwrapped = try GiftWrap.unwrap(event, recipient: keys.secretKey)
+        } catch let error as GiftWrapError {
+            return drop(event, .invalidWelcome(.giftWrap(error)), group: nil)
+        } catch {
+            return drop(event, .invalidWelcome(.giftWrap(.invalidWrap(.malformed("\(error)")))), group: nil)
+        }
+        guard unwrapped.rumor.kind == .welcome else {
+            logger.debug("gift wrap \(event.id.hex) holds kind \(unwrapped.rumor.kind), not a Welcome")
+            return record(event.id, .ignored, group: nil)
+        }
+        let incoming: IncomingWelcome
+        do {
+            incoming = try IncomingWelcome(rumor: unwrapped.rumor, wrapID: event.id, sender: unwrapped.sender)
+        } catch {
+            return drop(event, .invalidWelcome(error), group: nil)
+        }
+
+        let own: OwnKeyPackageRecord
+        do {
+            guard let found = try ownKeyPackage(for: incoming.welcome) else {
+                return drop(event, .noMatchingKeyPackage, group: nil)
+            }
+            own = found
+        } catch {
+            return drop(event, .storage("\(error)"), group: nil)
+        }
+
+        let mls: MLSGroup
+        let groupData: NostrGroupData
+        do {
+            mls = try MLSGroup.join(
+                welcome: incoming.welcome, keyPackage: own.keyPackage, privateMaterial: own.privateMaterial,
+                configuration: .marmot)
+            groupData = try NostrGroupData(groupContextExtensions: mls.extensions)
+        } catch {
+            return drop(event, .joinFailed("\(error)"), group: nil)
+        }
+        if sessions[mls.groupID] != nil {
+            logger.info("welcome \(event.id.hex) for group \(mls.groupID), which we already have")
+            return record(event.id, .ignored, group: mls.groupID)
+        }
+        if sessions.values.contains(where: { $0.stored.nostrGroupID == groupData.nostrGroupID }) {
+            return drop(event, .joinFailed("another group already uses h \(groupData.nostrGroupID.hex)"), group: nil)
+        }
+
+        let members = mls.members.compactMap { NostrIdentity.publicKey($0.credential) }
+        let others = members.filter { $0 != publicKey }
+        let row = StoredGroup(
+            mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
+            name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
+            relays: groupData.relays, peer: members.count == 2 ? others.first : nil, status: .active, createdAt: now())
+        do {
+            try store.saveGroup(row)
+            sessions[mls.groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
+            try storeCurrentEventKey(mls.groupID)
+            if options.selfUpdateAfterJoin {
+                try store.setSetting(ClientSettings.selfUpdateDue(mls.groupID), Data([1]))
+            }
+        } catch {
+            sessions[mls.groupID] = nil
+            try? store.deleteGroup(mlsGroupID: mls.groupID)
+            return drop(event, .storage("\(error)"), group: nil)
+        }
+        record(event.id, .processed, group: mls.groupID)
+        logger.info("joined group \(mls.groupID) (epoch \(mls.epoch)) invited by \(incoming.sender.hex)")
+        await subscribe(.group(mls.groupID))
+        if let chat = sessions[mls.groupID]?.chat { emit(.welcomeJoined(chat, inviter: incoming.sender)) }
+    }
+
+    /// The self-update MIP-02 asks of a new member, done once the group's stored events were read
+    /// (so it does not race commits already on the relays). Kept as owed when it cannot be published.
+    func performDueSelfUpdate(_ id: GroupID) async {
+        let key = ClientSettings.selfUpdateDue(id)
+        guard (try? store.setting(key)) != nil else { return }
+        await acquire()
+        defer { release() }
+        guard sessions[id]?.mls.isActive == true, (try? store.setting(key)) != nil else { return }
+        do {
+            _ = try await selfUpdateExclusive(id)
+            try store.setSetting(key, nil)
+        } catch {
+            logger.warning("post-join self-update of \(id) failed: \(error)")
+            emit(.failure(chat: id, reason: "post-join self-update: \(error)"))
+        }
+    }
+}

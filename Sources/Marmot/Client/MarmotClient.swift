@@ -1,0 +1,358 @@
+import Foundation
+import Logging
+import MLS
+import Nostr
+import NostrClient
+
+/// A Marmot account on Nostr relays: key packages (MIP-00), 1:1 chats (MIP-01), Welcomes (MIP-02)
+/// and group messages (MIP-03), wire-compatible with MDK 0.8.0 (see marmot-wire.md).
+///
+/// Built on `MLSGroup` (state machine), a `MarmotStore` (everything persisted, secrets sealed) and a
+/// `RelayPool`. Incoming events are handled one at a time, after a per-event dedup against the
+/// store, and with the same exclusive section as our own sends and commits, so every MLS state
+/// change is persisted before the next one starts. Bad input is dropped with a
+/// `MarmotClientEvent.dropped` report and never changes stored data.
+public actor MarmotClient {
+    /// Tunables; the defaults suit public relays.
+    public struct Options: Sendable {
+        /// How long `createChat` waits for the peer's key packages (until EOSE of every relay).
+        public var keyPackageFetchTimeout: Duration = .seconds(10)
+        /// A new subscription's stored events are held until every relay sent EOSE, then handled
+        /// oldest first; after this long they are handled anyway (a relay may be down).
+        public var catchUpTimeout: Duration = .seconds(5)
+        /// The accepted created_at window of kind-445 events (MDK's defaults).
+        public var eventWindow: GroupEvent.TimeWindow = .mdkDefault
+        /// Rotate our leaf right after joining from a Welcome, as MIP-02 asks and MDK expects.
+        public var selfUpdateAfterJoin = true
+        /// Group events that did not decrypt are retried after the next commit of their group (a
+        /// relay may deliver an epoch's messages before its commit); at most this many per group.
+        public var parkedEventLimit = 100
+        /// Value of the `client` tag on key packages and Welcomes.
+        public var clientTag: String? = KeyPackageEvent.defaultClient
+
+        public init() {}
+    }
+
+    /// A relay subscription and its catch-up buffer.
+    struct Feed {
+        enum Target: Equatable {
+            case giftWraps
+            case group(GroupID)
+        }
+
+        let target: Target
+        var buffering = true
+        var flushing = false
+        var buffer: [Event] = []
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    /// Our Nostr identity.
+    public nonisolated let publicKey: PublicKey
+    /// Relays written into key packages and new groups.
+    public nonisolated let relays: [RelayURL]
+    /// Background happenings, for one consumer.
+    public nonisolated let events: AsyncStream<MarmotClientEvent>
+
+    let keys: Keys
+    let store: any MarmotStore
+    let pool: RelayPool
+    let now: @Sendable () -> Int64
+    let options: Options
+    let logger: Logger
+    let eventSink: AsyncStream<MarmotClientEvent>.Continuation
+
+    var sessions: [GroupID: GroupSession] = [:]
+    var feeds: [SubscriptionID: Feed] = [:]
+    var parked: [GroupID: [Event]] = [:]
+    var alternates: [GroupID: AlternateBranch] = [:]
+    var started = false
+    private var exclusive = false
+    private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// - Parameters:
+    ///   - keys: the account's Nostr keys (identity of every MLS credential).
+    ///   - store: where groups, keys and messages live; reopen the same store to resume.
+    ///   - pool: the relays to publish to and read from (connected by `start()`).
+    ///   - relays: the URLs announced in key packages, Welcomes and group data.
+    ///   - now: Unix seconds (injectable for tests).
+    public init(
+        keys: Keys, store: any MarmotStore, pool: RelayPool, relays: [RelayURL], options: Options = Options(),
+        now: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
+        logger: Logger = Logger(label: "marmot.client")
+    ) {
+        self.keys = keys
+        self.publicKey = keys.publicKey
+        self.store = store
+        self.pool = pool
+        self.relays = relays
+        self.options = options
+        self.now = now
+        self.logger = logger
+        (events, eventSink) = AsyncStream.makeStream(of: MarmotClientEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+    }
+
+    deinit {
+        for feed in feeds.values { feed.tasks.forEach { $0.cancel() } }
+        eventSink.finish()
+    }
+
+    // MARK: Life cycle
+
+    /// Loads the stored groups, connects the pool and subscribes to our gift wraps (kind 1059 `#p`,
+    /// no `since`: wraps are back-dated) and to each active group's kind-445 events (`#h`).
+    public func start() async throws {
+        guard !started else { return }
+        guard !relays.isEmpty else { throw MarmotClientError.noRelays }
+        let stored = try storage { try store.groups() }
+        for group in stored {
+            do {
+                let mls = try MLSGroup(serialized: group.mlsState)
+                let keys = try store.groupEventKeys(mlsGroupID: group.mlsGroupID).filter { $0.epoch <= mls.epoch }
+                sessions[group.mlsGroupID] = GroupSession(mls: mls, stored: group, eventKeys: keys)
+            } catch {
+                logger.error("group \(group.mlsGroupID) not loaded: \(error)")
+                emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
+            }
+        }
+        started = true
+        await pool.connect()
+        await subscribe(.giftWraps)
+        for session in sessions.values where session.stored.status != .inactive {
+            await subscribe(.group(session.id))
+        }
+    }
+
+    /// Ends every subscription (the pool stays connected; it belongs to the caller).
+    public func stop() async {
+        started = false
+        let current = feeds
+        feeds = [:]
+        for (id, feed) in current {
+            feed.tasks.forEach { $0.cancel() }
+            await pool.unsubscribe(id)
+        }
+    }
+
+    // MARK: Queries
+
+    /// All chats, most recent activity first.
+    public func chats() throws -> [Chat] {
+        try storage { try store.groups() }.map { row in
+            Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [])
+        }
+    }
+
+    /// One chat by its MLS group id.
+    public func chat(_ id: GroupID) throws -> Chat? {
+        guard let row = try storage({ try store.group(mlsGroupID: id) }) else { return nil }
+        return Chat(stored: row, members: sessions[id]?.memberKeys ?? [])
+    }
+
+    /// The 1:1 chat with `peer`, if there is one.
+    public func chat(with peer: PublicKey) -> Chat? {
+        oneToOne(with: peer)?.chat
+    }
+
+    /// A page of a chat's messages, newest first (`before` from the previous page's `nextCursor`).
+    public func messages(in chat: GroupID, before: MessageCursor? = nil, limit: Int = 50) throws -> MessagePage {
+        try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
+    }
+
+    /// Sets the chat's unread count to zero.
+    public func markRead(_ chat: GroupID) throws {
+        try storage { try store.markGroupRead(mlsGroupID: chat) }
+    }
+
+    func oneToOne(with peer: PublicKey) -> GroupSession? {
+        sessions.values
+            .filter { $0.stored.peer == peer && $0.stored.status != .inactive }
+            .min { $0.stored.createdAt < $1.stored.createdAt }
+    }
+
+    // MARK: Subscriptions
+
+    static func subscriptionID(_ target: Feed.Target, sessions: [GroupID: GroupSession], me: PublicKey) -> SubscriptionID? {
+        switch target {
+        case .giftWraps: return SubscriptionID("marmot-gw-" + String(me.hex.prefix(32)))
+        case .group(let id):
+            guard let h = sessions[id]?.stored.nostrGroupID else { return nil }
+            return SubscriptionID("marmot-g-" + String(h.hex.prefix(48)))
+        }
+    }
+
+    /// Subscribes (once) for a target; stored events are buffered until catch-up.
+    func subscribe(_ target: Feed.Target) async {
+        guard started, let id = Self.subscriptionID(target, sessions: sessions, me: publicKey), feeds[id] == nil else { return }
+        let filter: Filter
+        switch target {
+        case .giftWraps: filter = Filter(kinds: [.giftWrap], tags: ["p": [publicKey.hex]])
+        case .group(let group):
+            guard let h = sessions[group]?.stored.nostrGroupID else { return }
+            filter = Filter(kinds: [.groupMessage], tags: ["h": [h.hex]])
+        }
+        feeds[id] = Feed(target: target)
+        let subscription = await pool.subscribe([filter], id: id)
+        let reader = Task { [weak self] in
+            for await message in subscription {
+                guard let self else { return }
+                await self.receive(id, message)
+            }
+        }
+        let timeout = options.catchUpTimeout
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await self?.flush(id)
+        }
+        feeds[id]?.tasks = [reader, timer]
+    }
+
+    func unsubscribe(_ target: Feed.Target) async {
+        guard let id = feeds.first(where: { $0.value.target == target })?.key, let feed = feeds.removeValue(forKey: id) else {
+            return
+        }
+        feed.tasks.forEach { $0.cancel() }
+        await pool.unsubscribe(id)
+    }
+
+    private func receive(_ id: SubscriptionID, _ message: PoolSubscriptionMessage) async {
+        guard let feed = feeds[id] else { return }
+        switch message {
+        case .event(let event, _):
+            if feed.buffering {
+                feeds[id]?.buffer.append(event)
+            } else {
+                await handle(event)
+            }
+        case .caughtUp:
+            await flush(id)
+        case .closed(let relay, let reason):
+            logger.info("subscription \(id) closed by \(relay): \(reason)")
+        case .endOfStoredEvents:
+            break
+        }
+    }
+
+    /// Handles the buffered stored events oldest first (created_at, then id), including any that
+    /// arrive meanwhile, then goes live; a group's catch-up may trigger its post-join self-update.
+    private func flush(_ id: SubscriptionID) async {
+        guard let feed = feeds[id], feed.buffering, !feed.flushing else { return }
+        feeds[id]?.flushing = true
+        while let batch = feeds[id]?.buffer, !batch.isEmpty {
+            feeds[id]?.buffer = []
+            for event in batch.sorted(by: Self.chronological) { await handle(event) }
+        }
+        guard feeds[id] != nil else { return }
+        feeds[id]?.buffering = false
+        feeds[id]?.flushing = false
+        if case .group(let group) = feed.target { await performDueSelfUpdate(group) }
+    }
+
+    static func chronological(_ a: Event, _ b: Event) -> Bool {
+        a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id.hex < b.id.hex
+    }
+
+    private func handle(_ event: Event) async {
+        switch event.kind {
+        case .giftWrap: await handleGiftWrap(event)
+        case .groupMessage: await handleGroupEvent(event)
+        default: logger.debug("ignoring kind \(event.kind) event \(event.id.hex)")
+        }
+    }
+
+    // MARK: Exclusive section
+
+    /// Serialises MLS state changes: incoming events, sends and commits never interleave, even
+    /// across the awaits of publishing.
+    func acquire() async {
+        guard exclusive else {
+            exclusive = true
+            return
+        }
+        await withCheckedContinuation { exclusiveWaiters.append($0) }
+    }
+
+    func release() {
+        if exclusiveWaiters.isEmpty {
+            exclusive = false
+        } else {
+            exclusiveWaiters.removeFirst().resume()
+        }
+    }
+
+    // MARK: Persistence helpers
+
+    func emit(_ event: MarmotClientEvent) { eventSink.yield(event) }
+
+    func requireStarted() throws {
+        guard started else { throw MarmotClientError.notStarted }
+    }
+
+    /// Runs a store call, mapping its error to `.storage`.
+    func storage<T>(_ body: () throws -> T) throws(MarmotClientError) -> T {
+        do { return try body() } catch let error as MarmotClientError { throw error } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    func session(_ id: GroupID) throws(MarmotClientError) -> GroupSession {
+        guard let session = sessions[id] else { throw .unknownChat(id) }
+        return session
+    }
+
+    /// Persists `mls` as the group's state and adopts it. The row is re-read first so counters that
+    /// `saveMessage` maintains are kept.
+    func persist(_ mls: MLSGroup, for id: GroupID, groupData: NostrGroupData? = nil, status: GroupStatus? = nil) throws {
+        guard var session = sessions[id] else { throw MarmotClientError.unknownChat(id) }
+        var row = try store.group(mlsGroupID: id) ?? session.stored
+        row.mlsState = mls.serialized()
+        row.epoch = mls.epoch
+        if let groupData {
+            row.nostrGroupID = groupData.nostrGroupID
+            row.name = groupData.name
+            row.groupDescription = groupData.groupDescription
+            row.admins = groupData.admins
+            row.relays = groupData.relays
+        }
+        if let status { row.status = status }
+        try store.saveGroup(row)
+        session.mls = mls
+        session.stored = row
+        sessions[id] = session
+    }
+
+    /// Re-reads the stored row (after `saveMessage` changed its counters).
+    func refreshRow(_ id: GroupID) {
+        if let row = try? store.group(mlsGroupID: id) { sessions[id]?.stored = row }
+    }
+
+    /// Stores the group-event key of the group's current epoch and forgets keys older than five
+    /// epochs back (MDK's lookback, marmot-wire §5.2).
+    func storeCurrentEventKey(_ id: GroupID) throws {
+        guard let session = sessions[id] else { throw MarmotClientError.unknownChat(id) }
+        let epoch = session.mls.epoch
+        let key = try GroupEventKey(exporter: { try session.mls.exporter(label: $0, context: $1, length: $2) })
+        try store.saveGroupEventKey(key, epoch: epoch, mlsGroupID: id)
+        try store.pruneGroupEventKeys(mlsGroupID: id, keepingFrom: epoch >= 5 ? epoch - 5 : 0)
+        sessions[id]?.eventKeys = try store.groupEventKeys(mlsGroupID: id).filter { $0.epoch <= epoch }
+    }
+
+    func record(_ id: EventID, _ outcome: ProcessedOutcome, group: GroupID?) {
+        do {
+            try store.recordProcessedEvent(ProcessedEvent(eventID: id, outcome: outcome, processedAt: now(), mlsGroupID: group))
+        } catch {
+            logger.error("cannot record event \(id.hex) as \(outcome): \(error)")
+        }
+    }
+
+    func isProcessed(_ id: EventID) -> Bool {
+        (try? store.processedEvent(id: id)) != nil
+    }
+
+    func drop(_ event: Event, _ reason: DropReason, group: GroupID?) {
+        logger.notice("dropped kind \(event.kind) \(event.id.hex): \(reason)")
+        record(event.id, .failed, group: group)
+        emit(.dropped(eventID: event.id, reason: reason))
+    }
+}

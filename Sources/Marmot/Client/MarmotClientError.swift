@@ -1,0 +1,102 @@
+import MLS
+import Nostr
+import NostrClient
+
+/// Why a `MarmotClient` call failed. Incoming events that cannot be used never throw: they are
+/// dropped with a `MarmotClientEvent.dropped` report.
+public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
+    /// `start()` has not been called, or `stop()` was.
+    case notStarted
+    /// No relay is configured: key packages and groups need at least one (MIP-00, MIP-01).
+    case noRelays
+    /// The peer has no usable KeyPackage event (kinds 30443/443) on our relays (MIP-00).
+    case noKeyPackage(PublicKey, rejected: [String])
+    /// A chat with oneself is not possible.
+    case cannotChatWithSelf
+    /// No chat with this MLS group id.
+    case unknownChat(GroupID)
+    /// No message with this id in the chat.
+    case unknownMessage(EventID)
+    /// The message is not ours or was already delivered, so there is nothing to retry.
+    case nothingToRetry(EventID)
+    /// The chat is inactive (we were removed); nothing can be sent.
+    case chatInactive(GroupID)
+    /// No relay accepted the event (per-relay verdicts attached).
+    case notPublished(PoolPublishResult)
+    /// The MLS layer refused the operation.
+    case mls(GroupError)
+    /// The store failed; nothing was changed in memory.
+    case storage(String)
+    /// A value could not be built (event signing, encoding).
+    case encoding(String)
+
+    public var description: String {
+        switch self {
+        case .notStarted: "client: not started"
+        case .noRelays: "client: no relay configured"
+        case .noKeyPackage(let peer, let rejected):
+            rejected.isEmpty
+                ? "client: no key package from \(peer.hex) found on the relays"
+                : "client: no usable key package from \(peer.hex): \(rejected.joined(separator: "; "))"
+        case .cannotChatWithSelf: "client: cannot create a chat with oneself"
+        case .unknownChat(let id): "client: no chat \(id)"
+        case .unknownMessage(let id): "client: no message \(id.hex)"
+        case .nothingToRetry(let id): "client: message \(id.hex) has nothing to retry"
+        case .chatInactive(let id): "client: chat \(id) is inactive"
+        case .notPublished(let result):
+            "client: no relay accepted \(result.eventID.hex): "
+                + result.failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        case .mls(let error): "client: MLS: \(error)"
+        case .storage(let why): "client: storage: \(why)"
+        case .encoding(let why): "client: \(why)"
+        }
+    }
+}
+
+/// Why an incoming event was dropped (reported through `MarmotClientEvent.dropped`).
+public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A kind-445 envelope failed validation (§5.5 steps 2-3).
+    case invalidGroupEvent(GroupEventError)
+    /// No group of ours has this `h` value.
+    case unknownGroup(NostrGroupID)
+    /// The content did not decrypt with the keys of the current and retained epochs.
+    case undecryptable
+    /// The plaintext is not an MLSMessage of this group.
+    case malformedMessage(String)
+    /// MLS processing refused the message.
+    case mls(GroupError)
+    /// The application rumor failed its checks (author, id, tags).
+    case invalidRumor(ChatRumorError)
+    /// A commit from a non-admin that is neither a self-update nor a SelfRemove (§5.5 step 6).
+    case unauthorizedCommit(String)
+    /// A commit for a past epoch lost the race against the applied one (§5.7).
+    case lostCommitRace(epoch: UInt64)
+    /// A commit for an epoch older than the retained snapshots.
+    case staleCommit(epoch: UInt64)
+    /// The gift wrap or the Welcome inside it was rejected.
+    case invalidWelcome(WelcomeRumorError)
+    /// The Welcome names none of our stored KeyPackages.
+    case noMatchingKeyPackage
+    /// Joining from the Welcome failed.
+    case joinFailed(String)
+    /// The store failed while recording the outcome.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .invalidGroupEvent(let e): "\(e)"
+        case .unknownGroup(let id): "no group with h \(id.hex)"
+        case .undecryptable: "group event does not decrypt with any retained epoch key"
+        case .malformedMessage(let why): "malformed MLS message: \(why)"
+        case .mls(let e): "MLS: \(e)"
+        case .invalidRumor(let e): "\(e)"
+        case .unauthorizedCommit(let why): "commit not allowed: \(why)"
+        case .lostCommitRace(let epoch): "competing commit for epoch \(epoch) lost against the applied one"
+        case .staleCommit(let epoch): "commit for epoch \(epoch) is older than the retained snapshots"
+        case .invalidWelcome(let e): "\(e)"
+        case .noMatchingKeyPackage: "welcome is not addressed to any of our key packages"
+        case .joinFailed(let why): "cannot join: \(why)"
+        case .storage(let why): "storage: \(why)"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import MLS
+import Nostr
+import NostrClient
+
+/// A chat (an MLS group with its Marmot data) as the app shows it.
+public struct Chat: Sendable, Hashable, Identifiable {
+    /// The MLS group id: the chat's local identity (never published).
+    public let id: GroupID
+    /// The `h` value of its kind-445 events.
+    public let nostrGroupID: NostrGroupID
+    public let name: String
+    public let groupDescription: String
+    /// The other member of a one-to-one chat.
+    public let peer: PublicKey?
+    /// Current members' Nostr identities, by leaf order.
+    public let members: [PublicKey]
+    public let admins: [PublicKey]
+    public let relays: [RelayURL]
+    public let epoch: UInt64
+    public let status: GroupStatus
+    public let lastMessageAt: Int64?
+    public let unreadCount: Int
+    public let createdAt: Int64
+
+    /// A chat from its stored row and current members (for previews and test doubles).
+    public init(stored: StoredGroup, members: [PublicKey]) {
+        id = stored.mlsGroupID
+        nostrGroupID = stored.nostrGroupID
+        name = stored.name
+        groupDescription = stored.groupDescription
+        peer = stored.peer
+        self.members = members
+        admins = stored.admins
+        relays = stored.relays
+        epoch = stored.epoch
+        status = stored.status
+        lastMessageAt = stored.lastMessageAt
+        unreadCount = stored.unreadCount
+        createdAt = stored.createdAt
+    }
+}
+
+/// What `createChat` did.
+public struct ChatCreation: Sendable, Hashable {
+    public let chat: Chat
+    /// False when a chat with this peer already existed and was returned as is.
+    public let isNew: Bool
+    /// Per-relay verdicts for the gift-wrapped Welcome (nil for an existing chat).
+    public let welcome: PoolPublishResult?
+
+    public init(chat: Chat, isNew: Bool, welcome: PoolPublishResult?) {
+        self.chat = chat
+        self.isNew = isNew
+        self.welcome = welcome
+    }
+}
+
+/// What `send` did: the stored message (delivery `.sent` or `.failed`) and the relays' verdicts.
+public struct SentMessage: Sendable, Hashable {
+    public let message: StoredMessage
+    public let publish: PoolPublishResult
+
+    public init(message: StoredMessage, publish: PoolPublishResult) {
+        self.message = message
+        self.publish = publish
+    }
+
+    /// The stable local id of the message: its rumor id.
+    public var id: EventID { message.rumorID }
+}
+
+/// What `publishKeyPackage` published.
+public struct KeyPackagePublication: Sendable, Hashable {
+    /// The KeyPackageRef (`i` tag) the private keys are stored under.
+    public let ref: KeyPackageRef
+    public let dTag: KeyPackageDTag
+    /// Kind 30443.
+    public let addressable: PoolPublishResult
+    /// Kind 443 (dual-published until MDK drops it).
+    public let legacy: PoolPublishResult
+
+    public init(ref: KeyPackageRef, dTag: KeyPackageDTag, addressable: PoolPublishResult, legacy: PoolPublishResult) {
+        self.ref = ref
+        self.dTag = dTag
+        self.addressable = addressable
+        self.legacy = legacy
+    }
+
+    /// At least one relay holds the addressable event.
+    public var isPublished: Bool { addressable.isSent }
+}
+
+/// What one of our own commits did.
+public struct CommitOutcome: Sendable, Hashable {
+    public let chat: Chat
+    /// The epoch the commit started.
+    public let epoch: UInt64
+    public let publish: PoolPublishResult
+
+    public init(chat: Chat, epoch: UInt64, publish: PoolPublishResult) {
+        self.chat = chat
+        self.epoch = epoch
+        self.publish = publish
+    }
+}
+
+/// Something that happened in the background (incoming events, delivery of our messages).
+public enum MarmotClientEvent: Sendable, Equatable {
+    /// We joined a group from a gift-wrapped Welcome; `inviter` sealed it.
+    case welcomeJoined(Chat, inviter: PublicKey)
+    /// A member's application message was decrypted and stored.
+    case messageReceived(Chat, StoredMessage)
+    /// Our message's delivery state changed (`.sent` or `.failed`).
+    case deliveryChanged(Chat, StoredMessage)
+    /// A commit moved the chat to `epoch` (ours or another member's; also after a race roll-back).
+    case commitApplied(Chat, epoch: UInt64, committer: PublicKey?)
+    /// An incoming event was dropped; the client keeps running and stored data is unchanged.
+    case dropped(eventID: EventID, reason: DropReason)
+    /// A background step failed (for example the post-join self-update could not be published).
+    case failure(chat: GroupID?, reason: String)
+}
