@@ -10,18 +10,7 @@ final class MDKBenchPeer: Sendable {
 
     /// Where the kit and its venv are, or why they are not usable.
     static func locate() -> Result<(python: String, peer: String, venv: String), BenchSkip> {
-        let environment = ProcessInfo.processInfo.environment
-        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        let shared = environment["MARMOT_SHARED"].map { URL(fileURLWithPath: $0, relativeTo: cwd) }
-            ?? cwd.appendingPathComponent("../shared")
-        let peer = shared.appendingPathComponent("interop/mdk_peer.py").standardizedFileURL.path
-        let venv = environment["MDK_VENV"].map { URL(fileURLWithPath: $0, relativeTo: cwd).path }
-            ?? cwd.appendingPathComponent(".venv-interop").path
-        guard FileManager.default.fileExists(atPath: peer) else { return .failure(BenchSkip("\(peer) not found")) }
-        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
-            return .failure(BenchSkip("no interop venv at \(venv)"))
-        }
-        return .success((venv + "/bin/python", peer, venv))
+        BenchInteropKit.locate("mdk_peer.py").map { (python: $0.python, peer: $0.script, venv: $0.venv) }
     }
 
     init(python: String, script: String) async throws {

@@ -146,22 +146,16 @@ final class RustRelay: Sendable {
 
     /// Starts the relay, or says why it cannot (kit or venv missing, no URL within 20 s).
     static func start() -> Result<RustRelay, BenchSkip> {
-        let environment = ProcessInfo.processInfo.environment
-        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        let shared = environment["MARMOT_SHARED"].map { URL(fileURLWithPath: $0, relativeTo: cwd) }
-            ?? cwd.appendingPathComponent("../shared")
-        let script = shared.appendingPathComponent("interop/run-relay.sh").standardizedFileURL.path
-        let venv = environment["MDK_VENV"].map { URL(fileURLWithPath: $0, relativeTo: cwd).path }
-            ?? cwd.appendingPathComponent(".venv-interop").path
-        guard FileManager.default.fileExists(atPath: script) else { return .failure(BenchSkip("\(script) not found")) }
-        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
-            return .failure(BenchSkip("no interop venv at \(venv) (make test creates it)"))
+        let script: String, venv: String
+        switch BenchInteropKit.locate("run-relay.sh") {
+        case .success(let kit): (script, venv) = (kit.script, kit.venv)
+        case .failure(let skip): return .failure(skip)
         }
         let process = Process()
         // `env --default-signal` clears the signal mask inherited from Swift's threads, so SIGTERM works.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["--default-signal", "/bin/bash", script, "0"]
-        process.environment = environment.merging(["MDK_VENV": venv]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["MDK_VENV": venv]) { $1 }
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardInput = FileHandle.nullDevice
