@@ -159,6 +159,11 @@ public actor MarmotClient {
         try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
     }
 
+    /// One stored message of a chat by its rumor id.
+    public func message(_ id: EventID, in chat: GroupID) throws -> StoredMessage? {
+        try storage { try store.message(mlsGroupID: chat, rumorID: id) }
+    }
+
     /// Sets the chat's unread count to zero.
     public func markRead(_ chat: GroupID) throws {
         try storage { try store.markGroupRead(mlsGroupID: chat) }
