@@ -10,7 +10,7 @@ setup:
 
 run: setup
 	@$(SWIFT) build $(SWIFT_FLAGS) --product marmot -q
-	@$(SWIFT) run $(SWIFT_FLAGS) --skip-build marmot
+	@$(SWIFT) run $(SWIFT_FLAGS) --skip-build marmot demo
 
 test:
 	@bash scripts/setup.sh --interop

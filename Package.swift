@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotCLI",
             dependencies: [
-                "Nostr", "NostrRelay",
+                "Nostr", "NostrRelay", "MarmotCore", "MarmotAppKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,15 +1,69 @@
 import ArgumentParser
+import Foundation
 
 /// `marmot`: the terminal client of Marmot, a thin renderer of the app core.
 ///
-/// A platform target like the SwiftUI app (seed 001 §4.4): commands render state and forward intents;
-/// protocol logic lives in the libraries.
+/// A platform target like the SwiftUI app (seed 001 §4.4, core-based): commands dispatch
+/// `AppAction`s to one `MarmotApp` and render its `AppState`; validation, chats and delivery are the
+/// core's. Failures are one line on stderr and a distinct exit code (`CLIExitCode`).
 @main
 struct MarmotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "marmot",
         abstract: "End-to-end encrypted chats over Nostr relays (MLS, Marmot protocol).",
-        subcommands: [PreviewCommand.self, RelayCommand.self],
-        defaultSubcommand: PreviewCommand.self
+        discussion: """
+            Files live in $MARMOT_HOME (default ~/.local/share/marmot): the account's nsec in `nsec` \
+            (mode 0600), chats in `data/`, the embedded relay's events in `relay.sqlite`.
+
+            Relays: --relay URL (repeatable), else MARMOT_RELAYS (comma or space separated), else \
+            $MARMOT_HOME/relays (one URL per line), else an embedded relay on 127.0.0.1 started by the \
+            command itself (announced on stderr).
+
+            Every command accepts --json (one JSON object per line on stdout) and -v (logs on stderr).
+
+            \(CLIExitCode.table)
+            """,
+        subcommands: [
+            DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
+            ListenCommand.self, RelayCommand.self,
+        ],
+        defaultSubcommand: DemoCommand.self
     )
+
+    /// Parses and runs a command, mapping failures to one stderr line and `CLIExitCode`s (usage
+    /// errors exit with 2).
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if code == .success {
+                if !text.isEmpty { Output.line(text) }
+                Foundation.exit(0)
+            }
+            if !text.isEmpty { Output.status(text) }
+            Foundation.exit(code == .validationFailure ? CLIExitCode.usage.rawValue : code.rawValue)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch let error as CLIError {
+            Output.error(error.message)
+            Foundation.exit(error.code.rawValue)
+        } catch let error as ExitCode {
+            Foundation.exit(error.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty { Output.status(text) }
+            Foundation.exit(code == .validationFailure ? CLIExitCode.usage.rawValue : code.rawValue)
+        }
+        Foundation.exit(0)
+    }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import MarmotCore
+
+/// What `marmot account …` does: dispatch auth actions, wait on auth state, render the account.
+@MainActor
+enum AccountFlows {
+    /// `account show` / `create` / `import` output.
+    struct AccountInfo: Encodable {
+        let npub: String
+        let pubkey: String
+        let relays: [String]
+        let embeddedRelay: Bool
+        let home: String
+    }
+
+    static func create(_ invocation: Invocation) async throws {
+        let home = try invocation.home()
+        try refuseExistingAccount(home: home, unless: nil)
+        let session = try await invocation.openSession()
+        defer { Task { await session.close() } }
+        session.dispatch(.createAccount)
+        let account = try await session.untilLoggedIn("the new account")
+        try ensureStored(session)
+        try await session.untilOnline()
+        render(account, session: session, json: invocation.json, headline: "Created account")
+    }
+
+    static func importAccount(nsec: String, _ invocation: Invocation) async throws {
+        let home = try invocation.home()
+        let secret = nsec.trimmingCharacters(in: .whitespacesAndNewlines)
+        try refuseExistingAccount(home: home, unless: secret)
+        let hadSecret = (try? CLISession.secretStore(home: home).load()) != nil
+        let session = try await invocation.openSession()
+        defer { Task { await session.close() } }
+        if !hadSecret {
+            session.manager.login(nsec: secret)
+        }
+        let account: (npub: String, pubkey: String)
+        do {
+            account = try await session.untilLoggedIn("the imported account")
+        } catch {
+            // The manager stores the nsec before the core checks it; do not keep one the core rejected.
+            if !hadSecret { try? session.secretStore.delete() }
+            if error.code == .invalidKey { throw CLIError(.invalidKey, "\(error.message) (the input is not a valid nsec)") }
+            throw error
+        }
+        try ensureStored(session)
+        try await session.untilOnline()
+        render(account, session: session, json: invocation.json, headline: "Imported account")
+    }
+
+    static func show(_ invocation: Invocation) async throws {
+        let session = try await invocation.openSession(messaging: false)
+        defer { Task { await session.close() } }
+        let account = try await session.requireAccount()
+        render(account, session: session, json: invocation.json, headline: nil)
+    }
+
+    nonisolated static func export(_ invocation: Invocation) throws {
+        let home = try invocation.home()
+        let store = CLISession.secretStore(home: home)
+        let stored: String?
+        do { stored = try store.load() } catch { throw CLIError(.failure, "cannot read \(store.fileURL.path): \(error)") }
+        guard let nsec = stored else { throw CLIError.noAccount() }
+        Output.status("marmot: warning: this is your secret key. Anyone who has it can read and send your messages; never share it.")
+        struct Exported: Encodable { let nsec: String }
+        Output.emit(Exported(nsec: nsec), json: invocation.json, text: nsec)
+    }
+
+    // MARK: Helpers
+
+    /// Fails with `.accountExists` when the home holds an account other than `secret`'s.
+    private static func refuseExistingAccount(home: URL, unless secret: String?) throws(CLIError) {
+        let store = CLISession.secretStore(home: home)
+        let stored: String?
+        do { stored = try store.load() } catch { throw CLIError(.failure, "cannot read \(store.fileURL.path): \(error)") }
+        guard let stored, stored != secret else { return }
+        throw CLIError(
+            .accountExists,
+            "\(home.path) already holds an account (see `marmot account show`); use another MARMOT_HOME")
+    }
+
+    /// The manager saves the nsec as a side effect; a failure there means the account would be lost.
+    private static func ensureStored(_ session: CLISession) throws(CLIError) {
+        if let problem = session.manager.secretStoreProblem { throw CLIError(.failure, problem.message) }
+        guard (try? session.secretStore.load()) ?? nil != nil else {
+            throw CLIError(.failure, "the nsec was not saved to \(session.secretStore.fileURL.path)")
+        }
+    }
+
+    private static func render(
+        _ account: (npub: String, pubkey: String), session: CLISession, json: Bool, headline: String?
+    ) {
+        let relays = session.relayPlan.urls.map(\.absoluteString)
+        let info = AccountInfo(
+            npub: account.npub, pubkey: account.pubkey, relays: relays,
+            embeddedRelay: session.relayPlan.usesEmbeddedRelay, home: session.home.path)
+        var lines: [String] = []
+        if let headline { lines.append(headline) }
+        lines.append("npub    \(account.npub)")
+        lines.append("pubkey  \(account.pubkey)")
+        lines.append(
+            "relays  \(relays.isEmpty ? "embedded (127.0.0.1, started per command)" : relays.joined(separator: " "))")
+        Output.emit(info, json: json, text: lines.joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import MarmotCore
+
+/// `marmot chats`: the chat list as the core shows it.
+struct ChatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chats",
+        abstract: "List chats: id, peer npub, unread count, time and last-message preview.",
+        discussion: """
+            Newest activity first, as in the app's chat list. Messages waiting on the relays are \
+            fetched first.
+
+            Examples:
+              marmot chats
+              marmot chats --json | jq -r 'select(.unread > 0) | .id'
+            """
+    )
+
+    @OptionGroup var relay: RelayOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await ChatFlows.list(Invocation(relay: relay, output: output))
+    }
+}
+
+/// `marmot chat …`: one chat.
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Start a 1:1 chat with an npub (`chat new`).",
+        subcommands: [New.self]
+    )
+
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new",
+            abstract: "Start (or find) the 1:1 chat with an npub and print its id.",
+            discussion: """
+                Fetches the peer's key package, creates the encrypted group and sends the invitation. \
+                Exit code 5 when the peer has no key package on the relays, 4 for an invalid npub.
+
+            Examples:
+              marmot chat new npub1…
+              marmot chat new npub1… --relay wss://relay.example.com --json
+            """
+        )
+
+        @Argument(help: ArgumentHelp("The peer's npub.", valueName: "npub"))
+        var npub: String
+
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await ChatFlows.new(npub: npub, Invocation(relay: relay, output: output))
+        }
+    }
+}
+
+/// What `chats` and `chat new` do.
+@MainActor
+enum ChatFlows {
+    /// One row of `chats`.
+    struct ChatRow: Encodable {
+        let id: String
+        let peer: String
+        let name: String
+        let unread: UInt32
+        let lastMessage: String?
+        let lastMessageAt: Int64?
+        let preview: String
+        let time: String
+
+        init(_ summary: ChatSummary) {
+            id = summary.chatID.rawValue
+            peer = summary.peerNpub
+            name = summary.displayName
+            unread = summary.unreadCount
+            lastMessage = summary.lastMessage
+            lastMessageAt = summary.lastMessageAt
+            preview = summary.lastMessagePreview
+            time = summary.lastMessageTimeDisplay
+        }
+
+        var text: String {
+            let unreadText = unread > 0 ? "\(unread) unread" : "read"
+            return "\(id)  \(peer)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+        }
+    }
+
+    struct ChatOpened: Encodable {
+        let chat: String
+        let peer: String
+        let created: Bool
+    }
+
+    static func list(_ invocation: Invocation) async throws {
+        let session = try await invocation.openSession()
+        defer { Task { await session.close() } }
+        try await session.requireAccount()
+        try await session.untilSynced()
+        let rows = session.state.chatList.map(ChatRow.init)
+        if invocation.json {
+            rows.forEach { Output.json($0) }
+        } else if rows.isEmpty {
+            Output.line("No chats yet. Start one with `marmot chat new <npub>` or `marmot send <npub> <text>`.")
+        } else {
+            rows.forEach { Output.line($0.text) }
+        }
+    }
+
+    static func new(npub: String, _ invocation: Invocation) async throws {
+        let session = try await invocation.openSession()
+        defer { Task { await session.close() } }
+        try await session.requireAccount()
+        try await session.untilSynced()
+        let existed = Set(session.state.chatList.map(\.chatID))
+        let chat = try await session.openChat(with: npub)
+        Output.emit(
+            ChatOpened(chat: chat.chatID.rawValue, peer: chat.peerNpub, created: !existed.contains(chat.chatID)),
+            json: invocation.json,
+            text: "\(existed.contains(chat.chatID) ? "Found" : "Created") chat \(chat.chatID) with \(chat.peerNpub)")
+    }
+}
+
+extension CLISession {
+    /// Asks the core for the chat with `npub` (it finds an existing one or creates it) and waits
+    /// until that chat is open; a toast ends the wait with its error.
+    func openChat(with npub: String, timeout: Duration = .seconds(90)) async throws(CLIError) -> ChatViewState {
+        try await clearToast()
+        dispatch(.createChat(peerNpub: npub))
+        return try await until("the chat with \(npub)", timeout: timeout) { state throws(CLIError) in
+            if case .chat(let chatID) = state.router.topScreen, let chat = state.currentChat, chat.chatID == chatID {
+                return chat
+            }
+            if !state.busy.creatingChat, let toast = state.toast { throw ToastError.map(toast) }
+            return nil
+        }
+    }
+
+    /// Opens a chat the core already lists and waits for its view.
+    func openChat(id chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatViewState {
+        try await clearToast()
+        dispatch(.openChat(chatID: chatID))
+        return try await until("chat \(chatID) to open", timeout: timeout) { state throws(CLIError) in
+            if let chat = state.currentChat, chat.chatID == chatID { return chat }
+            if let toast = state.toast { throw ToastError.map(toast) }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import MarmotCore
+
+/// `marmot send`: one message to an npub or a chat id.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a message to an npub (finding or starting the 1:1 chat) or a chat id.",
+        discussion: """
+            Waits until the relays accept the message. Exit code 6 when it was not sent, 5 when the \
+            npub has no key package (no chat can be started), 4 for an invalid npub.
+
+            Examples:
+              marmot send npub1… "hello"
+              marmot send 3f2a…e9 "see you at 6" --json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("An npub, or a chat id from `marmot chats`.", valueName: "npub|chat-id"))
+    var target: String
+
+    @Argument(help: ArgumentHelp("The message; several words are joined with spaces.", valueName: "text"))
+    var text: [String]
+
+    @OptionGroup var relay: RelayOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await SendFlow.run(target: target, text: text.joined(separator: " "), Invocation(relay: relay, output: output))
+    }
+}
+
+/// What `send` does: open the chat through the core, dispatch `sendMessage`, follow its delivery.
+@MainActor
+enum SendFlow {
+    struct Sent: Encodable {
+        let chat: String
+        let peer: String
+        let message: String
+        let delivery: String
+        let reason: String?
+        let ms: Int
+    }
+
+    static func run(target: String, text: String, _ invocation: Invocation) async throws {
+        let session = try await invocation.openSession()
+        defer { Task { await session.close() } }
+        try await session.requireAccount()
+        try await session.untilSynced()
+        let chatID = ChatID(target.trimmingCharacters(in: .whitespacesAndNewlines))
+        let chat: ChatViewState
+        if session.state.chatList.contains(where: { $0.chatID == chatID }) {
+            chat = try await session.openChat(id: chatID)
+        } else {
+            do {
+                chat = try await session.openChat(with: target)
+            } catch {
+                throw explain(error, target: target)
+            }
+        }
+        let start = ContinuousClock.now
+        let message = try await session.send(text, in: chat.chatID)
+        let outcome = try await session.untilDelivered(message.id, in: chat.chatID)
+        let ms = start.duration(to: .now).milliseconds
+        switch outcome.delivery {
+        case .failed(let reason):
+            if invocation.json {
+                Output.json(Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue,
+                                 delivery: "failed", reason: reason, ms: ms))
+            }
+            throw CLIError(.notSent, "message not sent: \(reason)")
+        case .sent, .pending:
+            Output.emit(
+                Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue, delivery: "sent",
+                     reason: nil, ms: ms),
+                json: invocation.json, text: "Sent to \(chat.peerNpub) in chat \(chat.chatID) (\(ms) ms)")
+        }
+    }
+}
+
+extension SendFlow {
+    /// Adds that a target which is not an npub was not a known chat id either.
+    static func explain(_ error: CLIError, target: String) -> CLIError {
+        guard error.code == .invalidKey, !target.hasPrefix("npub") else { return error }
+        return CLIError(.invalidKey, "\(error.message) (\"\(target)\" is not a chat id from `marmot chats` either)")
+    }
+}
+
+extension CLISession {
+    /// Dispatches `sendMessage` into the open chat and returns the optimistic message the core adds
+    /// (the new own message that is pending).
+    func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatMessage {
+        try await clearToast()
+        let known = Set(state.currentChat?.messages.map(\.id) ?? [])
+        dispatch(.sendMessage(chatID: chatID, content: text))
+        return try await until("the message to be queued", timeout: timeout) { state throws(CLIError) in
+            if let toast = state.toast { throw ToastError.map(toast) }
+            guard let chat = state.currentChat, chat.chatID == chatID else { return nil }
+            return chat.messages.last { $0.isMine && $0.delivery == .pending && !known.contains($0.id) }
+        }
+    }
+
+    /// Waits until message `id` of the open chat is no longer pending.
+    func untilDelivered(_ id: MessageID, in chatID: ChatID, timeout: Duration = .seconds(60)) async throws(CLIError)
+        -> ChatMessage
+    {
+        try await until("the relays to accept the message", timeout: timeout) { state in
+            guard let chat = state.currentChat, chat.chatID == chatID,
+                let message = chat.messages.last(where: { $0.id == id }), message.delivery != .pending
+            else { return nil }
+            return message
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        Int(components.seconds * 1000) + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import MarmotAppKit
+import MarmotCore
+
+/// The bootstrap every command (and the interactive UI) shares: one `MarmotApp` per process over
+/// `$MARMOT_HOME/data`, wrapped in an `AppManager` whose secret store is `$MARMOT_HOME/nsec` (0600).
+///
+/// The manager saves the nsec when the core reports `accountCreated` and, at start, hands a stored
+/// nsec back to the core as `restoreSession`; the CLI itself never writes the secret. Relays come
+/// from `RelayPlan`; with none configured, an embedded relay is started on loopback and announced in
+/// one line on stderr.
+///
+/// Usage:
+/// ```swift
+/// let session = try await CLISession.open(home: MarmotHome.prepare(), relays: plan, logLevel: .warning)
+/// defer { Task { await session.close() } }
+/// try await session.requireAccount()
+/// session.manager.dispatch(.createChat(peerNpub: npub))
+/// let chatID = try await session.until("the chat") { state in ... }
+/// ```
+@MainActor
+final class CLISession {
+    /// What a session is opened with.
+    struct Configuration {
+        /// `$MARMOT_HOME`: `data/`, `nsec` and `relay.sqlite` live here.
+        var home: URL
+        var relays: RelayPlan
+        var logLevel: Logger.Level = .warning
+        /// Where the embedded relay keeps events, when it runs; nil keeps them in memory.
+        var embeddedRelayDatabase: URL?
+        /// Whether to start the real messaging layer (and so the embedded relay when needed).
+        var messaging = true
+        /// Whether to print the embedded relay's status line.
+        var announceEmbeddedRelay = true
+
+        init(home: URL, relays: RelayPlan, logLevel: Logger.Level = .warning, messaging: Bool = true) {
+            self.home = home
+            self.relays = relays
+            self.logLevel = logLevel
+            self.messaging = messaging
+            self.embeddedRelayDatabase = home.appendingPathComponent("relay.sqlite")
+        }
+    }
+
+    let home: URL
+    /// The relays the core uses: the configured ones, or the embedded relay's URL.
+    let relayURLs: [URL]
+    let relayPlan: RelayPlan
+    let embeddedRelay: EmbeddedRelay?
+    /// The app manager: mirrored state, dispatch, secret side effects. Hand this to a renderer.
+    let manager: AppManager
+    let secretStore: FileSecretStore
+    private let tap: UpdateTap
+    private let watch: StateWatch
+
+    private init(
+        home: URL, relayURLs: [URL], relayPlan: RelayPlan, embeddedRelay: EmbeddedRelay?, manager: AppManager,
+        secretStore: FileSecretStore, tap: UpdateTap
+    ) {
+        self.home = home
+        self.relayURLs = relayURLs
+        self.relayPlan = relayPlan
+        self.embeddedRelay = embeddedRelay
+        self.manager = manager
+        self.secretStore = secretStore
+        self.tap = tap
+        self.watch = StateWatch(manager: manager)
+    }
+
+    /// The secret store of `home`, readable without opening a session (`account export`).
+    nonisolated static func secretStore(home: URL) -> FileSecretStore {
+        FileSecretStore(fileURL: home.appendingPathComponent("nsec"))
+    }
+
+    /// Starts the embedded relay if needed, then the core and its manager (which restores a stored
+    /// account at once).
+    static func open(_ configuration: Configuration) async throws(CLIError) -> CLISession {
+        CLILogging.bootstrap()
+        var embedded: EmbeddedRelay?
+        var relayURLs = configuration.relays.urls
+        if configuration.messaging, configuration.relays.usesEmbeddedRelay {
+            let relay = try await EmbeddedRelay.start(
+                database: configuration.embeddedRelayDatabase, logLevel: configuration.logLevel)
+            if configuration.announceEmbeddedRelay {
+                Output.status("marmot: no relay configured; using the embedded relay at \(relay.url.absoluteString) (use --relay URL for real relays)")
+            }
+            embedded = relay
+            relayURLs = [relay.url]
+        }
+        var appConfiguration = AppConfiguration(relayURLs: relayURLs, logLevel: configuration.logLevel)
+        if configuration.messaging {
+            var options = MarmotMessagingOptions()
+            options.logLevel = configuration.logLevel
+            appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)
+        }
+        let dataDirectory = configuration.home.appendingPathComponent("data", isDirectory: true)
+        let app = MarmotApp(dataDirectory: dataDirectory, configuration: appConfiguration)
+        let tap = UpdateTap(app: app)
+        let store = secretStore(home: configuration.home)
+        let manager = AppManager(core: tap, secretStore: store)
+        return CLISession(
+            home: configuration.home, relayURLs: relayURLs, relayPlan: configuration.relays, embeddedRelay: embedded,
+            manager: manager, secretStore: store, tap: tap)
+    }
+
+    /// The mirrored state.
+    var state: AppState { manager.state }
+
+    /// Forwards an intent to the core through the manager.
+    func dispatch(_ action: AppAction) { manager.dispatch(action) }
+
+    /// Every update from now on, in rev order (for renderers that must not miss one).
+    func updates() -> AsyncStream<AppUpdate> { tap.subscribe() }
+
+    /// Waits until `check` returns a value for the mirrored state (re-checked on every change), or
+    /// throws `.timeout`. `check` may throw to end the wait with an error (e.g. on a toast).
+    func until<Value>(
+        _ what: String, timeout: Duration = .seconds(30), _ check: (AppState) throws(CLIError) -> Value?
+    ) async throws(CLIError) -> Value {
+        try await watch.until(what, timeout: timeout) { () throws(CLIError) -> Value? in
+            if let problem = manager.secretStoreProblem { throw CLIError(.failure, problem.message) }
+            return try check(manager.state)
+        }
+    }
+
+    /// Waits for the next change of the mirrored state; false when none came within `timeout`.
+    func watchForChange(within timeout: Duration) async -> Bool {
+        await watch.nextChange(within: timeout)
+    }
+
+    /// Waits for the stored account to be logged in and returns its npub and hex pubkey; throws
+    /// `.noAccount` when this home has none.
+    @discardableResult
+    func requireAccount(timeout: Duration = .seconds(30)) async throws(CLIError) -> (npub: String, pubkey: String) {
+        let stored: String?
+        do { stored = try secretStore.load() } catch { throw CLIError(.failure, "cannot read \(secretStore.fileURL.path): \(error)") }
+        guard stored != nil else { throw CLIError.noAccount() }
+        return try await untilLoggedIn("the stored account to be restored", timeout: timeout)
+    }
+
+    /// Waits for a logged-in state, failing on the toast that ends an authentication attempt.
+    func untilLoggedIn(_ what: String, timeout: Duration = .seconds(30)) async throws(CLIError) -> (npub: String, pubkey: String) {
+        try await until(what, timeout: timeout) { state throws(CLIError) in
+            if case .loggedIn(let npub, let pubkey) = state.auth, !state.busy.isAuthenticating { return (npub, pubkey) }
+            if !state.busy.isAuthenticating, !manager.isRestoring, let toast = state.toast { throw ToastError.map(toast) }
+            return nil
+        }
+    }
+
+    /// Clears a toast left from an earlier action, so the next one can be told apart.
+    func clearToast() async throws(CLIError) {
+        guard state.toast != nil else { return }
+        dispatch(.clearToast)
+        _ = try await until("the toast to clear", timeout: .seconds(5)) { $0.toast == nil ? true : nil }
+    }
+
+    /// Stops the embedded relay. The core stops its messaging layer when the process ends.
+    func close() async {
+        await embeddedRelay?.stop()
+    }
+}

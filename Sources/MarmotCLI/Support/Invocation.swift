@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+
+/// The options every scriptable command shares, copied out of the parsed command so the work can
+/// run on the main actor (where `AppManager` lives).
+struct Invocation: Sendable {
+    var relays: [String]
+    var json: Bool
+    var logLevel: Logger.Level
+
+    init(relay: RelayOptions, output: OutputOptions) {
+        self.init(relays: relay.relays, output: output)
+    }
+
+    /// For commands without `--relay`.
+    init(relays: [String] = [], output: OutputOptions) {
+        self.relays = relays
+        self.json = output.json
+        self.logLevel = output.logLevel
+    }
+
+    /// `$MARMOT_HOME`, created (0700) when missing.
+    func home() throws(CLIError) -> URL {
+        do {
+            return try MarmotHome.prepare()
+        } catch {
+            throw CLIError(.failure, "cannot create \(MarmotHome.url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Opens the process's one session over `$MARMOT_HOME` with the resolved relays.
+    @MainActor
+    func openSession(messaging: Bool = true) async throws(CLIError) -> CLISession {
+        let home = try home()
+        let plan = try RelayPlan.resolve(options: relays, home: home)
+        return try await CLISession.open(
+            CLISession.Configuration(home: home, relays: plan, logLevel: logLevel, messaging: messaging))
+    }
+}

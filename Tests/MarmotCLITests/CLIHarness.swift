@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// How one `marmot` invocation ended: its whole stdout and stderr, and exit status.
+struct CLIResult: CustomStringConvertible {
+    let arguments: [String]
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+    /// Every stdout line that is a JSON object.
+    var objects: [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The single JSON object the command printed.
+    func object() throws -> [String: Any] {
+        let objects = objects
+        guard objects.count == 1, let object = objects.first else {
+            throw HarnessError.unexpectedOutput("expected one JSON object from \(arguments), got: \(self)")
+        }
+        return object
+    }
+
+    var description: String {
+        "marmot \(arguments.joined(separator: " ")) → \(status)\nstdout: \(stdout)\nstderr: \(stderr)"
+    }
+}
+
+enum HarnessError: Error, CustomStringConvertible {
+    case unexpectedOutput(String)
+    case timedOut([String])
+
+    var description: String {
+        switch self {
+        case .unexpectedOutput(let text): text
+        case .timedOut(let arguments): "marmot \(arguments.joined(separator: " ")) did not finish in time"
+        }
+    }
+}
+
+/// A temporary `$MARMOT_HOME`, removed by `remove()`.
+struct TestHome: Sendable {
+    let url: URL
+
+    init(_ name: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-cli-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var path: String { url.path }
+    var environment: [String: String] { ["MARMOT_HOME": url.path] }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs the built `marmot` to completion, capturing stdout and stderr separately.
+enum CLI {
+    static func run(
+        _ arguments: [String], home: TestHome?, environment: [String: String] = [:], stdin: String? = nil,
+        timeout: Double = 120
+    ) async throws -> CLIResult {
+        let process = Process()
+        #if os(Linux)
+            // Reset the signal mask the Swift runtime blocks (see ChildProcess).
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["--default-signal", RelayCommandTests.marmot] + arguments
+        #else
+            process.executableURL = URL(fileURLWithPath: RelayCommandTests.marmot)
+            process.arguments = arguments
+        #endif
+        var env = ProcessInfo.processInfo.environment
+        env["MARMOT_RELAYS"] = nil
+        env["MARMOT_LOG"] = nil
+        if let home { env.merge(home.environment) { $1 } }
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        let stdoutData = Collected(), stderrData = Collected()
+        try process.run()
+        let readers = [(out, stdoutData), (err, stderrData)].map { pipe, sink in
+            let handle = pipe.fileHandleForReading
+            let thread = Thread {
+                sink.set(handle.readDataToEndOfFile())
+            }
+            thread.start()
+            return sink
+        }
+        if let stdin {
+            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if deadline.timeIntervalSinceNow <= 0 {
+                process.terminate()
+                throw HarnessError.timedOut(arguments)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        for sink in readers { await sink.wait() }
+        return CLIResult(
+            arguments: arguments, status: process.terminationStatus,
+            stdout: String(decoding: stdoutData.value ?? Data(), as: UTF8.self),
+            stderr: String(decoding: stderrData.value ?? Data(), as: UTF8.self))
+    }
+
+    /// Starts a long-running `marmot` (e.g. `listen`) whose stdout lines are read as they come.
+    static func start(_ arguments: [String], home: TestHome, name: String) throws -> ChildProcess {
+        try ChildProcess(name, executable: RelayCommandTests.marmot, arguments: arguments, environment: home.environment)
+    }
+
+    /// `marmot account create --json` in `home`; returns the new npub.
+    static func createAccount(_ home: TestHome, relay: String) async throws -> String {
+        let result = try await run(["account", "create", "--json", "--relay", relay], home: home)
+        #expect(result.status == 0, "\(result)")
+        return try #require(try result.object()["npub"] as? String, "\(result)")
+    }
+}
+
+/// Data written once by a reader thread.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var value: Data? { lock.withLock { data } }
+
+    func wait() async {
+        while value == nil { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+/// A `marmot relay --memory` subprocess for the duration of a test.
+struct TestRelay {
+    let process: ChildProcess
+    let url: String
+
+    static func start() async throws -> TestRelay {
+        let process = try ChildProcess(
+            "marmot relay", executable: RelayCommandTests.marmot, arguments: ["relay", "--port", "0", "--memory"])
+        guard let url = await process.nextLine(timeout: 20), url.hasPrefix("ws://127.0.0.1:") else {
+            await process.stop()
+            throw InteropError.relayDidNotStart
+        }
+        return TestRelay(process: process, url: url)
+    }
+
+    func stop() async { await process.stop() }
+}

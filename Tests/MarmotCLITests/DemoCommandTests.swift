@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+
+/// `marmot` with no arguments runs the offline demo.
+@Suite(.timeLimit(.minutes(3)))
+struct DemoCommandTests {
+    @Test func defaultCommandRunsTheDemoConversation() async throws {
+        let home = try TestHome("demo")
+        defer { home.remove() }
+        let result = try await CLI.run([], home: home, timeout: 150)
+        #expect(result.status == 0, "\(result)")
+        for text in ["Hi Bob!", "Hi Alice!", "only ever stored ciphertext", "See you on Marmot!"] {
+            #expect(result.stdout.contains(text), "transcript lacks \(text): \(result.stdout)")
+        }
+        let sent = result.lines.filter { $0.contains("sent") && $0.contains("ms") }
+        #expect(sent.count >= 4, "\(result.stdout)")
+        #expect(result.lines.filter { $0.contains("received by") }.count == 4, "\(result.stdout)")
+        #expect(result.stdout.contains("✓ sent"))
+        // Nothing is left in the user's home.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One `marmot` home talking to the MDK 0.8.0 peer (shared/interop) through rust-nostr's relay.
+@Suite(.serialized, .timeLimit(.minutes(4)), .enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
+struct MDKPeerCLITests {
+    @Test func sendToMDKAndListenForItsReply() async throws {
+        try InteropKit.require()
+        let (relay, url) = try await InteropKit.startRustRelay()
+        let home = try TestHome("mdk")
+        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
+        var peer: MDKPeer?
+        defer {
+            home.remove()
+            try? FileManager.default.removeItem(at: mdkData)
+        }
+        do {
+            let mdk = try await MDKPeer("mdk")
+            peer = mdk
+            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
+            let mdkNpub = try #require(initialised.string("npub"))
+            _ = try await mdk.call(["cmd": "publish_key_package"])
+
+            let ours = try await CLI.createAccount(home, relay: url)
+            let sent = try await CLI.run(["send", mdkNpub, "hello mdk, from the marmot cli", "--json", "--relay", url], home: home)
+            #expect(sent.status == 0, "\(sent)")
+            #expect(try sent.object()["delivery"] as? String == "sent")
+
+            let welcome = try await mdk.waitForEvent("welcome")
+            #expect(welcome.string("from") == ours)
+            let group = try #require(welcome.string("group_id"))
+            let got = try await mdk.waitForEvent("message") { $0.string("text") == "hello mdk, from the marmot cli" }
+            #expect(got.string("from") == ours)
+
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "hello cli, from mdk"])
+            let listen = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", url], home: home, name: "marmot listen")
+            let heard = try await TwoHomesTests.next(listen, type: "message") { $0["text"] as? String == "hello cli, from mdk" }
+            #expect(heard["peer"] as? String == mdkNpub)
+            await listen.stop()
+
+            let errors = await mdk.reportedErrors
+            #expect(errors.isEmpty, "MDK rejected: \(errors)")
+        } catch {
+            await peer?.stop()
+            await relay.stop()
+            throw error
+        }
+        await peer?.stop()
+        await relay.stop()
+    }
+}
