@@ -37,14 +37,7 @@ struct MarmotCommand: AsyncParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            let code = exitCode(for: error)
-            let text = fullMessage(for: error)
-            if code == .success {
-                if !text.isEmpty { Output.line(text) }
-                Foundation.exit(0)
-            }
-            if !text.isEmpty { Output.status(text) }
-            Foundation.exit(code == .validationFailure ? CLIExitCode.usage.rawValue : code.rawValue)
+            finish(with: error)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -59,11 +52,21 @@ struct MarmotCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
         } catch {
-            let code = exitCode(for: error)
-            let text = fullMessage(for: error)
-            if !text.isEmpty { Output.status(text) }
-            Foundation.exit(code == .validationFailure ? CLIExitCode.usage.rawValue : code.rawValue)
+            finish(with: error)
         }
         Foundation.exit(0)
+    }
+
+    /// Ends the process for an ArgumentParser error: help (also from `marmot help`) on stdout with
+    /// 0, anything else on stderr, usage errors with 2.
+    private static func finish(with error: any Error) -> Never {
+        let code = exitCode(for: error)
+        let text = fullMessage(for: error)
+        if code.isSuccess {
+            if !text.isEmpty { Output.line(text) }
+            Foundation.exit(0)
+        }
+        if !text.isEmpty { Output.status(text) }
+        Foundation.exit(code == .validationFailure ? CLIExitCode.usage.rawValue : code.rawValue)
     }
 }

@@ -13,9 +13,9 @@ struct AccountCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a new account and publish its key package to the relays.",
             discussion: """
-                Generates a key pair, stores the nsec in $MARMOT_HOME/nsec (mode 0600), and waits until \
-                the key package is on the relays so others can start a chat with the new npub at once. \
-                Fails with exit code 8 when the home already holds an account.
+            Generates a key pair, stores the nsec in $MARMOT_HOME/nsec (mode 0600), and waits until \
+            the key package is on the relays so others can start a chat with the new npub at once. \
+            Fails with exit code 8 when the home already holds an account.
 
             Examples:
               marmot account create
@@ -36,9 +36,9 @@ struct AccountCommand: AsyncParsableCommand {
             commandName: "import",
             abstract: "Log in with an existing nsec (read from stdin by default).",
             discussion: """
-                Reads the nsec from standard input unless given as an argument (an argument may end up \
-                in your shell history). Stores it in $MARMOT_HOME/nsec (mode 0600) and publishes a key \
-                package to the relays.
+            Reads the nsec from standard input unless given as an argument (an argument may end up \
+            in your shell history). Stores it in $MARMOT_HOME/nsec (mode 0600) and publishes a key \
+            package to the relays.
 
             Examples:
               marmot account import < my.nsec
@@ -75,7 +75,7 @@ struct AccountCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the account's npub, public key (hex) and relays.",
             discussion: """
-                Reads only local files; nothing is sent to relays.
+            Reads only local files; nothing is sent to relays.
 
             Examples:
               marmot account show
@@ -95,7 +95,7 @@ struct AccountCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the account's secret key (nsec), with a warning on stderr.",
             discussion: """
-                The only command that prints the nsec. Anyone holding it can read and send your messages.
+            The only command that prints the nsec. Anyone holding it can read and send your messages.
 
             Examples:
               marmot account export > backup.nsec && chmod 600 backup.nsec

@@ -8,8 +8,8 @@ struct ChatsCommand: AsyncParsableCommand {
         commandName: "chats",
         abstract: "List chats: id, peer npub, unread count, time and last-message preview.",
         discussion: """
-            Newest activity first, as in the app's chat list. Messages waiting on the relays are \
-            fetched first.
+            Newest activity first, as in the app's chat list: what this home has stored, plus what the \
+            relays deliver while the command starts up.
 
             Examples:
               marmot chats
@@ -38,8 +38,8 @@ struct ChatCommand: AsyncParsableCommand {
             commandName: "new",
             abstract: "Start (or find) the 1:1 chat with an npub and print its id.",
             discussion: """
-                Fetches the peer's key package, creates the encrypted group and sends the invitation. \
-                Exit code 5 when the peer has no key package on the relays, 4 for an invalid npub.
+            Fetches the peer's key package, creates the encrypted group and sends the invitation. \
+            Exit code 5 when the peer has no key package on the relays, 4 for an invalid npub.
 
             Examples:
               marmot chat new npub1…

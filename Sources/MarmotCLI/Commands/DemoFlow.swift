@@ -157,7 +157,8 @@ enum DemoFlow {
                     case .sent: message.isMine ? "✓ sent" : ""
                     case .failed(let reason): "✗ failed: \(reason)"
                     }
-                Output.line("  \(message.displayTimestamp)  \(pad(message.isMine ? me : peer, 5))  \(message.content)  \(mark)")
+                let line = "  \(message.displayTimestamp)  \(pad(message.isMine ? me : peer, 5))  \(message.content)"
+                Output.line(mark.isEmpty ? line : "\(line)  \(mark)")
             }
             Output.line("")
         }
