@@ -143,7 +143,7 @@ enum DemoFlow {
                 Output.json(Event(step: "message", who: lastMessage?.who, text: lastMessage?.text, delivery: state,
                                   detail: nil, ms: ms, atMs: elapsed))
             } else {
-                Output.line("      \(pad(state, 16)) +\(ms) ms")
+                Output.line("      \(pad(state, 18)) +\(ms) ms")
             }
         }
 
