@@ -97,7 +97,7 @@ enum ChatFlows {
     }
 
     static func list(_ invocation: Invocation) async throws {
-        let session = try await invocation.openSession()
+        let session = try await invocation.openSession(publishKeyPackage: false)
         defer { Task { await session.close() } }
         try await session.requireAccount()
         try await session.untilSynced()
@@ -112,7 +112,7 @@ enum ChatFlows {
     }
 
     static func new(npub: String, _ invocation: Invocation) async throws {
-        let session = try await invocation.openSession()
+        let session = try await invocation.openSession(publishKeyPackage: false)
         defer { Task { await session.close() } }
         try await session.requireAccount()
         try await session.untilSynced()

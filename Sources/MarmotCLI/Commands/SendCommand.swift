@@ -44,7 +44,7 @@ enum SendFlow {
     }
 
     static func run(target: String, text: String, _ invocation: Invocation) async throws {
-        let session = try await invocation.openSession()
+        let session = try await invocation.openSession(publishKeyPackage: false)
         defer { Task { await session.close() } }
         try await session.requireAccount()
         try await session.untilSynced()

@@ -33,6 +33,9 @@ final class CLISession {
         var messaging = true
         /// Whether to print the embedded relay's status line.
         var announceEmbeddedRelay = true
+        /// Whether the messaging layer publishes a fresh key package when the session starts; one-shot
+        /// commands that only read or send turn it off (no publish cut short by the process exiting).
+        var publishKeyPackage = true
 
         init(home: URL, relays: RelayPlan, logLevel: Logger.Level = .warning, messaging: Bool = true) {
             self.home = home
@@ -92,6 +95,7 @@ final class CLISession {
         if configuration.messaging {
             var options = MarmotMessagingOptions()
             options.logLevel = configuration.logLevel
+            options.publishKeyPackageOnStart = configuration.publishKeyPackage
             appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)
         }
         let dataDirectory = configuration.home.appendingPathComponent("data", isDirectory: true)

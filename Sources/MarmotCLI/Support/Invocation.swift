@@ -30,10 +30,11 @@ struct Invocation: Sendable {
 
     /// Opens the process's one session over `$MARMOT_HOME` with the resolved relays.
     @MainActor
-    func openSession(messaging: Bool = true) async throws(CLIError) -> CLISession {
+    func openSession(messaging: Bool = true, publishKeyPackage: Bool = true) async throws(CLIError) -> CLISession {
         let home = try home()
         let plan = try RelayPlan.resolve(options: relays, home: home)
-        return try await CLISession.open(
-            CLISession.Configuration(home: home, relays: plan, logLevel: logLevel, messaging: messaging))
+        var configuration = CLISession.Configuration(home: home, relays: plan, logLevel: logLevel, messaging: messaging)
+        configuration.publishKeyPackage = publishKeyPackage
+        return try await CLISession.open(configuration)
     }
 }
