@@ -16,13 +16,13 @@ enum AccountFlows {
     static func create(_ invocation: Invocation) async throws {
         let home = try invocation.home()
         try refuseExistingAccount(home: home, unless: nil)
-        let session = try await invocation.openSession()
-        defer { Task { await session.close() } }
-        session.dispatch(.createAccount)
-        let account = try await session.untilLoggedIn("the new account")
-        try ensureStored(session)
-        try await session.untilOnline()
-        render(account, session: session, json: invocation.json, headline: "Created account")
+        try await invocation.withSession() { session in
+            session.dispatch(.createAccount)
+            let account = try await session.untilLoggedIn("the new account")
+            try ensureStored(session)
+            try await session.untilOnline()
+            render(account, session: session, json: invocation.json, headline: "Created account")
+        }
     }
 
     static func importAccount(nsec: String, _ invocation: Invocation) async throws {
@@ -30,30 +30,30 @@ enum AccountFlows {
         let secret = nsec.trimmingCharacters(in: .whitespacesAndNewlines)
         try refuseExistingAccount(home: home, unless: secret)
         let hadSecret = (try? CLISession.secretStore(home: home).load()) != nil
-        let session = try await invocation.openSession()
-        defer { Task { await session.close() } }
-        if !hadSecret {
-            session.manager.login(nsec: secret)
+        try await invocation.withSession() { session in
+            if !hadSecret {
+                session.manager.login(nsec: secret)
+            }
+            let account: (npub: String, pubkey: String)
+            do throws(CLIError) {
+                account = try await session.untilLoggedIn("the imported account")
+            } catch {
+                // The manager stores the nsec before the core checks it; do not keep one the core rejected.
+                if !hadSecret { try? session.secretStore.delete() }
+                if error.code == .invalidKey { throw CLIError(.invalidKey, "\(error.message) (the input is not a valid nsec)") }
+                throw error
+            }
+            try ensureStored(session)
+            try await session.untilOnline()
+            render(account, session: session, json: invocation.json, headline: "Imported account")
         }
-        let account: (npub: String, pubkey: String)
-        do {
-            account = try await session.untilLoggedIn("the imported account")
-        } catch {
-            // The manager stores the nsec before the core checks it; do not keep one the core rejected.
-            if !hadSecret { try? session.secretStore.delete() }
-            if error.code == .invalidKey { throw CLIError(.invalidKey, "\(error.message) (the input is not a valid nsec)") }
-            throw error
-        }
-        try ensureStored(session)
-        try await session.untilOnline()
-        render(account, session: session, json: invocation.json, headline: "Imported account")
     }
 
     static func show(_ invocation: Invocation) async throws {
-        let session = try await invocation.openSession(messaging: false)
-        defer { Task { await session.close() } }
-        let account = try await session.requireAccount()
-        render(account, session: session, json: invocation.json, headline: nil)
+        try await invocation.withSession(messaging: false) { session in
+            let account = try await session.requireAccount()
+            render(account, session: session, json: invocation.json, headline: nil)
+        }
     }
 
     nonisolated static func export(_ invocation: Invocation) throws {

@@ -97,31 +97,31 @@ enum ChatFlows {
     }
 
     static func list(_ invocation: Invocation) async throws {
-        let session = try await invocation.openSession(publishKeyPackage: false)
-        defer { Task { await session.close() } }
-        try await session.requireAccount()
-        try await session.untilSynced()
-        let rows = session.state.chatList.map(ChatRow.init)
-        if invocation.json {
-            rows.forEach { Output.json($0) }
-        } else if rows.isEmpty {
-            Output.line("No chats yet. Start one with `marmot chat new <npub>` or `marmot send <npub> <text>`.")
-        } else {
-            rows.forEach { Output.line($0.text) }
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let rows = session.state.chatList.map(ChatRow.init)
+            if invocation.json {
+                rows.forEach { Output.json($0) }
+            } else if rows.isEmpty {
+                Output.line("No chats yet. Start one with `marmot chat new <npub>` or `marmot send <npub> <text>`.")
+            } else {
+                rows.forEach { Output.line($0.text) }
+            }
         }
     }
 
     static func new(npub: String, _ invocation: Invocation) async throws {
-        let session = try await invocation.openSession(publishKeyPackage: false)
-        defer { Task { await session.close() } }
-        try await session.requireAccount()
-        try await session.untilSynced()
-        let existed = Set(session.state.chatList.map(\.chatID))
-        let chat = try await session.openChat(with: npub)
-        Output.emit(
-            ChatOpened(chat: chat.chatID.rawValue, peer: chat.peerNpub, created: !existed.contains(chat.chatID)),
-            json: invocation.json,
-            text: "\(existed.contains(chat.chatID) ? "Found" : "Created") chat \(chat.chatID) with \(chat.peerNpub)")
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let existed = Set(session.state.chatList.map(\.chatID))
+            let chat = try await session.openChat(with: npub)
+            Output.emit(
+                ChatOpened(chat: chat.chatID.rawValue, peer: chat.peerNpub, created: !existed.contains(chat.chatID)),
+                json: invocation.json,
+                text: "\(existed.contains(chat.chatID) ? "Found" : "Created") chat \(chat.chatID) with \(chat.peerNpub)")
+        }
     }
 }
 

@@ -50,41 +50,41 @@ enum ListenFlow {
     }
 
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
-        let session = try await invocation.openSession()
-        defer { Task { await session.close() } }
-        let updates = session.updates()
-        let account = try await session.requireAccount()
-        if invocation.json {
-            Output.json(Event(type: "listening", chat: nil, peer: nil, text: nil, at: nil, unread: nil, npub: account.npub))
-        } else {
-            Output.status("marmot: listening as \(account.npub); Ctrl-C to stop")
-        }
-        let snapshot = session.state
-        let consumer = Task { @MainActor in
-            var renderer = Renderer(json: invocation.json)
-            renderer.render(snapshot.chatList, rev: snapshot.rev)
-            for await update in updates {
-                switch update {
-                case .fullState(let state): renderer.render(state.chatList, rev: state.rev)
-                case .chatListChanged(let rev, let list): renderer.render(list, rev: rev)
-                default: break
+        try await invocation.withSession() { session in
+            let updates = session.updates()
+            let account = try await session.requireAccount()
+            if invocation.json {
+                Output.json(Event(type: "listening", chat: nil, peer: nil, text: nil, at: nil, unread: nil, npub: account.npub))
+            } else {
+                Output.status("marmot: listening as \(account.npub); Ctrl-C to stop")
+            }
+            let snapshot = session.state
+            let consumer = Task { @MainActor in
+                var renderer = Renderer(json: invocation.json)
+                renderer.render(snapshot.chatList, rev: snapshot.rev)
+                for await update in updates {
+                    switch update {
+                    case .fullState(let state): renderer.render(state.chatList, rev: state.rev)
+                    case .chatListChanged(let rev, let list): renderer.render(list, rev: rev)
+                    default: break
+                    }
                 }
             }
-        }
-        // Whichever comes first: a termination signal or the timeout.
-        let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
-        Task {
-            await Signals.waitForTermination()
-            stopper.yield()
-        }
-        if let timeout {
+            // Whichever comes first: a termination signal or the timeout.
+            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
             Task {
-                try? await Task.sleep(for: .seconds(timeout))
+                await Signals.waitForTermination()
                 stopper.yield()
             }
+            if let timeout {
+                Task {
+                    try? await Task.sleep(for: .seconds(timeout))
+                    stopper.yield()
+                }
+            }
+            for await _ in stop { break }
+            consumer.cancel()
         }
-        for await _ in stop { break }
-        consumer.cancel()
     }
 
     struct Renderer {

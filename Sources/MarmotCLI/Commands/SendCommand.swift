@@ -44,37 +44,37 @@ enum SendFlow {
     }
 
     static func run(target: String, text: String, _ invocation: Invocation) async throws {
-        let session = try await invocation.openSession(publishKeyPackage: false)
-        defer { Task { await session.close() } }
-        try await session.requireAccount()
-        try await session.untilSynced()
-        let chatID = ChatID(target.trimmingCharacters(in: .whitespacesAndNewlines))
-        let chat: ChatViewState
-        if session.state.chatList.contains(where: { $0.chatID == chatID }) {
-            chat = try await session.openChat(id: chatID)
-        } else {
-            do {
-                chat = try await session.openChat(with: target)
-            } catch {
-                throw explain(error, target: target)
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let chatID = ChatID(target.trimmingCharacters(in: .whitespacesAndNewlines))
+            let chat: ChatViewState
+            if session.state.chatList.contains(where: { $0.chatID == chatID }) {
+                chat = try await session.openChat(id: chatID)
+            } else {
+                do throws(CLIError) {
+                    chat = try await session.openChat(with: target)
+                } catch {
+                    throw explain(error, target: target)
+                }
             }
-        }
-        let start = ContinuousClock.now
-        let message = try await session.send(text, in: chat.chatID)
-        let outcome = try await session.untilDelivered(message.id, in: chat.chatID)
-        let ms = start.duration(to: .now).milliseconds
-        switch outcome.delivery {
-        case .failed(let reason):
-            if invocation.json {
-                Output.json(Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue,
-                                 delivery: "failed", reason: reason, ms: ms))
+            let start = ContinuousClock.now
+            let message = try await session.send(text, in: chat.chatID)
+            let outcome = try await session.untilDelivered(message.id, in: chat.chatID)
+            let ms = start.duration(to: .now).milliseconds
+            switch outcome.delivery {
+            case .failed(let reason):
+                if invocation.json {
+                    Output.json(Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue,
+                                     delivery: "failed", reason: reason, ms: ms))
+                }
+                throw CLIError(.notSent, "message not sent: \(reason)")
+            case .sent, .pending:
+                Output.emit(
+                    Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue, delivery: "sent",
+                         reason: nil, ms: ms),
+                    json: invocation.json, text: "Sent to \(chat.peerNpub) in chat \(chat.chatID) (\(ms) ms)")
             }
-            throw CLIError(.notSent, "message not sent: \(reason)")
-        case .sent, .pending:
-            Output.emit(
-                Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue, delivery: "sent",
-                     reason: nil, ms: ms),
-                json: invocation.json, text: "Sent to \(chat.peerNpub) in chat \(chat.chatID) (\(ms) ms)")
         }
     }
 }

@@ -13,11 +13,12 @@ import MarmotCore
 ///
 /// Usage:
 /// ```swift
-/// let session = try await CLISession.open(home: MarmotHome.prepare(), relays: plan, logLevel: .warning)
-/// defer { Task { await session.close() } }
+/// let plan = try RelayPlan.resolve(options: [], home: home)
+/// let session = try await CLISession.open(CLISession.Configuration(home: home, relays: plan))
 /// try await session.requireAccount()
 /// session.manager.dispatch(.createChat(peerNpub: npub))
 /// let chatID = try await session.until("the chat") { state in ... }
+/// await session.close()
 /// ```
 @MainActor
 final class CLISession {

@@ -37,4 +37,21 @@ struct Invocation: Sendable {
         configuration.publishKeyPackage = publishKeyPackage
         return try await CLISession.open(configuration)
     }
+
+    /// Runs `body` with the process's session and stops the session's embedded relay afterwards,
+    /// whether `body` succeeds or throws.
+    @MainActor
+    func withSession<Value>(
+        messaging: Bool = true, publishKeyPackage: Bool = true, _ body: (CLISession) async throws -> Value
+    ) async throws -> Value {
+        let session = try await openSession(messaging: messaging, publishKeyPackage: publishKeyPackage)
+        do {
+            let value = try await body(session)
+            await session.close()
+            return value
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
 }
