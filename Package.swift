@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotBench",
             dependencies: [
-                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot",
+                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot", "MarmotCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
