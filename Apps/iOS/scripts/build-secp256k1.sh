@@ -204,3 +204,7 @@ mv "$staged" "$output"
 echo "$expected_stamp" >"$stamp"
 rm -rf "$work"
 echo "build-secp256k1: wrote $output ($SECP_TAG, $SECP_COMMIT)"
+# SwiftPM caches the evaluated manifest by its text, so one evaluated before this run still declares
+# the pkg-config library.
+echo "build-secp256k1: if Xcode or swift build read Package.swift before this run, clear SwiftPM's manifest"
+echo "  cache once so it picks up the xcframework (Apps/iOS/README.md, \"Build and run\")."
