@@ -1,6 +1,17 @@
 // swift-tools-version: 6.1
 // Marmot for Swift: an MLS-over-Nostr messenger, one package, one target per layer.
+import Foundation
 import PackageDescription
+
+/// libsecp256k1 (BIP-340, extrakeys, ECDH) for the `Nostr` target, as module `CSecp256k1`.
+///
+/// Debian's (or Homebrew's) through pkg-config, see scripts/setup.sh; the iOS SDK has none, so when
+/// `Apps/iOS/scripts/build-secp256k1.sh` has built the xcframework on a Mac, that is used instead.
+let secp256k1XCFramework = "Apps/iOS/Vendor/CSecp256k1.xcframework"
+let cSecp256k1: Target =
+    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + secp256k1XCFramework)
+    ? .binaryTarget(name: "CSecp256k1", path: secp256k1XCFramework)
+    : .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])])
 
 let package = Package(
     name: "Marmot",
@@ -24,12 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
-        // Debian's libsecp256k1 (BIP-340, extrakeys, ECDH); see scripts/setup.sh.
-        .systemLibrary(
-            name: "CSecp256k1",
-            pkgConfig: "libsecp256k1",
-            providers: [.apt(["libsecp256k1-dev"])]
-        ),
+        cSecp256k1,
         // Nostr: keys, NIP-01 events and relay messages, NIP-19, NIP-44, NIP-59.
         .target(
             name: "Nostr",
@@ -99,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotBench",
             dependencies: [
-                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot",
+                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot", "MarmotCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -33,14 +33,19 @@ struct ContentView: View {
     }
 
     /// The router's stack; pops by the user (swipe back, back button) are reported to the core.
+    ///
+    /// `Binding(get:set:)` takes `@Sendable` closures, which are not main-actor isolated unless marked;
+    /// the manager is, so both closures say so.
     private var screenStack: Binding<[Screen]> {
-        Binding(get: { manager.state.router.screenStack }, set: { manager.setScreenStack($0) })
+        Binding(
+            get: { @MainActor in manager.state.router.screenStack },
+            set: { @MainActor stack in manager.setScreenStack(stack) })
     }
 
     private var problemShown: Binding<Bool> {
         Binding(
-            get: { manager.secretStoreProblem != nil },
-            set: { shown in if !shown { manager.dismissSecretStoreProblem() } })
+            get: { @MainActor in manager.secretStoreProblem != nil },
+            set: { @MainActor shown in if !shown { manager.dismissSecretStoreProblem() } })
     }
 }
 

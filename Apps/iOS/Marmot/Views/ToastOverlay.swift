@@ -19,6 +19,7 @@ struct ToastOverlay: View {
             }
         }
         .animation(.default, value: manager.state.toast)
-        .task(id: manager.state.toast) { await manager.toastDisplayed(manager.state.toast) }
+        // The toast is read here, on the main actor, not inside the task's `@Sendable` closure.
+        .task(id: manager.state.toast) { [toast = manager.state.toast] in await manager.toastDisplayed(toast) }
     }
 }

@@ -54,14 +54,6 @@ extension MarmotMessagingService {
         sent.publish.isSent ? .sent : .failed(reason: describe(sent.publish))
     }
 
-    static func outcome(_ state: DeliveryState) -> DeliveryOutcome? {
-        switch state {
-        case .sent: .sent
-        case .failed: .failed(reason: MarmotMessagingError.noRelayAccepted)
-        default: nil
-        }
-    }
-
     /// "No relay accepted the message (ws://a: not connected)": short, names the relays, no content.
     static func describe(_ result: PoolPublishResult) -> String {
         let verdicts = result.failed.sorted { $0.key < $1.key }.map { relay, verdict in

@@ -30,6 +30,8 @@ actor MarmotMessagingService: MessagingService {
     /// When this session started: `pending` rows older than that were interrupted by a restart.
     var startedAt: Int64 = 0
     var relayStates: [String: Bool] = [:]
+    /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
+    var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
 
     init(context: SessionContext, options: MarmotMessagingOptions) {
@@ -72,6 +74,14 @@ actor MarmotMessagingService: MessagingService {
 
         let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
+        let publishKeyPackage = options.publishKeyPackageOnStart
+        online = Task { [weak self] in
+            try await client.start()
+            guard publishKeyPackage else { return }
+            await self?.announce(client: client, relays: relays)
+        }
+        startWaiters.forEach { $0.resume() }
+        startWaiters = []
         background.append(Task { [weak self] in
             for await event in client.events { await self?.forward(event) }
         })
@@ -79,18 +89,14 @@ actor MarmotMessagingService: MessagingService {
         background.append(Task { [weak self] in
             for await change in statuses { await self?.relayChanged(change) }
         })
-        let publishKeyPackage = options.publishKeyPackageOnStart
-        online = Task { [weak self] in
-            try await client.start()
-            guard publishKeyPackage else { return }
-            await self?.announce(client: client, relays: relays)
-        }
         return stream
     }
 
     func stop() async {
         guard !stopped else { return }
         stopped = true
+        startWaiters.forEach { $0.resume() }
+        startWaiters = []
         online?.cancel()
         background.forEach { $0.cancel() }
         background = []
@@ -136,6 +142,7 @@ actor MarmotMessagingService: MessagingService {
 
     /// The client once connected and subscribed; throws what start-up threw.
     private func connectedClient() async throws -> MarmotClient {
+        await waitForStart()
         guard let client, let online, !stopped else { throw MarmotMessagingError.notStarted }
         do {
             try await online.value
@@ -146,15 +153,23 @@ actor MarmotMessagingService: MessagingService {
     }
 
     /// The client for reading storage, which needs no network.
-    private func storedClient() throws -> MarmotClient {
+    private func storedClient() async throws -> MarmotClient {
+        await waitForStart()
         guard let client, !stopped else { throw MarmotMessagingError.notStarted }
         return client
+    }
+
+    /// Returns once `start()` has made the client (or the service stopped).
+    private func waitForStart() async {
+        while online == nil, !stopped {
+            await withCheckedContinuation { startWaiters.append($0) }
+        }
     }
 
     // MARK: Queries
 
     func listChats() async throws -> [ChatInfo] {
-        let client = try storedClient()
+        let client = try await storedClient()
         var infos: [ChatInfo] = []
         for chat in try await client.chats() where chat.status != .inactive {
             if let info = try await info(chat, client: client) { infos.append(info) }
@@ -163,7 +178,7 @@ actor MarmotMessagingService: MessagingService {
     }
 
     func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage {
-        let client = try storedClient()
+        let client = try await storedClient()
         let group = try Self.groupID(chatID)
         var cursor: MessageCursor?
         if let before {
@@ -242,9 +257,10 @@ actor MarmotMessagingService: MessagingService {
             }
             continuation.yield(.messageReceived(record(message, chatID: ChatID(chat.id.description))))
         case .deliveryChanged(let chat, let message):
-            guard let outcome = Self.outcome(message.deliveryState) else { return }
+            // Failures come back with their reason from the `send`/`retry` call that caused them.
+            guard message.deliveryState == .sent else { return }
             continuation.yield(.deliveryChanged(
-                chatID: ChatID(chat.id.description), messageID: ids.local(for: message.rumorID), outcome: outcome))
+                chatID: ChatID(chat.id.description), messageID: ids.local(for: message.rumorID), outcome: .sent))
         case .commitApplied(let chat, let epoch, _):
             logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
         case .dropped(let eventID, let reason):
