@@ -20,12 +20,21 @@ struct TwoHomesTests {
         let ready = await bobListen.nextJSON(timeout: 30)
         #expect(ready?["type"] as? String == "listening" && ready?["npub"] as? String == bobNpub, "\(String(describing: ready))")
 
+        let opened = try await CLI.run(["chat", "new", bobNpub, "--json", "--relay", relay.url], home: alice)
+        #expect(opened.status == 0, "\(opened)")
+        let chatID = try #require(try opened.object()["chat"] as? String)
+        #expect(try opened.object()["created"] as? Bool == true)
+
+        // `send` to the npub finds that chat; `chat new` again finds it too.
         let sent = try await CLI.run(["send", bobNpub, "hi", "--json", "--relay", relay.url], home: alice)
         #expect(sent.status == 0, "\(sent)")
         let sentObject = try sent.object()
         #expect(sentObject["delivery"] as? String == "sent")
         #expect(sentObject["peer"] as? String == bobNpub)
-        let chatID = try #require(sentObject["chat"] as? String)
+        #expect(sentObject["chat"] as? String == chatID)
+        let again = try await CLI.run(["chat", "new", bobNpub, "--json", "--relay", relay.url], home: alice)
+        #expect(try again.object()["chat"] as? String == chatID)
+        #expect(try again.object()["created"] as? Bool == false)
 
         let heard = try await Self.next(bobListen, type: "message") { $0["text"] as? String == "hi" }
         #expect(heard["peer"] as? String == aliceNpub)

@@ -1,14 +1,15 @@
 import Foundation
+import MarmotCore
 
 /// Which relays a command uses, and where that choice came from.
 ///
-/// Precedence: `--relay` options, then `MARMOT_RELAYS` (comma or space separated), then the file
-/// `$MARMOT_HOME/relays` (one URL per line, `#` starts a comment), else the embedded relay.
+/// Precedence: `--relay` options, then the platform defaults of `RelayDefaults` (`MARMOT_RELAYS`,
+/// comma or space separated, then the file `$MARMOT_HOME/relays`, one URL per line, `#` comments),
+/// else the embedded relay. A configured entry that is not a ws:// or wss:// URL is a usage error.
 struct RelayPlan: Equatable {
     enum Source: String, Equatable {
         case option = "--relay"
-        case environment = "MARMOT_RELAYS"
-        case file = "relays file"
+        case configured = "MARMOT_RELAYS or the relays file"
         case embedded
     }
 
@@ -21,33 +22,21 @@ struct RelayPlan: Equatable {
     static func resolve(
         options: [String], environment: [String: String] = ProcessInfo.processInfo.environment, home: URL
     ) throws(CLIError) -> RelayPlan {
-        if !options.isEmpty { return RelayPlan(urls: try parse(options, from: "--relay"), source: .option) }
-        if let variable = environment["MARMOT_RELAYS"] {
-            let items = variable.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
-            if !items.isEmpty { return RelayPlan(urls: try parse(items, from: "MARMOT_RELAYS"), source: .environment) }
+        if !options.isEmpty {
+            // The same parsing rules as the configured list, applied to the option values.
+            let parsed = RelayDefaults.configured(environment: [RelayDefaults.environmentKey: options.joined(separator: " ")])
+            try reject(parsed.rejected, from: "--relay")
+            return RelayPlan(urls: parsed.relays, source: .option)
         }
         let file = home.appendingPathComponent("relays")
-        if let text = try? String(contentsOf: file, encoding: .utf8) {
-            let items = text.split(whereSeparator: \.isNewline)
-                .map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-            if !items.isEmpty { return RelayPlan(urls: try parse(items, from: file.path), source: .file) }
-        }
+        let configured = RelayDefaults.configured(environment: environment, file: file)
+        try reject(configured.rejected, from: "\(RelayDefaults.environmentKey) or \(file.path)")
+        if !configured.relays.isEmpty { return RelayPlan(urls: configured.relays, source: .configured) }
         return RelayPlan(urls: [], source: .embedded)
     }
 
-    /// Parses relay URLs, keeping their order and dropping duplicates.
-    private static func parse(_ items: [String], from origin: String) throws(CLIError) -> [URL] {
-        var urls: [URL] = []
-        for item in items {
-            guard let url = URL(string: item), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-                url.host?.isEmpty == false
-            else {
-                throw CLIError(.usage, "invalid relay URL \"\(item)\" (from \(origin)): expected ws://host[:port] or wss://…")
-            }
-            if !urls.contains(url) { urls.append(url) }
-        }
-        return urls
+    private static func reject(_ entries: [String], from origin: String) throws(CLIError) {
+        guard let first = entries.first else { return }
+        throw CLIError(.usage, "invalid relay URL \"\(first)\" (from \(origin)): expected ws://host[:port] or wss://host")
     }
 }
