@@ -14,6 +14,8 @@ struct ErrorExitCodeTests {
         let badRelay = try await CLI.run(["chats", "--relay", "http://example.com"], home: home)
         #expect(badRelay.status == 2, "\(badRelay)")
         #expect(badRelay.stderr.contains("invalid relay URL"), "\(badRelay)")
+        let blank = try await CLI.run(["send", "npub1x", "  "], home: home)
+        #expect(blank.status == 2 && blank.stderr.contains("the message is empty"), "\(blank)")
     }
 
     @Test func commandsWithoutAnAccountExitWith3() async throws {
@@ -21,7 +23,7 @@ struct ErrorExitCodeTests {
         let home = try TestHome("no-account")
         defer { home.remove() }
         for arguments in [["account", "show"], ["account", "export"], ["chats", "--relay", relay.url],
-                          ["send", Keys.generate().publicKey.npub, "hi", "--relay", relay.url]] {
+                          ["send", Keys.generate().publicKey.npub, "hi", "--relay", relay.url], ["listen"], ["chats"]] {
             let result = try await CLI.run(arguments, home: home)
             #expect(result.status == 3, "\(result)")
             #expect(result.stderr.contains("no account"), "\(result)")

@@ -97,6 +97,7 @@ enum ChatFlows {
     }
 
     static func list(_ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
             try await session.untilSynced()
@@ -112,6 +113,7 @@ enum ChatFlows {
     }
 
     static func new(npub: String, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
             try await session.untilSynced()

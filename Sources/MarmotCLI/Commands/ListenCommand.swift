@@ -50,6 +50,7 @@ enum ListenFlow {
     }
 
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
         try await invocation.withSession() { session in
             let updates = session.updates()
             let account = try await session.requireAccount()

@@ -26,6 +26,13 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup var relay: RelayOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        // The core ignores blank messages; say so instead of waiting for one that never comes.
+        if text.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("the message is empty")
+        }
+    }
+
     func run() async throws {
         try await SendFlow.run(target: target, text: text.joined(separator: " "), Invocation(relay: relay, output: output))
     }
@@ -44,6 +51,7 @@ enum SendFlow {
     }
 
     static func run(target: String, text: String, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
             try await session.untilSynced()

@@ -28,6 +28,17 @@ struct Invocation: Sendable {
         }
     }
 
+    /// Checks the relay configuration (usage errors first), then fails with `.noAccount` when
+    /// `$MARMOT_HOME` holds no nsec, before anything is started.
+    func requireStoredAccount() throws(CLIError) {
+        let home = try home()
+        _ = try RelayPlan.resolve(options: relays, home: home)
+        let store = CLISession.secretStore(home: home)
+        let stored: String?
+        do { stored = try store.load() } catch { throw CLIError(.failure, "cannot read \(store.fileURL.path): \(error)") }
+        if stored == nil { throw CLIError.noAccount() }
+    }
+
     /// Opens the process's one session over `$MARMOT_HOME` with the resolved relays.
     @MainActor
     func openSession(messaging: Bool = true, publishKeyPackage: Bool = true) async throws(CLIError) -> CLISession {
