@@ -36,6 +36,8 @@ struct TwoHomesTests {
         #expect(try again.object()["chat"] as? String == chatID)
         #expect(try again.object()["created"] as? Bool == false)
 
+        let invite = try await Self.next(bobListen, type: "invite") { $0["chat"] as? String == chatID }
+        #expect(invite["peer"] as? String == aliceNpub)
         let heard = try await Self.next(bobListen, type: "message") { $0["text"] as? String == "hi" }
         #expect(heard["peer"] as? String == aliceNpub)
         #expect(heard["chat"] as? String == chatID)

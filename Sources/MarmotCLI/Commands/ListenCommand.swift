@@ -34,9 +34,10 @@ struct ListenCommand: AsyncParsableCommand {
     }
 }
 
-/// Renders the chat list's changes as events: a chat that is new to the user (no messages yet, or
-/// unread ones) is an invitation; a rise in a chat's unread count is an incoming message, shown with
-/// the chat's last message. Counts and previews are the core's; nothing is marked read.
+/// Renders the chat list's changes as events: a chat that appears after the stored list was shown is
+/// an invitation (the messaging layer accepts welcomes); a rise in a chat's unread count is an
+/// incoming message, shown with the chat's last message, and unread messages already stored are
+/// shown first. Counts and previews are the core's; nothing is marked read.
 @MainActor
 enum ListenFlow {
     struct Event: Encodable {
@@ -98,11 +99,12 @@ enum ListenFlow {
 
         mutating func render(_ chats: [ChatSummary], rev: UInt64) {
             guard rev > lastRev else { return }
+            let baseline = lastRev == 0
             lastRev = rev
             for chat in chats.reversed() {
                 let previous = seen[chat.chatID]
                 seen[chat.chatID] = chat.unreadCount
-                if previous == nil, chat.lastMessage == nil || chat.unreadCount > 0 { invite(chat) }
+                if previous == nil, !baseline { invite(chat) }
                 if chat.unreadCount > (previous ?? 0) { message(chat) }
             }
         }
