@@ -2,10 +2,13 @@ import Foundation
 
 /// Writes lines to stdout and stderr without buffering, so a reading process sees each line at once
 /// (`print` is block-buffered when stdout is a pipe).
+///
+/// When the reader of stdout has gone away (`marmot listen | head -1`), the process ends quietly with
+/// status 0: the reader got what it wanted.
 enum Output {
     /// One line on stdout.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(Data((text + "\n").utf8))
     }
 
     /// One JSON object on one stdout line, keys sorted.
@@ -13,7 +16,7 @@ enum Output {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        write(data + Data("\n".utf8))
     }
 
     /// `value` as one JSON line when `json`, else the human `text` (which may span lines).
@@ -23,11 +26,20 @@ enum Output {
 
     /// One diagnostic line on stderr.
     static func status(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// The error line of a failed command: `marmot: <message>` on stderr.
     static func error(_ message: String) {
         status("marmot: \(message)")
+    }
+
+    private static func write(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            // stdout is closed (broken pipe): nobody is reading any more.
+            Foundation.exit(0)
+        }
     }
 }
