@@ -29,6 +29,7 @@ enum RevisionGate {
         case .currentChatChanged(_, let currentChat): next.currentChat = currentChat
         case .toastChanged(_, let toast): next.toast = toast
         case .busyChanged(_, let busy): next.busy = busy
+        case .networkChanged(_, let network): next.network = network
         case .accountCreated: break
         }
         return .apply(next)

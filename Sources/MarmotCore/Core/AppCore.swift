@@ -154,6 +154,7 @@ actor AppCore {
             changed.append { .currentChatChanged(rev: $0, currentChat: now.currentChat) }
         }
         if before.toast != now.toast { changed.append { .toastChanged(rev: $0, toast: now.toast) } }
+        if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

@@ -81,6 +81,8 @@ public enum MessagingEvent: Sendable, Equatable {
     case deliveryChanged(chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome)
     /// Relay connectivity changed.
     case relayStatus(RelayStatus)
+    /// The session's key package publication ended: accepted by at least one relay, or not.
+    case keyPackagePublished(Bool)
 }
 
 /// A chat as the messaging layer stores it.

@@ -10,10 +10,12 @@ public struct AppState: Sendable, Equatable {
     public var chatList: [ChatSummary]
     public var currentChat: ChatViewState?
     public var toast: String?
+    /// Relay connectivity and key package publication of the session.
+    public var network: NetworkState
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
-        currentChat: ChatViewState?, toast: String?
+        currentChat: ChatViewState?, toast: String?, network: NetworkState = NetworkState()
     ) {
         self.rev = rev
         self.router = router
@@ -22,6 +24,7 @@ public struct AppState: Sendable, Equatable {
         self.chatList = chatList
         self.currentChat = currentChat
         self.toast = toast
+        self.network = network
     }
 
     /// The logged-out state at rev 0: login screen, nothing loaded.

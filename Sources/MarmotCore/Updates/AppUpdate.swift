@@ -18,6 +18,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case currentChatChanged(rev: UInt64, currentChat: ChatViewState?)
     case toastChanged(rev: UInt64, toast: String?)
     case busyChanged(rev: UInt64, busy: BusyState)
+    case networkChanged(rev: UInt64, network: NetworkState)
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
@@ -27,7 +28,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         switch self {
         case .fullState(let state): state.rev
         case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
-            .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _):
+            .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _),
+            .networkChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
         }
@@ -45,6 +47,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
             "currentChatChanged(rev: \(rev), chat: \(chat.map { "\($0.chatID)" } ?? "none"), messages: \(chat?.messages.count ?? 0))"
         case .toastChanged(let rev, let toast): "toastChanged(rev: \(rev), shown: \(toast != nil))"
         case .busyChanged(let rev, _): "busyChanged(rev: \(rev))"
+        case .networkChanged(let rev, let network):
+            "networkChanged(rev: \(rev), relays: \(network.connectedRelays)/\(network.totalRelays))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
         }
     }

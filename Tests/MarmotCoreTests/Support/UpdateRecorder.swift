@@ -43,6 +43,7 @@ func replay(_ update: AppUpdate, onto state: AppState) -> AppState? {
     case .currentChatChanged(_, let chat): state.currentChat = chat
     case .toastChanged(_, let toast): state.toast = toast
     case .busyChanged(_, let busy): state.busy = busy
+    case .networkChanged(_, let network): state.network = network
     case .accountCreated: break
     }
     return state

@@ -81,6 +81,7 @@ extension AppCore {
         state.router = Router(defaultScreen: .chatList)
         state.busy.creatingChat = false
         state.toast = nil
+        state.network = service == nil ? NetworkState() : NetworkState(totalRelays: configuration.relayURLs.count)
         logger.info("session opened", metadata: ["pubkey": "\(publicKey.hex)"])
         if let service { startService(service, session: session) }
     }
@@ -116,6 +117,7 @@ extension AppCore {
         state.auth = .loggedOut
         state.busy = BusyState()
         state.toast = nil
+        state.network = NetworkState()
     }
 
     /// Drops the session (and its keys) and stops its messaging service in the background.

@@ -19,9 +19,13 @@ extension AppCore {
         }
     }
 
-    /// Relay connectivity is not shown in the MVP; it is kept and logged.
+    /// Relay connectivity, shown as the network slice's status line.
     func relayStatusChanged(_ status: RelayStatus) {
-        session?.relayStatus = status
+        guard let session else { return }
+        session.relayStatus = status
+        state.network = NetworkState(
+            connectedRelays: status.connected, totalRelays: status.total,
+            keyPackagePublished: state.network.keyPackagePublished)
         logger.info("relays", metadata: ["connected": "\(status.connected)", "total": "\(status.total)"])
     }
 }

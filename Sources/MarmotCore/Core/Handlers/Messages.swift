@@ -155,6 +155,7 @@ extension AppCore {
         case .deliveryChanged(let chatID, let messageID, let outcome):
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
         case .relayStatus(let status): relayStatusChanged(status)
+        case .keyPackagePublished(let published): state.network.keyPackagePublished = published
         }
     }
 }

@@ -108,6 +108,7 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
     case notOneToOne
     case nothingToRetry
     case noKeyPackage
+    case noRelayReachable
     case cannotChatWithSelf
     case chatInactive
     case notPublished(String)
@@ -127,6 +128,7 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .notOneToOne: "That chat has no other member"
         case .nothingToRetry: "Nothing to resend"
         case .noKeyPackage: "No key package found for that npub on your relays; they need a Marmot app first"
+        case .noRelayReachable: "No relay is reachable; check the connection and try again"
         case .cannotChatWithSelf: "You cannot start a chat with yourself"
         case .chatInactive: "This chat is no longer active"
         case .notPublished(let detail): detail

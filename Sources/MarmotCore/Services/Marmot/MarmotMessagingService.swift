@@ -123,8 +123,10 @@ actor MarmotMessagingService: MessagingService {
             if !published.isPublished {
                 logger.warning("key package not accepted by any relay", metadata: ["relays": "\(relays.count)"])
             }
+            continuation?.yield(.keyPackagePublished(published.isPublished))
         } catch {
             logger.warning("key package not published", metadata: ["reason": "\(error)"])
+            continuation?.yield(.keyPackagePublished(false))
         }
         guard let pool else { return }
         for kind in [Kind.keyPackageRelays, Kind.dmRelays] {
@@ -157,6 +159,16 @@ actor MarmotMessagingService: MessagingService {
         await waitForStart()
         guard let client, !stopped else { throw MarmotMessagingError.notStarted }
         return client
+    }
+
+    /// Whether some relay is connected, waiting up to the publish timeout for one to come up.
+    private func awaitConnection() async -> Bool {
+        let deadline = ContinuousClock.now + options.publishTimeout
+        while !relayStates.values.contains(true) {
+            guard ContinuousClock.now < deadline, !stopped else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
     }
 
     /// Returns once `start()` has made the client (or the service stopped).
@@ -200,6 +212,8 @@ actor MarmotMessagingService: MessagingService {
 
     func createChat(with peer: PublicKey) async throws -> ChatInfo {
         let client = try await connectedClient()
+        // Without any relay the key package lookup could only end in a misleading "not found".
+        guard await awaitConnection() else { throw MarmotMessagingError.noRelayReachable }
         do {
             let created = try await client.createChat(with: peer)
             guard let info = try await info(created.chat, client: client) else { throw MarmotMessagingError.notOneToOne }

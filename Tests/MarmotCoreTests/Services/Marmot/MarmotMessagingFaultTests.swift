@@ -17,6 +17,8 @@ import Testing
         p.bob.dispatch(.pushScreen(.chat(chatID: p.chatID)))
 
         await server.stop()
+        try await p.alice.waitFor("offline shown") { !$0.network.isOnline }
+        #expect(p.alice.state().network.statusText.hasPrefix("Offline"))
         p.alice.dispatch(.sendMessage(chatID: p.chatID, content: "while the relay is down"))
         try await p.alice.waitFor("failed") { state in
             if case .failed = state.currentChat?.messages.last?.delivery { true } else { false }
@@ -28,6 +30,7 @@ import Testing
 
         // The relay comes back on the same port with its events; the user retries until it goes out.
         _ = try await world.startRelay(port: port, file: "relay.sqlite")
+        try await p.alice.waitFor("back online") { $0.network.isOnline }
         let messageID = try #require(p.alice.state().currentChat?.messages.last?.id)
         var attempts = 0
         while p.alice.state().currentChat?.messages.last?.delivery != .sent, attempts < 10 {

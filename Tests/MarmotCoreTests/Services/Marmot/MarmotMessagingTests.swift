@@ -22,6 +22,11 @@ import Testing
         let bob = world.app("bob", relays: [relay])
         let aliceKeys = try await alice.createAccount()
         let bobKeys = try await bob.createAccount()
+        // The network slice says when Bob can be invited: connected, key package accepted.
+        try await bob.waitFor("online with a key package") { state in
+            state.network.isOnline && state.network.keyPackagePublished == true
+        }
+        #expect(bob.state().network.statusText == "1 of 1 relay connected")
         try await LiveWorld.waitForKeyPackage(of: bobKeys.publicKey, on: relay)
 
         alice.dispatch(.pushScreen(.newChat))
