@@ -27,6 +27,9 @@
         /// Updates received while a resync is in flight, replayed onto its snapshot; nil when none is.
         @ObservationIgnored private var resyncBuffer: [AppUpdate]?
         @ObservationIgnored private let toastDuration: Duration
+        /// The nsec of a login the core has not yet accepted or refused; refused ones are removed
+        /// from the store again so a typo is not restored at every launch.
+        @ObservationIgnored private var pendingLoginSecret: String?
         /// How many resyncs have started, for tests.
         @ObservationIgnored private(set) var resyncsStarted = 0
 
@@ -92,6 +95,23 @@
         private func adopt(_ next: AppState) {
             state = next
             if let pending = restorePendingAfterRev, next.rev > pending { restorePendingAfterRev = nil }
+            settlePendingLogin(next)
+        }
+
+        /// A login ends logged in (the nsec stays stored) or refused with a toast (it is removed).
+        private func settlePendingLogin(_ next: AppState) {
+            guard let secret = pendingLoginSecret, !next.busy.loggingIn else { return }
+            if next.auth.isLoggedIn {
+                pendingLoginSecret = nil
+            } else if next.toast != nil {
+                pendingLoginSecret = nil
+                guard (try? secretStore.load()) == secret else { return }
+                do {
+                    try secretStore.delete()
+                } catch {
+                    secretStoreProblem = SecretStoreProblem(operation: .delete, error: error)
+                }
+            }
         }
 
         // MARK: Resync
@@ -139,12 +159,14 @@
         /// Imports an account: stores the nsec, then asks the core to log in (MVP spec, Key Storage).
         public func login(nsec: String) {
             saveSecret(nsec)
+            pendingLoginSecret = nsec
             core.dispatch(.login(nsec: nsec))
         }
 
         /// Logs out and forgets the stored nsec.
         public func logout() {
             restorePendingAfterRev = nil
+            pendingLoginSecret = nil
             core.dispatch(.logout)
             do {
                 try secretStore.delete()

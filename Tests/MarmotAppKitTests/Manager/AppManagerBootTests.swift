@@ -126,6 +126,35 @@ struct AppManagerBootTests {
         #expect(try store.load() == "nsec1second")
     }
 
+    @Test("a login the core refuses removes the nsec it stored; an accepted one keeps it")
+    func refusedLoginForgetsTheSecret() throws {
+        let store = InMemorySecretStore()
+        let core = ScriptedCore()
+        let manager = AppManager(core: core, secretStore: store)
+        manager.login(nsec: "nsec1typo")
+        #expect(try store.load() == "nsec1typo")
+        manager.receive(.busyChanged(rev: 1, busy: BusyState(loggingIn: true)))
+        #expect(try store.load() == "nsec1typo")
+        var refused = manager.state
+        refused.rev = 2
+        refused.busy = BusyState()
+        refused.toast = "Invalid nsec"
+        manager.receive(.fullState(refused))
+        #expect(try store.load() == nil)
+
+        manager.login(nsec: Fixtures.nsec)
+        var accepted = manager.state
+        accepted.rev = 3
+        accepted.toast = nil
+        accepted.auth = .loggedIn(npub: Fixtures.npub, pubkey: Fixtures.pubkey)
+        manager.receive(.fullState(accepted))
+        var later = accepted
+        later.rev = 4
+        later.toast = "Chat not found"
+        manager.receive(.fullState(later))
+        #expect(try store.load() == Fixtures.nsec)
+    }
+
     @Test("logout dispatches logout and deletes the stored nsec, from either entry point")
     func logoutDeletes() throws {
         let store = InMemorySecretStore(secret: Fixtures.nsec)
