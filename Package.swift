@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotCLI",
             dependencies: [
-                "Nostr", "NostrRelay",
+                "Nostr", "NostrRelay", "MarmotCore", "MarmotAppKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -108,7 +108,10 @@ let package = Package(
             name: "MarmotTests",
             dependencies: ["Marmot", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MarmotCLITests", dependencies: ["Nostr", "NostrClient", "TestSupport"]),
+        .testTarget(
+            name: "MarmotCLITests",
+            dependencies: ["Nostr", "NostrClient", "TestSupport", "MarmotCLI", "MarmotCore", "MarmotAppKit"]
+        ),
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(
             name: "NostrClientTests",
