@@ -21,6 +21,8 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/marmot-tui-test.XXXXXX")"
 COLUMNS_TUI=80
 ROWS_TUI=24
 
+RESTORED_CHECK="stty -a | grep -Eq '(^| )icanon( |\$)' && stty -a | grep -Eq '(^| )echo( |\$)' && echo 'terminal restored'"
+
 log() { printf '[tui-test] %s\n' "$*"; }
 fail() {
     printf '[tui-test] FAIL: %s\n' "$*" >&2
@@ -53,7 +55,8 @@ ensure_tools() {
 home() { printf '%s/%s' "$WORK" "$1"; }
 
 # start NAME [EXTRA_ARGS...]: runs marmot for NAME in a detached 80x24 tmux session. When marmot
-# exits, the pane stays and shows "marmot exited with N".
+# exits, the pane stays and shows "marmot exited with N", then "terminal restored" if the tty is back
+# in canonical mode with echo (the UI's raw mode was undone).
 start() {
     local name="$1"
     shift
@@ -61,7 +64,7 @@ start() {
     local command
     command="$(printf '%q ' env "MARMOT_HOME=$(home "$name")" TERM=xterm-256color "$MARMOT_BIN" $MARMOT_TUI_ARGS "$@")"
     tmux -L "$SOCKET" -f /dev/null new-session -d -s "$name" -x "$COLUMNS_TUI" -y "$ROWS_TUI" \
-        "$command; echo \"marmot exited with \$?\"; sleep 600"
+        "$command; echo \"marmot exited with \$?\"; $RESTORED_CHECK; sleep 600"
     log "started $name (home $(home "$name"))"
 }
 
@@ -120,6 +123,9 @@ expect_absent() {
     fi
 }
 
+# pid_of NAME: the process id of NAME's marmot (the child of the pane's shell).
+pid_of() { pgrep -P "$(tmux -L "$SOCKET" display-message -p -t "$1" '#{pane_pid}')" | head -n 1; }
+
 # npub_of NAME: the account npub NAME's chat list shows ("Your npub: npub1…").
 npub_of() { screen "$1" | grep -o 'npub1[02-9ac-hj-np-z]\{58\}' | head -n 1; }
 
@@ -161,12 +167,27 @@ scenario_navigation() {
 scenario_quit_and_restore() {
     send alice q
     wait_for alice "marmot exited with 0" 15
+    wait_for alice "terminal restored" 5
     stop alice
     start alice
     wait_for alice "Your npub: $ALICE_NPUB" 60
     expect_absent alice "Create a new account"
     send alice C-c
     wait_for alice "marmot exited with 0" 15
+    wait_for alice "terminal restored" 5
+    stop alice
+}
+
+scenario_sigterm_restores_terminal() {
+    start alice
+    wait_for alice "Your npub: $ALICE_NPUB" 60
+    local pid
+    pid="$(pid_of alice)"
+    [[ -n "$pid" ]] || fail "no marmot process for alice"
+    kill -TERM "$pid"
+    wait_for alice "marmot exited with" 15
+    wait_for alice "terminal restored" 5
+    stop alice
 }
 
 main() {
@@ -174,6 +195,7 @@ main() {
     scenario_create_account
     scenario_navigation
     scenario_quit_and_restore
+    scenario_sigterm_restores_terminal
     log "PASS"
 }
 

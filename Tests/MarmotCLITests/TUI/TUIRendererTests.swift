@@ -22,7 +22,7 @@ struct TUIRendererTests {
         #expect(lines[0].contains("Log in"))
         #expect(text.contains("> Create a new account"))
         #expect(text.contains("Import an existing key"))
-        #expect(lines[size.rows - 2] == "relay: connected")
+        #expect(lines[size.rows - 2] == " relay: connected")
         #expect(lines[size.rows - 1].contains("c create"))
     }
 
@@ -195,6 +195,15 @@ struct TUIRendererTests {
         state.toast = "Messaging unavailable"
         let line = F.render(state)[21]
         #expect(line.hasPrefix(" ! Messaging unavailable"))
+        #expect(line.hasSuffix("Esc dismiss"))
+    }
+
+    @Test func secretStoreProblemComesBeforeTheToast() {
+        var state = F.loggedIn()
+        state.toast = "Some toast"
+        let context = RenderContext(secretStoreProblem: "Could not save the account key (disk full).")
+        let line = TUIRenderer.render(state, F.ui(for: state), context).text[21]
+        #expect(line.hasPrefix(" ! Could not save the account key"))
         #expect(line.hasSuffix("Esc dismiss"))
     }
 

@@ -8,6 +8,9 @@ struct RenderContext: Sendable, Equatable {
     var restoring = false
     /// Advances with time so the busy indicator turns.
     var spinnerPhase = 0
+    /// The manager's secret-store problem message, shown above everything until dismissed: it
+    /// decides whether the account survives a restart.
+    var secretStoreProblem: String?
 }
 
 /// Draws a frame from state: `(AppState, TUIViewState, RenderContext) -> Frame`, with no side effects.
@@ -55,8 +58,8 @@ enum TUIRenderer {
         var lines = [titleBar(title, state: state, width: layout.width)]
         lines += body
         lines.append(notice(state, ui, context, width: layout.width))
-        lines.append(StyledLine(TextWidth.sanitized(context.statusLine), .dim))
-        lines.append(StyledLine(keys, .dim))
+        lines.append(StyledLine(" " + TextWidth.sanitized(context.statusLine), .dim))
+        lines.append(StyledLine(" " + keys, .dim))
         return Frame(size: ui.size, lines: lines)
     }
 
@@ -74,8 +77,14 @@ enum TUIRenderer {
         return body
     }
 
-    /// The notice line: a pending question first, then the toast, then what the core is busy with.
+    /// The notice line: a secret-store problem first, then a pending question, the toast, and what
+    /// the core is busy with.
     private static func notice(_ state: AppState, _ ui: TUIViewState, _ context: RenderContext, width: Int) -> StyledLine {
+        if let problem = context.secretStoreProblem {
+            return StyledLine.justified(
+                [Span(" ! " + TextWidth.sanitized(problem), .color(.red, bold: true))], [Span("Esc dismiss", .dim)],
+                width: width)
+        }
         if ui.confirmingLogout {
             return StyledLine(
                 " Log out? The key stored on this machine is deleted: export it first to keep the account. y/n",

@@ -68,6 +68,8 @@ private struct DriverLoop {
         case .key(.control("l")):
             writer.invalidate()
             lastInputs = nil
+        case .key(.escape) where manager.secretStoreProblem != nil:
+            manager.dismissSecretStoreProblem()
         case .key(let key):
             let state = manager.state
             let result = TUIKeyMap.handle(key, state: state, ui: ui.reconciled(with: state), restoring: manager.isRestoring)
@@ -97,7 +99,8 @@ private struct DriverLoop {
         watchToast(state.toast)
         let busy = TUIRenderer.busyText(state.busy, restoring: manager.isRestoring) != nil
         let context = RenderContext(
-            statusLine: statusLine(), restoring: manager.isRestoring, spinnerPhase: busy ? ticks / 4 : 0)
+            statusLine: statusLine(), restoring: manager.isRestoring, spinnerPhase: busy ? ticks / 4 : 0,
+            secretStoreProblem: manager.secretStoreProblem?.message)
         if let last = lastInputs, last.rev == state.rev, last.ui == ui, last.context == context { return }
         lastInputs = (state.rev, ui, context)
         let output = writer.output(for: TUIRenderer.render(state, ui, context))
