@@ -80,7 +80,10 @@ let package = Package(
             ]
         ),
         // The app core: state, actions, updates and the actor that owns them (RMP architecture).
-        .target(name: "MarmotCore", dependencies: ["Nostr", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "MarmotCore",
+            dependencies: ["Nostr", "MLS", "Marmot", "NostrClient", .product(name: "Logging", package: "swift-log")]
+        ),
         // The SwiftUI app's manager and secret stores, in plain Swift so they are tested on Linux.
         .target(name: "MarmotAppKit", dependencies: ["MarmotCore"]),
         // `marmot`, the terminal client.
@@ -96,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "MarmotBench",
             dependencies: [
-                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot",
+                "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot", "MarmotCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -118,7 +121,10 @@ let package = Package(
             dependencies: ["NostrClient", "NostrRelay", "TestSupport"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "MarmotCoreTests", dependencies: ["MarmotCore", "TestSupport"]),
+        .testTarget(
+            name: "MarmotCoreTests",
+            dependencies: ["MarmotCore", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "MarmotAppKitTests", dependencies: ["MarmotAppKit", "MarmotCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,13 +1,17 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
+// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot app.
 #if DEBUG
 print("marmot-bench (debug build: figures are pessimistic; `make bench` builds release)")
 #else
 print("marmot-bench (release build)")
 #endif
-NostrBench.run()
-MLSCryptoBench.run()
-TreeKEMBench.run()
-MLSFramingBench.run()
-MLSGroupBench.run()
-await RelayBench.run()
-await MarmotProtocolBench.run()
+let chosen = Set(CommandLine.arguments.dropFirst())
+func wanted(_ section: String) -> Bool { chosen.isEmpty || chosen.contains(section) }
+if wanted("nostr") { NostrBench.run() }
+if wanted("mls") { MLSCryptoBench.run() }
+if wanted("treekem") { TreeKEMBench.run() }
+if wanted("framing") { MLSFramingBench.run() }
+if wanted("group") { MLSGroupBench.run() }
+if wanted("relay") { await RelayBench.run() }
+if wanted("marmot") { await MarmotProtocolBench.run() }
+if wanted("app") { await AppCoreBench.run() }

@@ -38,6 +38,9 @@ public actor MarmotClient {
         enum Target: Equatable {
             case giftWraps
             case group(GroupID)
+            /// The groups loaded at start, in one subscription: relays cap subscriptions per
+            /// connection (often at 20), so one per chat would lose chats beyond the cap.
+            case groups([GroupID])
         }
 
         let target: Target
@@ -118,9 +121,8 @@ public actor MarmotClient {
         started = true
         await pool.connect()
         await subscribe(.giftWraps)
-        for session in sessions.values where session.stored.status != .inactive {
-            await subscribe(.group(session.id))
-        }
+        let active = sessions.values.filter { $0.stored.status != .inactive }.map(\.id)
+        if !active.isEmpty { await subscribe(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
     }
 
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
@@ -159,6 +161,11 @@ public actor MarmotClient {
         try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
     }
 
+    /// One stored message of a chat by its rumor id.
+    public func message(_ id: EventID, in chat: GroupID) throws -> StoredMessage? {
+        try storage { try store.message(mlsGroupID: chat, rumorID: id) }
+    }
+
     /// Sets the chat's unread count to zero.
     public func markRead(_ chat: GroupID) throws {
         try storage { try store.markGroupRead(mlsGroupID: chat) }
@@ -178,6 +185,8 @@ public actor MarmotClient {
         case .group(let id):
             guard let h = sessions[id]?.stored.nostrGroupID else { return nil }
             return SubscriptionID("marmot-g-" + String(h.hex.prefix(48)))
+        case .groups:
+            return SubscriptionID("marmot-gs-" + String(me.hex.prefix(32)))
         }
     }
 
@@ -190,6 +199,10 @@ public actor MarmotClient {
         case .group(let group):
             guard let h = sessions[group]?.stored.nostrGroupID else { return }
             filter = Filter(kinds: [.groupMessage], tags: ["h": [h.hex]])
+        case .groups(let groups):
+            let hs = groups.compactMap { sessions[$0]?.stored.nostrGroupID.hex }
+            guard !hs.isEmpty else { return }
+            filter = Filter(kinds: [.groupMessage], tags: ["h": hs])
         }
         feeds[id] = Feed(target: target)
         let subscription = await pool.subscribe([filter], id: id)
@@ -246,7 +259,11 @@ public actor MarmotClient {
         guard feeds[id] != nil else { return }
         feeds[id]?.buffering = false
         feeds[id]?.flushing = false
-        if case .group(let group) = feed.target { await performDueSelfUpdate(group) }
+        switch feed.target {
+        case .group(let group): await performDueSelfUpdate(group)
+        case .groups(let groups): for group in groups { await performDueSelfUpdate(group) }
+        case .giftWraps: break
+        }
     }
 
     static func chronological(_ a: Event, _ b: Event) -> Bool {

@@ -27,17 +27,24 @@ extension GRDBMarmotStore {
         }.map(storedMessage)
     }
 
+    /// Newest first; messages of the same second in the order they were stored (rowid), which for a
+    /// sender is the order they were written.
     public func messages(mlsGroupID: GroupID, before: MessageCursor?, limit: Int) throws -> MessagePage {
         let pageSize = max(1, limit)
         let rows = try read { db in
             var request = MessageRow.filter(MessageRow.Columns.mlsGroupID == mlsGroupID.bytes)
             if let before {
                 let id = Data(before.rumorID.bytes)
+                let anchor = try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM messages WHERE mls_group_id = ? AND rumor_id = ?",
+                    arguments: [mlsGroupID.bytes, id])
+                let sameSecond: SQLExpression =
+                    if let anchor { Column.rowID < anchor } else { MessageRow.Columns.rumorID < id }
                 request = request.filter(
                     MessageRow.Columns.createdAt < before.createdAt
-                        || (MessageRow.Columns.createdAt == before.createdAt && MessageRow.Columns.rumorID < id))
+                        || (MessageRow.Columns.createdAt == before.createdAt && sameSecond))
             }
-            return try request.order(MessageRow.Columns.createdAt.desc, MessageRow.Columns.rumorID.desc)
+            return try request.order(MessageRow.Columns.createdAt.desc, Column.rowID.desc)
                 .limit(pageSize + 1).fetchAll(db)
         }
         let messages = try rows.prefix(pageSize).map(storedMessage)

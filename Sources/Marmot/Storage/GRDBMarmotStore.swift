@@ -12,8 +12,11 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
 
     /// Opens (creating if needed) the database file at `path`; `.wrongKey` if it was made with another key.
     public convenience init(path: String, key: StorageKey) throws(StorageError) {
+        var configuration = Configuration()
+        // Another connection (a session being closed in the same process) may hold the lock briefly.
+        configuration.busyMode = .timeout(10)
         let pool: DatabasePool
-        do { pool = try DatabasePool(path: path) } catch { throw .database("\(error)") }
+        do { pool = try DatabasePool(path: path, configuration: configuration) } catch { throw .database("\(error)") }
         try self.init(writer: pool, key: key)
     }
 

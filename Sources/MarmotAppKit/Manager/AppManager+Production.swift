@@ -3,12 +3,22 @@
     import MarmotCore
 
     extension AppManager {
-        /// The app's manager as shipped: a `MarmotApp` over `defaultDataDirectory()` and the platform's
-        /// secret store (bible §4.1.2.1).
-        public static func production(configuration: AppConfiguration = AppConfiguration()) -> AppManager {
+        /// The app's manager as shipped: a `MarmotApp` over `defaultDataDirectory()` with Marmot
+        /// messaging on `productionConfiguration()`'s relays, and the platform's secret store
+        /// (bible §4.1.2.1).
+        public static func production(configuration: AppConfiguration = productionConfiguration()) -> AppManager {
             let dataDirectory = defaultDataDirectory()
             let core = MarmotApp(dataDirectory: dataDirectory, configuration: configuration)
             return AppManager(core: core, secretStore: platformSecretStore(dataDirectory: dataDirectory))
+        }
+
+        /// Marmot messaging over the relays named by `MARMOT_RELAYS` or `<data>/relays`, else the
+        /// public relays (an app has no embedded relay).
+        public nonisolated static func productionConfiguration() -> AppConfiguration {
+            let configured = RelayDefaults.configured(
+                file: defaultDataDirectory().appendingPathComponent("relays"))
+            let relays = configured.relays.isEmpty ? RelayDefaults.publicRelays : configured.relays
+            return AppConfiguration(relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory())
         }
 
         /// `Application Support/Marmot` of the current user (the app's container on iOS), where the

@@ -38,6 +38,10 @@ public protocol MessagingService: Sendable {
     /// Records that the user has seen everything in the chat, so `ChatInfo.unreadCount` is 0 next time.
     func markRead(chatID: ChatID) async throws
 
+    /// Reconnects relays that dropped (for example while the app was in the background); the
+    /// subscriptions then catch up on what was missed.
+    func reconnect() async
+
     /// Closes subscriptions, relay connections and storage; finishes the event stream. Idempotent.
     func stop() async
 }

@@ -40,6 +40,7 @@ actor Gate {
 ///
 /// Lives in the test target only; product code has no fake service.
 actor TestMessagingService: MessagingService {
+    private(set) var reconnects = 0
     nonisolated let context: SessionContext
     private var chats: [ChatID: ChatInfo] = [:]
     private var history: [ChatID: [MessageRecord]] = [:]
@@ -172,6 +173,10 @@ actor TestMessagingService: MessagingService {
     func markRead(chatID: ChatID) async throws {
         markedRead.append(chatID)
         chats[chatID]?.unreadCount = 0
+    }
+
+    func reconnect() async {
+        reconnects += 1
     }
 
     func stop() async {

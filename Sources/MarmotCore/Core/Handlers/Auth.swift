@@ -63,6 +63,8 @@ extension AppCore {
             setBusy(kind, false)
             endSession()
             openSession(prepared)
+            // A restore stays busy until the stored chat list is in (bible §4.1.2.1: no empty flash).
+            if kind == .restore, session?.service != nil { state.busy.restoringSession = true }
         }
     }
 

@@ -53,6 +53,7 @@ extension AppCore {
 
     func chatsLoaded(_ chats: [ChatInfo]) {
         for info in chats { upsertChat(info) }
+        state.busy.restoringSession = false
     }
 
     /// Records a chat, or refreshes what the service says about one already known. Unread counts
@@ -101,6 +102,7 @@ extension AppCore {
 
     func serviceFailed(operation: String, reason: String) {
         logger.warning("messaging failed", metadata: ["operation": "\(operation)", "reason": "\(reason)"])
+        state.busy.restoringSession = false
         toast("Messaging error (\(operation)): \(reason)")
     }
 }

@@ -1,12 +1,13 @@
 /// App lifecycle and connectivity.
 extension AppCore {
-    /// On return to the foreground: re-reads the chat list and the open chat's newest page, to catch
-    /// anything the messaging layer stored while events were not flowing. Display labels ("Yesterday")
-    /// are recomputed by the same reduction.
+    /// On return to the foreground: reconnects relays, re-reads the chat list and the open chat's
+    /// newest page, to catch anything the messaging layer stored while events were not flowing.
+    /// Display labels ("Yesterday") are recomputed by the same reduction.
     func foregrounded() {
         guard let session, let service = session.service else { return }
         let id = session.id
         spawn {
+            await service.reconnect()
             do {
                 return .chatsLoaded(session: id, try await service.listChats())
             } catch {

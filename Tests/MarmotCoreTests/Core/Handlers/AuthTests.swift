@@ -69,13 +69,18 @@ struct AuthTests {
         #expect(h.state().busy == BusyState())
     }
 
-    @Test("restore session sets restoringSession while it runs and logs in")
+    @Test("restore session stays restoringSession until the stored chat list is in, and logs in")
     func restoreSession() async throws {
         let h = AppHarness()
         let keys = Keys.generate()
         h.dispatch(.restoreSession(nsec: keys.secretKey.nsecEncoded()))
-        try await h.waitFor("restored") { $0.auth.isLoggedIn }
+        try await h.waitFor("restored") { $0.auth.isLoggedIn && !$0.busy.restoringSession }
         try await h.waitForListener()
+        let busyWhileLoggedIn = h.recorder.updates.contains { update in
+            guard case .fullState(let state) = update else { return false }
+            return state.auth.isLoggedIn && state.busy.restoringSession
+        }
+        #expect(busyWhileLoggedIn)
         #expect(h.recorder.updates.first == .busyChanged(rev: 1, busy: BusyState(restoringSession: true)))
         #expect(h.state().auth == .loggedIn(npub: keys.publicKey.npub, pubkey: keys.publicKey.hex))
         #expect(h.state().busy == BusyState())

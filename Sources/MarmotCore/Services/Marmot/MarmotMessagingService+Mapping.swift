@@ -1,0 +1,158 @@
+import Foundation
+import MLS
+import Marmot
+import Nostr
+import NostrClient
+
+/// Translation between the Marmot layer's records and the core's.
+extension MarmotMessagingService {
+    /// The core's chat id is the MLS group id in hex (local only; never published, MIP-01).
+    static func groupID(_ chatID: ChatID) throws -> GroupID {
+        guard let bytes = Hex.decode(chatID.rawValue), !bytes.isEmpty else { throw MarmotMessagingError.unknownChat }
+        return GroupID(Data(bytes))
+    }
+
+    /// A chat as the core lists it, with its newest shown message; nil for a chat without a peer,
+    /// which a 1:1 messenger cannot show.
+    func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
+        let me = context.keys.publicKey
+        guard let peer = chat.peer ?? chat.members.first(where: { $0 != me }) else { return nil }
+        let chatID = ChatID(chat.id.description)
+        var newest: MessageRecord?
+        var cursor: MessageCursor?
+        // Skip rumors the app does not show (reactions, …) to find the preview.
+        scan: for _ in 0..<4 {
+            let page = try await client.messages(in: chat.id, before: cursor, limit: 20)
+            if let shown = page.messages.first(where: { $0.kind == .chatMessage }) {
+                newest = record(shown, chatID: chatID)
+                break scan
+            }
+            guard let next = page.nextCursor else { break scan }
+            cursor = next
+        }
+        return ChatInfo(
+            chatID: chatID, peer: peer, peerName: chat.name.isEmpty ? nil : chat.name, createdAt: chat.createdAt,
+            lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount))
+    }
+
+    func record(_ message: StoredMessage, chatID: ChatID) -> MessageRecord {
+        MessageRecord(
+            id: ids.local(for: message.rumorID), chatID: chatID, sender: message.sender, content: message.content,
+            createdAt: message.createdAt, delivery: delivery(message))
+    }
+
+    private func delivery(_ message: StoredMessage) -> MessageDeliveryState {
+        switch message.deliveryState {
+        case .failed: .failed(reason: MarmotMessagingError.noRelayAccepted)
+        case .pending where message.createdAt < startedAt: .failed(reason: "Sending was interrupted")
+        case .pending: .pending
+        default: .sent
+        }
+    }
+
+    static func outcome(_ sent: SentMessage) -> DeliveryOutcome {
+        sent.publish.isSent ? .sent : .failed(reason: describe(sent.publish))
+    }
+
+    /// "No relay accepted the message (ws://a: not connected)": short, names the relays, no content.
+    static func describe(_ result: PoolPublishResult) -> String {
+        let verdicts = result.failed.sorted { $0.key < $1.key }.map { relay, verdict in
+            let why: String =
+                switch verdict {
+                case .accepted: "accepted"
+                case .rejected(let reason): "rejected: \(reason)"
+                case .timedOut: "timed out"
+                case .notConnected: "not connected"
+                }
+            return "\(relay): \(why)"
+        }
+        return verdicts.isEmpty
+            ? MarmotMessagingError.noRelayAccepted
+            : "\(MarmotMessagingError.noRelayAccepted) (\(verdicts.joined(separator: ", ")))"
+    }
+}
+
+/// The core's message ids and the Marmot layer's rumor ids.
+///
+/// A message composed here gets its id from the core before it is encrypted, so the first page or
+/// event that mentions its rumor must carry the core's id; any other message (received, or loaded
+/// after a restart) is known by its rumor id in hex.
+struct LocalMessageIDs {
+    private var rumorByLocal: [MessageID: EventID] = [:]
+    private var localByRumor: [EventID: MessageID] = [:]
+
+    mutating func bind(_ local: MessageID, to rumor: EventID) {
+        rumorByLocal[local] = rumor
+        localByRumor[rumor] = local
+    }
+
+    func rumor(for local: MessageID) -> EventID? {
+        rumorByLocal[local] ?? (try? EventID(hex: local.rawValue))
+    }
+
+    func local(for rumor: EventID) -> MessageID {
+        localByRumor[rumor] ?? MessageID(rumor.hex)
+    }
+}
+
+/// Why a messaging call failed, in words the user can read (the core shows them as toasts or
+/// failure reasons).
+enum MarmotMessagingError: Error, LocalizedError, Equatable {
+    case noRelays
+    case invalidRelay(String)
+    case alreadyStarted
+    case notStarted
+    case storage(String)
+    case unknownChat
+    case unknownMessage
+    case notOneToOne
+    case nothingToRetry
+    case noKeyPackage
+    case cannotChatWithSelf
+    case chatInactive
+    case notPublished(String)
+    case other(String)
+
+    static let noRelayAccepted = "No relay accepted the message"
+
+    var errorDescription: String? {
+        switch self {
+        case .noRelays: "No relay configured"
+        case .invalidRelay(let url): "Not a relay address: \(url)"
+        case .alreadyStarted: "Messaging was already started"
+        case .notStarted: "Messaging is not running"
+        case .storage(let why): "Storage failed: \(why)"
+        case .unknownChat: "Chat not found"
+        case .unknownMessage: "Message not found"
+        case .notOneToOne: "That chat has no other member"
+        case .nothingToRetry: "Nothing to resend"
+        case .noKeyPackage: "No key package found for that npub on your relays; they need a Marmot app first"
+        case .cannotChatWithSelf: "You cannot start a chat with yourself"
+        case .chatInactive: "This chat is no longer active"
+        case .notPublished(let detail): detail
+        case .other(let why): why
+        }
+    }
+
+    /// Maps the Marmot layer's errors to ones a person can act on.
+    static func friendly(_ error: any Error) -> MarmotMessagingError {
+        if let error = error as? MarmotMessagingError { return error }
+        guard let error = error as? MarmotClientError else {
+            if error is CancellationError { return .notStarted }
+            return .other("\(error)")
+        }
+        switch error {
+        case .notStarted: return .notStarted
+        case .noRelays: return .noRelays
+        case .noKeyPackage: return .noKeyPackage
+        case .cannotChatWithSelf: return .cannotChatWithSelf
+        case .unknownChat: return .unknownChat
+        case .unknownMessage: return .unknownMessage
+        case .nothingToRetry: return .nothingToRetry
+        case .chatInactive: return .chatInactive
+        case .notPublished(let result): return .notPublished(MarmotMessagingService.describe(result))
+        case .storage(let why): return .storage(why)
+        case .mls, .encoding: return .other("Encryption failed: \(error)")
+        }
+    }
+}

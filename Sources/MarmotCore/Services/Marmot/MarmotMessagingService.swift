@@ -1,0 +1,280 @@
+import Foundation
+import Logging
+import MLS
+import Marmot
+import Nostr
+import NostrClient
+
+/// `MessagingService` over a `MarmotClient` and a `RelayPool`: one encrypted store file, one set of
+/// relay connections and one Marmot client per session (MIP-00..03).
+///
+/// `start()` opens storage and returns at once; connecting, subscribing and publishing the key
+/// package run in the background, so the chat list comes from the database before the network is
+/// touched and an unreachable relay never delays the UI. Calls that need the network wait for that
+/// start-up first.
+actor MarmotMessagingService: MessagingService {
+    /// The store file inside the account directory.
+    static let storeFileName = "marmot.sqlite"
+
+    let context: SessionContext
+    let options: MarmotMessagingOptions
+    let logger: Logger
+
+    var client: MarmotClient?
+    var pool: RelayPool?
+    var store: GRDBMarmotStore?
+    var online: Task<Void, any Error>?
+    var background: [Task<Void, Never>] = []
+    var continuation: AsyncStream<MessagingEvent>.Continuation?
+    var ids = LocalMessageIDs()
+    /// When this session started: `pending` rows older than that were interrupted by a restart.
+    var startedAt: Int64 = 0
+    var relayStates: [String: Bool] = [:]
+    /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
+    var startWaiters: [CheckedContinuation<Void, Never>] = []
+    var stopped = false
+
+    init(context: SessionContext, options: MarmotMessagingOptions) {
+        self.context = context
+        self.options = options
+        self.logger = options.logger("marmot.messaging")
+    }
+
+    // MARK: Life cycle
+
+    func start() async throws -> AsyncStream<MessagingEvent> {
+        guard client == nil, !stopped else { throw MarmotMessagingError.alreadyStarted }
+        let relays = try context.relayURLs.map { url in
+            do { return try RelayURL(url.absoluteString) } catch { throw MarmotMessagingError.invalidRelay(url.absoluteString) }
+        }
+        guard !relays.isEmpty else { throw MarmotMessagingError.noRelays }
+        let store: GRDBMarmotStore
+        do {
+            let path = context.accountDirectory.appendingPathComponent(Self.storeFileName).path
+            store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: context.keys.secretKey))
+        } catch {
+            throw MarmotMessagingError.storage("\(error)")
+        }
+        var configuration = RelayClientConfiguration()
+        configuration.publishTimeout = options.publishTimeout
+        configuration.connectTimeout = options.publishTimeout
+        configuration.backoff = options.reconnectBackoff
+        let pool = RelayPool(relays: relays.map(\.string), configuration: configuration, logger: options.logger("marmot.relays"))
+        var clientOptions = MarmotClient.Options()
+        clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
+        clientOptions.catchUpTimeout = options.catchUpTimeout
+        let clock = context.clock
+        let client = MarmotClient(
+            keys: context.keys, store: store, pool: pool, relays: relays, options: clientOptions,
+            now: { clock.unixSeconds() }, logger: options.logger("marmot.client"))
+        self.client = client
+        self.pool = pool
+        self.store = store
+        startedAt = clock.unixSeconds()
+
+        let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
+        self.continuation = continuation
+        let publishKeyPackage = options.publishKeyPackageOnStart
+        online = Task { [weak self] in
+            try await client.start()
+            guard publishKeyPackage else { return }
+            await self?.announce(client: client, relays: relays)
+        }
+        startWaiters.forEach { $0.resume() }
+        startWaiters = []
+        background.append(Task { [weak self] in
+            for await event in client.events { await self?.forward(event) }
+        })
+        let statuses = await pool.statusUpdates()
+        background.append(Task { [weak self] in
+            for await change in statuses { await self?.relayChanged(change) }
+        })
+        return stream
+    }
+
+    func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        startWaiters.forEach { $0.resume() }
+        startWaiters = []
+        online?.cancel()
+        background.forEach { $0.cancel() }
+        background = []
+        await client?.stop()
+        await pool?.disconnect()
+        do {
+            try store?.close()
+        } catch {
+            logger.warning("store not closed", metadata: ["reason": "\(error)"])
+        }
+        continuation?.finish()
+        continuation = nil
+    }
+
+    func reconnect() async {
+        await pool?.connect()
+    }
+
+    /// Publishes a fresh key package and the relay lists peers use to reach this account (MIP-00
+    /// kind 10051 for key packages, NIP-17 kind 10050 for gift-wrapped Welcomes).
+    private func announce(client: MarmotClient, relays: [RelayURL]) async {
+        do {
+            let published = try await client.publishKeyPackage()
+            if !published.isPublished {
+                logger.warning("key package not accepted by any relay", metadata: ["relays": "\(relays.count)"])
+            }
+        } catch {
+            logger.warning("key package not published", metadata: ["reason": "\(error)"])
+        }
+        guard let pool else { return }
+        for kind in [Kind.keyPackageRelays, Kind.dmRelays] {
+            do {
+                let event = try UnsignedEvent(
+                    pubkey: context.keys.publicKey, createdAt: context.clock.unixSeconds(), kind: kind,
+                    tags: relays.map { Tag(["relay", $0.string]) }, content: ""
+                ).signed(with: context.keys)
+                _ = await pool.publish(event)
+            } catch {
+                logger.warning("relay list not published", metadata: ["kind": "\(kind)", "reason": "\(error)"])
+            }
+        }
+    }
+
+    /// The client once connected and subscribed; throws what start-up threw.
+    private func connectedClient() async throws -> MarmotClient {
+        await waitForStart()
+        guard let client, let online, !stopped else { throw MarmotMessagingError.notStarted }
+        do {
+            try await online.value
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+        return client
+    }
+
+    /// The client for reading storage, which needs no network.
+    private func storedClient() async throws -> MarmotClient {
+        await waitForStart()
+        guard let client, !stopped else { throw MarmotMessagingError.notStarted }
+        return client
+    }
+
+    /// Returns once `start()` has made the client (or the service stopped).
+    private func waitForStart() async {
+        while online == nil, !stopped {
+            await withCheckedContinuation { startWaiters.append($0) }
+        }
+    }
+
+    // MARK: Queries
+
+    func listChats() async throws -> [ChatInfo] {
+        let client = try await storedClient()
+        var infos: [ChatInfo] = []
+        for chat in try await client.chats() where chat.status != .inactive {
+            if let info = try await info(chat, client: client) { infos.append(info) }
+        }
+        return infos
+    }
+
+    func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage {
+        let client = try await storedClient()
+        let group = try Self.groupID(chatID)
+        var cursor: MessageCursor?
+        if let before {
+            guard let rumor = ids.rumor(for: before), let anchor = try await client.message(rumor, in: group) else {
+                throw MarmotMessagingError.unknownMessage
+            }
+            cursor = anchor.cursor
+        }
+        let page = try await client.messages(in: group, before: cursor, limit: limit)
+        let shown = page.messages.reversed().filter { $0.kind == .chatMessage }.map { record($0, chatID: chatID) }
+        return MessagePage(messages: shown, hasOlder: page.nextCursor != nil)
+    }
+
+    func markRead(chatID: ChatID) async throws {
+        try await storedClient().markRead(Self.groupID(chatID))
+    }
+
+    // MARK: Commands
+
+    func createChat(with peer: PublicKey) async throws -> ChatInfo {
+        let client = try await connectedClient()
+        do {
+            let created = try await client.createChat(with: peer)
+            guard let info = try await info(created.chat, client: client) else { throw MarmotMessagingError.notOneToOne }
+            return info
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
+    func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
+        let client = try await connectedClient()
+        let group = try Self.groupID(message.chatID)
+        do {
+            let sent = try await client.send(text: message.content, to: group)
+            ids.bind(message.id, to: sent.id)
+            return Self.outcome(sent)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
+    func retry(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
+        let client = try await connectedClient()
+        let group = try Self.groupID(message.chatID)
+        guard let rumor = ids.rumor(for: message.id), try await client.message(rumor, in: group) != nil else {
+            // The failed attempt never stored the message (for example the chat was not ready): send anew.
+            return try await send(message)
+        }
+        do {
+            return Self.outcome(try await client.retry(rumor, in: group))
+        } catch MarmotClientError.nothingToRetry {
+            let stored = try await client.message(rumor, in: group)
+            guard stored?.deliveryState == .sent else { throw MarmotMessagingError.nothingToRetry }
+            return .sent
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
+    // MARK: Events
+
+    private func forward(_ event: MarmotClientEvent) async {
+        guard let continuation, let client else { return }
+        switch event {
+        case .welcomeJoined(let chat, _):
+            do {
+                if let info = try await info(chat, client: client) { continuation.yield(.chatUpdated(info)) }
+            } catch {
+                logger.warning("joined chat not listed", metadata: ["reason": "\(error)"])
+            }
+        case .messageReceived(let chat, let message):
+            guard message.kind == .chatMessage else {
+                logger.debug("rumor kind not shown", metadata: ["kind": "\(message.kind)"])
+                return
+            }
+            continuation.yield(.messageReceived(record(message, chatID: ChatID(chat.id.description))))
+        case .deliveryChanged(let chat, let message):
+            // Failures come back with their reason from the `send`/`retry` call that caused them.
+            guard message.deliveryState == .sent else { return }
+            continuation.yield(.deliveryChanged(
+                chatID: ChatID(chat.id.description), messageID: ids.local(for: message.rumorID), outcome: .sent))
+        case .commitApplied(let chat, let epoch, _):
+            logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
+        case .dropped(let eventID, let reason):
+            logger.notice("event dropped", metadata: ["event": "\(eventID.hex)", "reason": "\(reason)"])
+        case .failure(let chat, let reason):
+            logger.warning("background step failed", metadata: ["chat": "\(chat?.description ?? "-")", "reason": "\(reason)"])
+        }
+    }
+
+    private func relayChanged(_ change: RelayStatusChange) {
+        let connected = change.status.isConnected
+        guard relayStates[change.relay] != connected else { return }
+        relayStates[change.relay] = connected
+        continuation?.yield(.relayStatus(RelayStatus(
+            connected: relayStates.values.filter { $0 }.count, total: context.relayURLs.count)))
+    }
+}

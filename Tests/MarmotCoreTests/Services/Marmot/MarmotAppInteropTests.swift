@@ -1,0 +1,85 @@
+import Foundation
+import MarmotCore
+import Nostr
+import TestSupport
+import Testing
+
+/// A `MarmotApp` talking to the real MDK 0.8.0 peer (`shared/interop/mdk_peer.py`) over the
+/// embedded relay, driven only by app actions: the app invites MDK, and MDK invites the app.
+@Suite(
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
+struct MarmotAppInteropTests {
+    /// Runs `body` with a relay, an initialised MDK peer (its public key) and a logged-in app.
+    static func withPeer(_ body: (LiveApp, Keys, MDKPeer, PublicKey) async throws -> Void) async throws {
+        try InteropKit.require()
+        let world = LiveWorld()
+        let (_, relay) = try await world.startRelay()
+        let mdk = try await MDKPeer("mdk")
+        do {
+            let dataDir = world.root.appendingPathComponent("mdk").path
+            let initialised = try await mdk.call([
+                "cmd": "init", "relay": relay.absoluteString, "data_dir": dataDir, "name": "mdk",
+            ])
+            let mdkKey = try PublicKey(hex: initialised.string("pubkey") ?? "")
+            let app = world.app("swift", relays: [relay])
+            let keys = try await app.createAccount()
+            try await body(app, keys, mdk, mdkKey)
+            let errors = await mdk.reportedErrors
+            #expect(errors.isEmpty, "MDK rejected: \(errors)")
+        } catch {
+            await mdk.stop()
+            await world.close()
+            throw error
+        }
+        await mdk.stop()
+        await world.close()
+    }
+
+    @Test func appInvitesMDKAndTheyTalk() async throws {
+        try await Self.withPeer { app, keys, mdk, mdkKey in
+            _ = try await mdk.call(["cmd": "publish_key_package"])
+            app.dispatch(.pushScreen(.newChat))
+            app.dispatch(.createChat(peerNpub: mdkKey.npub))
+            try await app.waitFor("chat open") { $0.currentChat?.peerNpub == mdkKey.npub }
+            let chatID = try #require(app.state().currentChat?.chatID)
+            let welcome = try await mdk.waitForEvent("welcome")
+            #expect(welcome.string("from_pubkey") == keys.publicKey.hex)
+            #expect(welcome.string("group_id") == chatID.rawValue)
+
+            app.dispatch(.sendMessage(chatID: chatID, content: "hello mdk, from the app"))
+            try await app.waitFor("sent") { $0.currentChat?.messages.last?.delivery == .sent }
+            let got = try await mdk.waitForEvent("message") { $0.string("text") == "hello mdk, from the app" }
+            #expect(got.string("from_pubkey") == keys.publicKey.hex)
+
+            let group = try #require(welcome.string("group_id"))
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "hello app, from mdk"])
+            try await app.waitFor("reply shown") { $0.currentChat?.messages.last?.content == "hello app, from mdk" }
+            #expect(app.state().currentChat?.messages.last?.isMine == false)
+            #expect(app.state().chatList.first?.unreadCount == 0)
+        }
+    }
+
+    @Test func mdkInvitesTheAppAndTheyTalk() async throws {
+        try await Self.withPeer { app, keys, mdk, mdkKey in
+            // The app published its key package when the session started.
+            try await LiveWorld.waitForKeyPackage(of: keys.publicKey, on: app.relays[0])
+            let created = try await mdk.call(["cmd": "create_chat", "peer_npub": keys.publicKey.npub])
+            let group = try #require(created.string("group_id"))
+
+            try await app.waitFor("invite listed") { $0.chatList.first?.peerNpub == mdkKey.npub }
+            let chatID = try #require(app.state().chatList.first?.chatID)
+            #expect(chatID.rawValue == group)
+            // The app rotates its leaf after joining (MIP-02); MDK applies that commit.
+            _ = try await mdk.waitForEvent("commit") { $0.int("epoch") == 2 }
+
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "welcome, app"])
+            try await app.waitFor("unread") { $0.chatList.first?.unreadCount == 1 }
+            #expect(app.state().chatList.first?.lastMessagePreview.contains("welcome, app") == true)
+            app.dispatch(.pushScreen(.chat(chatID: chatID)))
+            try await app.waitFor("thread") { $0.currentChat?.messages.map(\.content) == ["welcome, app"] }
+            app.dispatch(.sendMessage(chatID: chatID, content: "thanks, mdk"))
+            _ = try await mdk.waitForEvent("message") { $0.string("text") == "thanks, mdk" }
+        }
+    }
+}
