@@ -5,12 +5,14 @@
 #   MARMOT_BIN=path/to/marmot            binary to run (default .build/debug/marmot)
 #   MARMOT_TUI_ARGS="..."                arguments that start the interactive UI (default: none)
 #   KEEP=1                               keep the temp homes and tmux server for inspection
+#   TUI_CHAT=1                           also run the two-account chat over `marmot relay`
 #
 # Structure, for extending: `start NAME` runs marmot in its own tmux session with its own
 # MARMOT_HOME; `send NAME KEY...` presses tmux keys (Enter, Escape, C-c, n, ...); `type_text NAME TEXT`
 # types literal text; `wait_for NAME TEXT [TIMEOUT]` polls the screen until TEXT shows (fails with
-# the screen printed); `screen NAME` prints the pane. Scenarios are functions named `scenario_*`,
-# run in order by `main`.
+# the screen printed), `wait_match` the same with a regex; `screen NAME` prints the pane;
+# `start_relay` runs `marmot relay` and points later `start`s at it. Scenarios are functions named
+# `scenario_*`, run in order by `main`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,6 +37,7 @@ cleanup() {
         return
     fi
     tmux -L "$SOCKET" kill-server 2>/dev/null || true
+    [[ -n "$RELAY_PID" ]] && kill "$RELAY_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -51,6 +54,10 @@ ensure_tools() {
     [[ -x "$MARMOT_BIN" ]] || fail "no marmot binary at $MARMOT_BIN"
 }
 
+# Extra VAR=value settings for every `start` (e.g. MARMOT_RELAYS=ws://...).
+RUN_ENV=()
+RELAY_PID=""
+
 # home NAME: the MARMOT_HOME of instance NAME.
 home() { printf '%s/%s' "$WORK" "$1"; }
 
@@ -62,7 +69,8 @@ start() {
     shift
     mkdir -p "$(home "$name")"
     local command
-    command="$(printf '%q ' env "MARMOT_HOME=$(home "$name")" TERM=xterm-256color "$MARMOT_BIN" $MARMOT_TUI_ARGS "$@")"
+    command="$(printf '%q ' env "MARMOT_HOME=$(home "$name")" TERM=xterm-256color "${RUN_ENV[@]}" \
+        "$MARMOT_BIN" $MARMOT_TUI_ARGS "$@")"
     tmux -L "$SOCKET" -f /dev/null new-session -d -s "$name" -x "$COLUMNS_TUI" -y "$ROWS_TUI" \
         "$command; echo \"marmot exited with \$?\"; $RESTORED_CHECK; sleep 600"
     log "started $name (home $(home "$name"))"
@@ -101,6 +109,19 @@ wait_for() {
     done
     screen "$name" >&2 || true
     fail "$name: '$text' not shown within ${timeout}s"
+}
+
+# wait_match NAME REGEX [TIMEOUT]: like wait_for, with an extended regular expression (capture-pane
+# drops trailing spaces, so anchor with $ rather than spaces).
+wait_match() {
+    local name="$1" pattern="$2" timeout="${3:-30}"
+    local deadline=$((SECONDS + timeout))
+    while ((SECONDS < deadline)); do
+        if screen "$name" | grep -qE -- "$pattern"; then return 0; fi
+        sleep 0.2
+    done
+    screen "$name" >&2 || true
+    fail "$name: /$pattern/ not shown within ${timeout}s"
 }
 
 # wait_gone NAME TEXT [TIMEOUT]: waits until TEXT is no longer on NAME's screen.
@@ -190,12 +211,69 @@ scenario_sigterm_restores_terminal() {
     stop alice
 }
 
+# start_relay: runs `marmot relay` on a free loopback port (in memory) and points every later
+# `start` at it through MARMOT_RELAYS.
+start_relay() {
+    "$MARMOT_BIN" relay --port 0 --memory --log-level error >"$WORK/relay.out" 2>"$WORK/relay.err" &
+    RELAY_PID=$!
+    local deadline=$((SECONDS + 30)) url=""
+    while ((SECONDS < deadline)); do
+        url="$(head -n 1 "$WORK/relay.out" 2>/dev/null || true)"
+        [[ "$url" == ws://* ]] && break
+        sleep 0.2
+    done
+    [[ "$url" == ws://* ]] || fail "marmot relay did not print its URL"
+    RUN_ENV=("MARMOT_RELAYS=$url")
+    log "relay at $url"
+}
+
+# Alice and Bob each create an account; Alice starts a chat with Bob's npub and writes; Bob sees
+# the chat with an unread badge, opens it, reads and answers; Alice sees the answer.
+scenario_chat() {
+    start_relay
+    start alice2
+    start bob
+    wait_for alice2 "c create"
+    wait_for bob "c create"
+    send alice2 c
+    send bob c
+    wait_for alice2 "Your npub: npub1" 60
+    wait_for bob "Your npub: npub1" 60
+    local bob_npub
+    bob_npub="$(npub_of bob)"
+    log "bob is $bob_npub"
+
+    send alice2 n
+    wait_for alice2 "Start a chat"
+    type_text alice2 "$bob_npub"
+    send alice2 Enter
+    wait_for alice2 "No messages yet. Type below" 60
+    type_text alice2 "hello bob"
+    send alice2 Enter
+    wait_for alice2 "hello bob"
+    wait_for alice2 "✓" 60
+
+    wait_for bob "hello bob" 60
+    # The chat row: the peer, the time of the last message, and an unread badge of 1.
+    wait_match bob "^ > npub1.*[0-9:]  1$"
+    send bob Enter
+    wait_for bob "Esc back"
+    wait_for bob "hello bob"
+    type_text bob "hi alice"
+    send bob Enter
+    wait_for bob "✓" 60
+    wait_for alice2 "hi alice" 60
+    send bob Escape
+    wait_for bob "You: hi alice"
+}
+
 main() {
     ensure_tools
     scenario_create_account
     scenario_navigation
     scenario_quit_and_restore
     scenario_sigterm_restores_terminal
+    if [[ "${TUI_CHAT:-0}" == 1 ]]; then scenario_chat; fi
     log "PASS"
 }
 

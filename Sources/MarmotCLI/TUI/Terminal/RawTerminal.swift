@@ -45,7 +45,7 @@ final class RawTerminal: @unchecked Sendable {
         guard tcgetattr(STDIN_FILENO, &original) == 0 else { throw .attributes(operation: "tcgetattr", errno: errno) }
         var raw = original
         cfmakeraw(&raw)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
+        guard tcsetattr(STDIN_FILENO, TCSADRAIN, &raw) == 0 else {
             throw .attributes(operation: "tcsetattr", errno: errno)
         }
         let terminal = RawTerminal(saved: original)

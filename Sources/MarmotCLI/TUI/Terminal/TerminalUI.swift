@@ -16,10 +16,16 @@ enum TerminalUI {
     /// way out, errors included.
     ///
     /// `statusLine` is read on every frame and shown as is under the notice line (e.g. relay status).
+    /// While the UI is up, standard error (when it is the terminal) goes to `logFile`, or nowhere
+    /// without one, so log lines do not tear the screen.
     @MainActor
-    static func run(manager: AppManager, statusLine: @escaping @Sendable () -> String) async throws {
+    static func run(
+        manager: AppManager, statusLine: @escaping @Sendable () -> String, logFile: URL? = nil
+    ) async throws {
         let terminal = try RawTerminal.enter()
         defer { terminal.restore() }
+        let stderr = StderrRedirect(logFile: logFile)
+        defer { stderr.restore() }
         let (events, sink) = AsyncStream<TUIEvent>.makeStream(bufferingPolicy: .unbounded)
         let reader = KeyReader(sink: sink)
         reader.start()
