@@ -134,14 +134,15 @@ struct TUIRendererTests {
         expectFits(lines, size)
         #expect(lines[0].contains("Marmot · Alice"))
         let theirs = try! #require(lines.first { $0.contains("Hello from Alice") })
-        #expect(theirs.hasPrefix(" Hello"))
+        #expect(theirs.hasPrefix("   Hello"))
         let mine = try! #require(lines.first { $0.contains("how are you") })
         #expect(mine.hasSuffix("you? "))
         #expect(TextWidth.of(mine) == size.columns)
         let text = lines.joined(separator: "\n")
         #expect(text.contains("14:02 ✓"))
         #expect(text.contains("14:03 · sending…"))
-        #expect(text.contains("14:04 ✗ not sent: relay unreachable") || size.columns < 60)
+        #expect(text.contains("14:04 ✗ not sent"))
+        #expect(lines.contains { $0.hasSuffix("relay unreachable") })
         #expect(lines[size.rows - 4].hasPrefix(" > "))
         #expect(lines[size.rows - 5].allSatisfy { $0 == "─" })
     }
@@ -149,8 +150,21 @@ struct TUIRendererTests {
     @Test func selectedFailedMessageOffersRetry() {
         let state = F.inChat()
         let lines = F.render(state, F.ui(for: state) { $0.selectedMessage = "m4" })
-        #expect(lines.contains { $0.contains("✗ not sent: relay unreachable · r: retry") })
+        #expect(lines.contains { $0.hasSuffix("14:04 ✗ not sent · r: retry") })
+        // The gutter marks the highlighted message's lines, also without colour.
+        #expect(lines.filter { $0.hasPrefix("▌") }.count == 3)
+        #expect(lines.filter { $0.hasPrefix("▌") }[0].hasSuffix(" this one failed "))
         #expect(lines[20].contains("r retry"))
+    }
+
+    @Test func longFailureReasonsWrapUnderTheMessage() {
+        let reason = "No relay accepted the message (ws://127.0.0.1:33171: not connected), tried twice"
+        let state = F.inChat(messages: [F.message("f", "down", mine: true, delivery: .failed(reason: reason))])
+        let lines = F.render(state)
+        #expect(lines.contains { $0.hasSuffix("14:05 ✗ not sent") })
+        let reasonLines = lines.filter { $0.contains("relay") || $0.contains("twice") }
+        #expect(reasonLines.count >= 2)
+        #expect(reasonLines.allSatisfy { TextWidth.of($0.trimmingCharacters(in: .whitespaces)) <= ChatTranscript.bubbleWidth(for: 80) })
     }
 
     @Test func longMessagesWrapInsideTheBubble() {

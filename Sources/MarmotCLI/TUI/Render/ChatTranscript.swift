@@ -36,31 +36,49 @@ struct ChatTranscript: Equatable {
         max(min(8, width), min(width - 2, width * 3 / 4))
     }
 
+    /// A message's lines: column 0 is a gutter marking the highlighted message (visible without
+    /// colour too), then the text block, left for the peer and right for this account, then its
+    /// time and delivery lines.
     private static func bubble(_ message: ChatMessage, width: Int, bubbleWidth: Int, selected: Bool) -> [StyledLine] {
         var style: TextStyle = message.isMine ? .color(.green) : .color(.cyan)
         if selected { style.reverse = true }
+        let gutter = Span(selected ? "▌" : " ", .bold)
+        let inner = max(width - 1, 1)
         let text = TextWidth.wrapped(message.content, width: bubbleWidth)
+        let blockWidth = text.map { TextWidth.of($0) }.max() ?? 0
         var lines = text.map { line -> StyledLine in
-            let content = StyledLine(" \(line) ", style)
-            return message.isMine ? content.rightAligned(in: width) : content
+            let padding = String(repeating: " ", count: blockWidth - TextWidth.of(line))
+            return place(StyledLine(" \(line)\(padding) ", style), mine: message.isMine, gutter: gutter, inner: inner)
         }
-        let meta = StyledLine(metaSpans(message, selected: selected))
-        lines.append(message.isMine ? meta.rightAligned(in: width, margin: 1) : StyledLine([Span(" ")] + meta.spans))
+        for meta in metaLines(message, selected: selected, width: bubbleWidth) {
+            lines.append(place(meta, mine: message.isMine, gutter: gutter, inner: inner, margin: 1))
+        }
         return lines
     }
 
-    private static func metaSpans(_ message: ChatMessage, selected: Bool) -> [Span] {
+    private static func place(_ line: StyledLine, mine: Bool, gutter: Span, inner: Int, margin: Int = 0) -> StyledLine {
+        let placed =
+            mine
+            ? line.rightAligned(in: inner, margin: margin)
+            : StyledLine([Span(String(repeating: " ", count: 1 + margin))] + line.spans)
+        return StyledLine([gutter] + placed.spans)
+    }
+
+    /// The time label and, for own messages, the delivery mark; a failure's reason follows on lines
+    /// of its own, wrapped to the bubble.
+    private static func metaLines(_ message: ChatMessage, selected: Bool, width: Int) -> [StyledLine] {
         let time = Span(TextWidth.sanitized(message.displayTimestamp), .dim)
-        guard message.isMine else { return [time] }
+        guard message.isMine else { return [StyledLine([time])] }
         switch message.delivery {
         case .pending:
-            return [time, Span(" · sending…", .dim)]
+            return [StyledLine([time, Span(" · sending…", .dim)])]
         case .sent:
-            return [time, Span(" ✓", .color(.green))]
+            return [StyledLine([time, Span(" ✓", .color(.green))])]
         case .failed(let reason):
-            var spans = [time, Span(" ✗ not sent: \(TextWidth.sanitized(reason))", .color(.red))]
-            if selected { spans.append(Span(" · r: retry", .color(.red, bold: true))) }
-            return spans
+            var first = [time, Span(" ✗ not sent", .color(.red, bold: true))]
+            if selected { first.append(Span(" · r: retry", .color(.red, bold: true))) }
+            let reasons = TextWidth.wrapped(reason, width: width).filter { !$0.isEmpty }
+            return [StyledLine(first)] + reasons.map { StyledLine($0, .color(.red)) }
         }
     }
 
