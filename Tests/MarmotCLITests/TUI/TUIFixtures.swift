@@ -1,4 +1,5 @@
 import MarmotCore
+import Testing
 
 @testable import MarmotCLI
 
@@ -60,5 +61,11 @@ enum TUIFixtures {
         var ui = TUIViewState(size: size).reconciled(with: state)
         change(&ui)
         return ui
+    }
+
+    /// Every frame has exactly the terminal's rows, none wider than its columns.
+    static func expectFits(_ lines: [String], _ size: TerminalSize) {
+        #expect(lines.count == size.rows)
+        for line in lines { #expect(TextWidth.of(line) <= size.columns, "too wide: \(line)") }
     }
 }
