@@ -55,6 +55,11 @@ extension TUIKeyMap {
             ui.selectedMessage = nil
             ui.chatScroll = 0
             return (ui, [])
+        case .home:
+            let transcript = ChatTranscript(chat: chat, width: layout.width, selected: nil)
+            ui.selectedMessage = nil
+            ui.chatScroll = transcript.window(height: layout.transcriptRows, scroll: .max, selected: nil).scroll
+            return (ui, loadOlder(chat))
         case .control("r"):
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
         case .character("r") where selectedIndex.map({ isFailedOwn(messages[$0]) }) == true:

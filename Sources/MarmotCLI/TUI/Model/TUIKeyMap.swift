@@ -15,7 +15,7 @@ import MarmotCore
 /// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
 /// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
 ///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
-///   messages), End returns to the newest.
+///   messages), Home goes to the oldest loaded message (and loads older ones), End to the newest.
 enum TUIKeyMap {
     typealias Result = (ui: TUIViewState, actions: [AppAction])
 

@@ -189,6 +189,10 @@ struct TUIKeyMapTests {
         #expect(all.actions.contains(.loadOlderMessages(chatID: F.alice, beforeMessageID: "m0", limit: 50)))
         #expect(press(Array(repeating: .pageUp, count: 3) + [.end], on: state).ui.chatScroll == 0)
         #expect(press([.pageUp, .pageUp, .pageDown, .pageDown, .pageDown], on: state).ui.chatScroll == 0)
+        let top = press([.home], on: state)
+        #expect(top.actions == [.loadOlderMessages(chatID: F.alice, beforeMessageID: "m0", limit: 50)])
+        #expect(ChatTranscript(chat: try! #require(state.currentChat), width: 80, selected: nil)
+            .window(height: TUILayout(size: .standard).transcriptRows, scroll: top.ui.chatScroll, selected: nil).start == 0)
     }
 
     // MARK: Reconciling with state

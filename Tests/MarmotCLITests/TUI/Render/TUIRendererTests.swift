@@ -144,6 +144,17 @@ struct TUIRendererTests {
         #expect(line.contains("Log out?"))
     }
 
+    @Test func helpLinesFitEightyColumns() {
+        let login = TUIViewState()
+        var importing = TUIViewState()
+        importing.importingKey = true
+        for keys in [
+            LoginScreen.keys(login), LoginScreen.keys(importing), ChatListScreen.keys, NewChatScreen.keys, ChatScreen.keys,
+        ] {
+            #expect(TextWidth.of(" " + keys) <= 80, "\(keys)")
+        }
+    }
+
     @Test func tinyTerminalSaysSo() {
         let size = TerminalSize(columns: 10, rows: 5)
         let lines = F.render(F.loggedIn(), F.ui(for: F.loggedIn(), size))

@@ -2,7 +2,7 @@ import MarmotCore
 
 /// The chat screen: the transcript, a separator, and the line being typed.
 enum ChatScreen {
-    static let keys = "Enter send  Esc back  ↑↓ select  r retry  PgUp/PgDn scroll  Ctrl-C quit"
+    static let keys = "Enter send  Esc back  ↑↓ select  r retry  PgUp/PgDn/Home/End scroll  ^C quit"
 
     static func body(_ state: AppState, _ ui: TUIViewState, _ layout: TUILayout) -> [StyledLine] {
         let width = layout.width
