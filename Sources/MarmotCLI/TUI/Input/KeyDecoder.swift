@@ -145,11 +145,23 @@ enum KeyDecoder {
             return .skip(length: 1)
         }
         let encoded = bytes[index..<(index + length)]
-        guard encoded.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }),
-            let scalar = String(validating: encoded, as: UTF8.self)?.unicodeScalars.first,
-            !isControl(scalar)
-        else { return .skip(length: 1) }
+        guard let scalar = scalar(utf8: encoded), !isControl(scalar) else { return .skip(length: 1) }
         return .key(.character(Character(scalar)), length: length)
+    }
+
+    /// The scalar a whole 2–4 byte UTF-8 sequence encodes; nil for bad continuation bytes, overlong
+    /// forms, surrogates and values past U+10FFFF (RFC 3629 §3).
+    private static func scalar(utf8 encoded: ArraySlice<UInt8>) -> Unicode.Scalar? {
+        guard let lead = encoded.first, encoded.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }) else { return nil }
+        let (initial, minimum): (UInt32, UInt32) =
+            switch encoded.count {
+            case 2: (UInt32(lead & 0x1F), 0x80)
+            case 3: (UInt32(lead & 0x0F), 0x800)
+            default: (UInt32(lead & 0x07), 0x10000)
+            }
+        let value = encoded.dropFirst().reduce(initial) { ($0 << 6) | UInt32($1 & 0x3F) }
+        guard value >= minimum else { return nil }
+        return Unicode.Scalar(value)
     }
 
     /// C1 controls (U+0080–U+009F) are never text.

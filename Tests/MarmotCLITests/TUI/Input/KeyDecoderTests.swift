@@ -65,6 +65,8 @@ struct KeyDecoderTests {
 
     @Test func invalidBytesAreDroppedNotCrashing() {
         #expect(keys([0xFF, 0x61, 0xC3, 0x28, 0x80]) == [.character("a"), .character("(")])
+        // Overlong forms and surrogates are not text either.
+        #expect(keys([0xC0, 0xAF, 0xE0, 0x80, 0xAF, 0xED, 0xA0, 0x80, 0x63]) == [.character("c")])
         // C1 controls encoded in UTF-8 are not text.
         #expect(keys([0xC2, 0x9B, 0x62]) == [.character("b")])
     }
