@@ -45,7 +45,9 @@ trap cleanup EXIT
 ensure_tools() {
     if ! command -v tmux >/dev/null 2>&1; then
         log "installing tmux"
-        if [[ $(id -u) -eq 0 ]]; then apt-get install -y tmux >/dev/null; else sudo apt-get install -y tmux >/dev/null; fi
+        local sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        $sudo apt-get install -y tmux >/dev/null || { $sudo apt-get update >/dev/null && $sudo apt-get install -y tmux >/dev/null; }
     fi
     if [[ ! -x "$MARMOT_BIN" ]]; then
         log "building marmot"
