@@ -117,7 +117,10 @@ let package = Package(
             name: "MarmotTests",
             dependencies: ["Marmot", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MarmotCLITests", dependencies: ["Nostr", "NostrClient", "TestSupport"]),
+        .testTarget(
+            name: "MarmotCLITests",
+            dependencies: ["Nostr", "NostrClient", "TestSupport", "MarmotCLI", "MarmotCore", "MarmotAppKit"]
+        ),
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(
             name: "NostrClientTests",

@@ -1,0 +1,96 @@
+import MarmotCore
+
+/// The chat screen's keys: typing and sending, message selection and retry, scrolling and paging back.
+extension TUIKeyMap {
+    static func chat(_ key: Key, chatID: ChatID, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        guard let chat = state.currentChat, chat.chatID == chatID else {
+            return (ui, key == .escape ? back(state) : [])
+        }
+        let layout = TUILayout(size: ui.size)
+        let messages = chat.messages
+        let selectedIndex = ui.selectedMessage.flatMap { id in messages.firstIndex(where: { $0.id == id }) }
+        switch key {
+        case .escape:
+            if ui.selectedMessage != nil {
+                ui.selectedMessage = nil
+                return (ui, [])
+            }
+            return (ui, back(state))
+        case .enter:
+            if ui.selectedMessage != nil {
+                ui.selectedMessage = nil
+                return (ui, [])
+            }
+            let text = ui.draft.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { return (ui, []) }
+            ui.draft = ""
+            ui.chatScroll = 0
+            return (ui, [.sendMessage(chatID: chatID, content: text)])
+        case .up:
+            guard !messages.isEmpty else { return (ui, loadOlder(chat)) }
+            let target = (selectedIndex ?? messages.count) - 1
+            if target < 0 { return (ui, loadOlder(chat)) }
+            ui.selectedMessage = messages[target].id
+            return (ui, target == 0 ? loadOlder(chat) : [])
+        case .down:
+            guard let selectedIndex else { return (ui, []) }
+            ui.selectedMessage = selectedIndex + 1 < messages.count ? messages[selectedIndex + 1].id : nil
+            if ui.selectedMessage == nil { ui.chatScroll = 0 }
+            return (ui, [])
+        case .pageUp:
+            let transcript = ChatTranscript(chat: chat, width: layout.width, selected: ui.selectedMessage)
+            let current = transcript.window(height: layout.transcriptRows, scroll: ui.chatScroll, selected: ui.selectedMessage)
+            ui.selectedMessage = nil
+            let next = transcript.window(height: layout.transcriptRows, scroll: current.scroll + layout.pageRows, selected: nil)
+            ui.chatScroll = next.scroll
+            return (ui, next.start == 0 ? loadOlder(chat) : [])
+        case .pageDown:
+            let transcript = ChatTranscript(chat: chat, width: layout.width, selected: ui.selectedMessage)
+            let current = transcript.window(height: layout.transcriptRows, scroll: ui.chatScroll, selected: ui.selectedMessage)
+            ui.selectedMessage = nil
+            ui.chatScroll = max(current.scroll - layout.pageRows, 0)
+            return (ui, [])
+        case .end:
+            ui.selectedMessage = nil
+            ui.chatScroll = 0
+            return (ui, [])
+        case .home:
+            let transcript = ChatTranscript(chat: chat, width: layout.width, selected: nil)
+            ui.selectedMessage = nil
+            ui.chatScroll = transcript.window(height: layout.transcriptRows, scroll: .max, selected: nil).scroll
+            return (ui, loadOlder(chat))
+        case .control("r"):
+            return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
+        case .character("r") where selectedIndex.map({ isFailedOwn(messages[$0]) }) == true:
+            return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
+        default:
+            let edited = edited(ui.draft, with: key)
+            if edited != ui.draft || key == .backspace {
+                ui.selectedMessage = nil
+                ui.chatScroll = 0
+            }
+            ui.draft = edited
+            return (ui, [])
+        }
+    }
+
+    private static func isFailedOwn(_ message: ChatMessage) -> Bool {
+        guard message.isMine, case .failed = message.delivery else { return false }
+        return true
+    }
+
+    private static func retry(_ message: ChatMessage?, chatID: ChatID) -> [AppAction] {
+        guard let message, isFailedOwn(message) else { return [] }
+        return [.retryMessage(chatID: chatID, messageID: message.id)]
+    }
+
+    /// Asks for the page before the oldest loaded message, when the core says there is one.
+    private static func loadOlder(_ chat: ChatViewState) -> [AppAction] {
+        guard chat.canLoadOlder, let oldest = chat.messages.first else { return [] }
+        return [.loadOlderMessages(chatID: chat.chatID, beforeMessageID: oldest.id, limit: pageSize)]
+    }
+
+    /// Messages asked for per older page, as the SwiftUI app does.
+    static let pageSize: UInt32 = 50
+}

@@ -1,0 +1,18 @@
+/// Single-line text fields (nsec, npub, message draft).
+extension TUIKeyMap {
+    /// `text` after a key typed into a single-line field: characters append, Backspace deletes the
+    /// last character, Ctrl-U clears, Ctrl-W deletes the last word; other keys change nothing.
+    static func edited(_ text: String, with key: Key) -> String {
+        var text = text
+        switch key {
+        case .character(let character): text.append(character)
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .control("u"): text = ""
+        case .control("w"):
+            while text.last == " " { text.removeLast() }
+            while let last = text.last, last != " " { text.removeLast() }
+        default: break
+        }
+        return text
+    }
+}

@@ -1,0 +1,151 @@
+import MarmotCore
+
+/// Maps a key to the view-state change and the `AppAction`s it means on the screen shown:
+/// `(Key, AppState, TUIViewState) -> (TUIViewState, [AppAction])`, pure.
+///
+/// Navigation goes through the core: "back" reports the popped stack with `updateScreenStack`, opening
+/// a chat or the new-chat screen dispatches `openChat`/`pushScreen`. A key that means nothing on the
+/// screen shown produces no action.
+///
+/// Keys (also on each screen's help line):
+/// - everywhere: Ctrl-C quits; Esc dismisses a toast before anything else.
+/// - login: ↑↓/jk/Tab choose, Enter selects, c creates an account, i imports an nsec, q quits; in the
+///   nsec field Enter logs in, Esc cancels, Ctrl-U clears.
+/// - chat list: ↑↓/jk/Home/End move, Enter/→ open, n new chat, L log out (then y), q quits.
+/// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
+/// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
+///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
+///   messages), Home goes to the oldest loaded message (and loads older ones), End to the newest.
+enum TUIKeyMap {
+    typealias Result = (ui: TUIViewState, actions: [AppAction])
+
+    /// `restoring` is the manager's `isRestoring`: while a stored session is restored only Ctrl-C works.
+    static func handle(_ key: Key, state: AppState, ui: TUIViewState, restoring: Bool = false) -> Result {
+        var ui = ui
+        if key == .control("c") {
+            ui.shouldQuit = true
+            return (ui, [])
+        }
+        if restoring { return (ui, []) }
+        if ui.confirmingLogout {
+            ui.confirmingLogout = false
+            return (ui, key == .character("y") || key == .character("Y") ? [.logout] : [])
+        }
+        if key == .escape, state.toast != nil, !(ui.selectedMessage != nil && isChat(state)) {
+            return (ui, [.clearToast])
+        }
+        switch state.router.topScreen {
+        case .login: return login(key, state: state, ui: ui)
+        case .chatList: return chatList(key, state: state, ui: ui)
+        case .newChat: return newChat(key, state: state, ui: ui)
+        case .chat(let chatID): return chat(key, chatID: chatID, state: state, ui: ui)
+        }
+    }
+
+    private static func isChat(_ state: AppState) -> Bool {
+        if case .chat = state.router.topScreen { return true }
+        return false
+    }
+
+    /// The stack with its top screen removed: what "back" reports to the core.
+    static func back(_ state: AppState) -> [AppAction] {
+        let stack = state.router.screenStack
+        guard !stack.isEmpty else { return [] }
+        return [.updateScreenStack(Array(stack.dropLast()))]
+    }
+
+    // MARK: Login
+
+    private static func login(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        if state.busy.isAuthenticating { return (ui, []) }
+        if ui.importingKey {
+            switch key {
+            case .enter:
+                let nsec = ui.nsecInput.trimmingCharacters(in: .whitespacesAndNewlines)
+                ui.nsecInput = ""
+                return (ui, nsec.isEmpty ? [] : [.login(nsec: nsec)])
+            case .escape:
+                ui.importingKey = false
+                ui.nsecInput = ""
+            default:
+                ui.nsecInput = edited(ui.nsecInput, with: key)
+            }
+            return (ui, [])
+        }
+        let choices = TUIViewState.LoginChoice.allCases
+        switch key {
+        case .up, .character("k"), .backTab:
+            ui.loginChoice = choices[max(ui.loginChoice.rawValue - 1, 0)]
+        case .down, .character("j"):
+            ui.loginChoice = choices[min(ui.loginChoice.rawValue + 1, choices.count - 1)]
+        case .tab:
+            ui.loginChoice = choices[(ui.loginChoice.rawValue + 1) % choices.count]
+        case .character("c"):
+            return (ui, [.createAccount])
+        case .character("i"):
+            ui.importingKey = true
+        case .enter:
+            switch ui.loginChoice {
+            case .createAccount: return (ui, [.createAccount])
+            case .importKey: ui.importingKey = true
+            }
+        case .character("q"):
+            ui.shouldQuit = true
+        default:
+            break
+        }
+        return (ui, [])
+    }
+
+    // MARK: Chat list
+
+    private static func chatList(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        let list = state.chatList
+        let index = ui.selectedChatIndex(in: list)
+        func select(_ target: Int) {
+            guard !list.isEmpty else { return }
+            ui.selectedChat = list[min(max(target, 0), list.count - 1)].chatID
+        }
+        switch key {
+        case .up, .character("k"): select((index ?? 0) - 1)
+        case .down, .character("j"): select((index ?? -1) + 1)
+        case .home, .character("g"): select(0)
+        case .end, .character("G"): select(list.count - 1)
+        case .pageUp: select((index ?? 0) - 5)
+        case .pageDown: select((index ?? 0) + 5)
+        case .enter, .right, .character("l"):
+            guard let index else { return (ui, []) }
+            ui.selectedChat = list[index].chatID
+            return (ui, [.openChat(chatID: list[index].chatID)])
+        case .character("n"):
+            return (ui, [.pushScreen(.newChat)])
+        case .character("L"):
+            ui.confirmingLogout = true
+        case .character("q"):
+            ui.shouldQuit = true
+        default:
+            break
+        }
+        return (ui, [])
+    }
+
+    // MARK: New chat
+
+    private static func newChat(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        switch key {
+        case .escape:
+            return (ui, back(state))
+        case .enter:
+            let npub = ui.npubInput.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !npub.isEmpty, !state.busy.creatingChat else { return (ui, []) }
+            return (ui, [.createChat(peerNpub: npub)])
+        default:
+            if state.busy.creatingChat { return (ui, []) }
+            ui.npubInput = edited(ui.npubInput, with: key)
+            return (ui, [])
+        }
+    }
+}

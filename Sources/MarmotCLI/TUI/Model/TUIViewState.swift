@@ -1,0 +1,95 @@
+import MarmotCore
+
+/// What the terminal UI keeps besides `AppState`: text being typed, the highlighted row, scrolling
+/// and the terminal size. Nothing here is app logic; it is the part of a view a native UI framework
+/// would keep in its widgets (seed 001 §1.2: the platform owns ephemeral UI state).
+///
+/// The nsec being typed on the login screen is a secret: it is dropped as soon as it is submitted or
+/// the field is left, and `description` never shows it.
+struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The login screen's two choices.
+    enum LoginChoice: Int, Sendable, CaseIterable {
+        case createAccount
+        case importKey
+    }
+
+    var size: TerminalSize = .standard
+    /// The top screen this state was last reconciled with; per-screen fields reset when it changes.
+    var screen: Screen?
+
+    // Login
+    var loginChoice: LoginChoice = .createAccount
+    /// True while the nsec field is shown instead of the two choices.
+    var importingKey = false
+    var nsecInput = ""
+
+    // Chat list
+    /// The highlighted chat; nil means the first one.
+    var selectedChat: ChatID?
+    /// True while "log out?" waits for y/n.
+    var confirmingLogout = false
+
+    // New chat
+    var npubInput = ""
+
+    // Chat
+    var draft = ""
+    /// The highlighted message; nil while typing (the view follows the newest message).
+    var selectedMessage: MessageID?
+    /// Lines scrolled up from the newest message, when no message is highlighted.
+    var chatScroll = 0
+
+    /// Set by Ctrl-C (or q on a root screen): the driver leaves.
+    var shouldQuit = false
+
+    init(size: TerminalSize = .standard) {
+        self.size = size
+    }
+
+    /// This state adjusted to `state`: fields of screens that are no longer on top are cleared, and
+    /// selections that point at chats or messages which went away are dropped.
+    func reconciled(with state: AppState) -> TUIViewState {
+        var next = self
+        let top = state.router.topScreen
+        if top != screen {
+            next.screen = top
+            if top != .login {
+                next.importingKey = false
+                next.nsecInput = ""
+                next.loginChoice = .createAccount
+            }
+            if top != .newChat { next.npubInput = "" }
+            if case .chat = top {} else {
+                next.draft = ""
+            }
+            next.selectedMessage = nil
+            next.chatScroll = 0
+            next.confirmingLogout = false
+        }
+        if let chat = selectedChat, !state.chatList.contains(where: { $0.chatID == chat }) {
+            next.selectedChat = nil
+        }
+        if let message = selectedMessage, state.currentChat?.messages.contains(where: { $0.id == message }) != true {
+            next.selectedMessage = nil
+        }
+        return next
+    }
+
+    /// Index of the highlighted chat in `list`.
+    func selectedChatIndex(in list: [ChatSummary]) -> Int? {
+        guard !list.isEmpty else { return nil }
+        guard let selectedChat else { return 0 }
+        return list.firstIndex(where: { $0.chatID == selectedChat }) ?? 0
+    }
+
+    var description: String {
+        "TUIViewState(screen: \(screen.map { "\($0)" } ?? "none"), size: \(size.columns)x\(size.rows), "
+            + "importingKey: \(importingKey), nsecInput: \(nsecInput.isEmpty ? "empty" : "redacted"), "
+            + "npubInput: \(npubInput.count) chars, draft: \(draft.count) chars, "
+            + "selectedChat: \(selectedChat.map(\.rawValue) ?? "none"), "
+            + "selectedMessage: \(selectedMessage.map(\.rawValue) ?? "none"), chatScroll: \(chatScroll), "
+            + "confirmingLogout: \(confirmingLogout), shouldQuit: \(shouldQuit))"
+    }
+
+    var debugDescription: String { description }
+}

@@ -1,0 +1,30 @@
+import MarmotCore
+
+/// The chat screen: the transcript, a separator, and the line being typed.
+enum ChatScreen {
+    static let keys = "Enter send  Esc back  ↑↓ select  r retry  PgUp/PgDn/Home/End scroll  ^C quit"
+
+    static func body(_ state: AppState, _ ui: TUIViewState, _ layout: TUILayout) -> [StyledLine] {
+        let width = layout.width
+        let height = layout.transcriptRows
+        var body: [StyledLine] = []
+        if let chat = state.currentChat {
+            let transcript = ChatTranscript(chat: chat, width: width, selected: ui.selectedMessage)
+            let start = transcript.window(height: height, scroll: ui.chatScroll, selected: ui.selectedMessage).start
+            let shown = transcript.lines[start..<min(start + height, transcript.lines.count)]
+            // Bottom-anchored, like a messenger: blank lines above a short conversation.
+            body += Array(repeating: StyledLine.blank, count: max(height - shown.count, 0))
+            body += shown
+        } else {
+            body += Array(repeating: StyledLine.blank, count: max(height - 1, 0))
+            body.append(StyledLine("Loading…", .dim).centered(in: width))
+        }
+        body.append(StyledLine(String(repeating: "─", count: width), .dim))
+        if ui.selectedMessage != nil {
+            body.append(StyledLine(" ↑↓ select  r retry a failed message  Esc back to typing", .dim))
+        } else {
+            body.append(TUIRenderer.field(" > ", ui.draft, width: width))
+        }
+        return body
+    }
+}

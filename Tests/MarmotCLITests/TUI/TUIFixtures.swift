@@ -1,0 +1,71 @@
+import MarmotCore
+import Testing
+
+@testable import MarmotCLI
+
+/// States for renderer and key-map tests, with display strings as the core would produce them.
+enum TUIFixtures {
+    static let npub = "npub1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0sqkfqzu"
+    static let pubkey = String(repeating: "ab", count: 32)
+    static let alice: ChatID = "aa11"
+    static let bob: ChatID = "bb22"
+
+    static var loggedOut: AppState { .initial }
+
+    static func loggedIn(chats: [ChatSummary] = [aliceSummary, bobSummary], stack: [Screen] = []) -> AppState {
+        AppState(
+            rev: 7, router: Router(defaultScreen: .chatList, screenStack: stack),
+            auth: .loggedIn(npub: npub, pubkey: pubkey), busy: BusyState(), chatList: chats, currentChat: nil, toast: nil)
+    }
+
+    static let aliceSummary = ChatSummary(
+        chatID: alice, peerNpub: "npub1alice", peerName: "Alice", lastMessage: "see you at noon", lastMessageAt: 1_700_000_000,
+        unreadCount: 3, displayName: "Alice", lastMessagePreview: "see you at noon", lastMessageTimeDisplay: "14:05")
+
+    static let bobSummary = ChatSummary(
+        chatID: bob, peerNpub: "npub1bob", peerName: nil, lastMessage: "hi", lastMessageAt: 1_699_900_000,
+        unreadCount: 0, displayName: "npub1bobx…wxyz", lastMessagePreview: "You: hi", lastMessageTimeDisplay: "Yesterday")
+
+    static func message(
+        _ id: MessageID, _ content: String, mine: Bool, delivery: MessageDeliveryState = .sent, time: String = "14:05"
+    ) -> ChatMessage {
+        ChatMessage(
+            id: id, senderPubkey: mine ? pubkey : "cd", content: content, timestamp: 1_700_000_000, isMine: mine,
+            delivery: delivery, displayTimestamp: time)
+    }
+
+    static let conversation: [ChatMessage] = [
+        message("m1", "Hello from Alice", mine: false, time: "14:01"),
+        message("m2", "Hi Alice, how are you?", mine: true, time: "14:02"),
+        message("m3", "still sending", mine: true, delivery: .pending, time: "14:03"),
+        message("m4", "this one failed", mine: true, delivery: .failed(reason: "relay unreachable"), time: "14:04"),
+    ]
+
+    /// The chat with Alice open on top of the chat list.
+    static func inChat(messages: [ChatMessage] = conversation, canLoadOlder: Bool = false) -> AppState {
+        var state = loggedIn(stack: [.chat(chatID: alice)])
+        state.currentChat = ChatViewState(
+            chatID: alice, peerNpub: "npub1alice", peerName: "Alice", displayName: "Alice", messages: messages,
+            canLoadOlder: canLoadOlder)
+        return state
+    }
+
+    static func render(_ state: AppState, _ ui: TUIViewState? = nil, status: String = "relay: connected") -> [String] {
+        TUIRenderer.render(state, ui ?? self.ui(for: state), RenderContext(statusLine: status)).text
+    }
+
+    /// A view state already showing `state`'s top screen, changed by `change`.
+    static func ui(
+        for state: AppState, _ size: TerminalSize = .standard, _ change: (inout TUIViewState) -> Void = { _ in }
+    ) -> TUIViewState {
+        var ui = TUIViewState(size: size).reconciled(with: state)
+        change(&ui)
+        return ui
+    }
+
+    /// Every frame has exactly the terminal's rows, none wider than its columns.
+    static func expectFits(_ lines: [String], _ size: TerminalSize) {
+        #expect(lines.count == size.rows)
+        for line in lines { #expect(TextWidth.of(line) <= size.columns, "too wide: \(line)") }
+    }
+}
