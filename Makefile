@@ -16,6 +16,7 @@ test:
 	@bash scripts/setup.sh --interop
 	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	@TUI_CHAT=1 bash scripts/tui-test.sh
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
 PORT ?= 7447

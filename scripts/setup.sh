@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Marmot needs, idempotently and quietly:
 #   - Debian's libsecp256k1-dev (BIP-340 / ECDH for Nostr) and pkg-config;
-#   - with --interop, the Python venv of ../shared/interop (MDK peer, rust-nostr relay).
+#   - with --interop (what the tests need), tmux for the terminal UI test and the Python venv of
+#     ../shared/interop (MDK peer, rust-nostr relay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsecp256k1-dev >/dev/null 2>&1 || need+=(libsecp256k1-dev)
+if [ "${1:-}" = "--interop" ]; then command -v tmux >/dev/null 2>&1 || need+=(tmux); fi
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     as_root apt-get update -qq >/dev/null

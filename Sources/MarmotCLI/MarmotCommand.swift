@@ -24,10 +24,10 @@ struct MarmotCommand: AsyncParsableCommand {
             \(CLIExitCode.table)
             """,
         subcommands: [
-            DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
+            InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
             ListenCommand.self, RelayCommand.self,
         ],
-        defaultSubcommand: DemoCommand.self
+        defaultSubcommand: InteractiveCommand.self
     )
 
     /// Parses and runs a command, mapping failures to one stderr line and `CLIExitCode`s (usage

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 
-/// `marmot` with no arguments runs the offline demo.
+/// `marmot demo` runs the offline demo.
 @Suite(.timeLimit(.minutes(3)))
 struct DemoCommandTests {
-    @Test func defaultCommandRunsTheDemoConversation() async throws {
+    @Test func demoRunsTheConversation() async throws {
         let home = try TestHome("demo")
         defer { home.remove() }
-        let result = try await CLI.run([], home: home, timeout: 150)
+        let result = try await CLI.run(["demo"], home: home, timeout: 150)
         #expect(result.status == 0, "\(result)")
         for text in ["Hi Bob!", "Hi Alice!", "only ever stored ciphertext", "See you on Marmot!"] {
             #expect(result.stdout.contains(text), "transcript lacks \(text): \(result.stdout)")
@@ -18,5 +18,15 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("✓ sent"))
         // Nothing is left in the user's home.
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
+    }
+
+    /// Bare `marmot` is the interactive client; without a terminal it says what to run instead.
+    @Test func bareMarmotWithoutATerminalPointsToTheDemo() async throws {
+        let home = try TestHome("bare")
+        defer { home.remove() }
+        let result = try await CLI.run([], home: home, timeout: 60)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("needs a terminal"), "\(result)")
+        #expect(result.stderr.contains("marmot demo"), "\(result)")
     }
 }

@@ -65,7 +65,9 @@ struct DriverLoop {
         watchToast(state.toast)
         let busy = TUIRenderer.busyText(state.busy, restoring: manager.isRestoring) != nil
         let context = RenderContext(
-            statusLine: statusLine(), restoring: manager.isRestoring, spinnerPhase: busy ? ticks / 4 : 0,
+            statusLine: [state.auth.isLoggedIn ? state.network.statusText : "", statusLine()]
+                .filter { !$0.isEmpty }.joined(separator: " · "),
+            restoring: manager.isRestoring, spinnerPhase: busy ? ticks / 4 : 0,
             secretStoreProblem: manager.secretStoreProblem?.message)
         if let last = lastInputs, last.rev == state.rev, last.ui == ui, last.context == context { return }
         lastInputs = (state.rev, ui, context)

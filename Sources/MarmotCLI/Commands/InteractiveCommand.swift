@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `marmot` (or `marmot ui`): the full-screen terminal client, the four screens of the app.
+struct InteractiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ui",
+        abstract: "The interactive terminal client (the default when no command is given).",
+        discussion: """
+            Full screen: login (create or import an account), chat list, chat, new chat. Keys are \
+            listed on the bottom line: arrows or j/k move, Enter opens or sends, Esc goes back, \
+            r retries a failed message, PgUp loads older messages, Ctrl-C quits. Log lines go to \
+            $MARMOT_HOME/marmot.log while the screen is up. Needs a terminal; in scripts use the \
+            other commands, or `marmot demo` to see two accounts talk.
+
+            Examples:
+              marmot
+              marmot --relay wss://relay.example.com
+            """
+    )
+
+    @OptionGroup var relay: RelayOptions
+
+    @Flag(name: .shortAndLong, help: "Log more to $MARMOT_HOME/marmot.log (-v info, -vv debug).")
+    var verbose: Int
+
+    func run() async throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CLIError(.usage, "the interactive client needs a terminal; try `marmot demo` or `marmot --help`")
+        }
+        let home: URL
+        do {
+            home = try MarmotHome.prepare()
+        } catch {
+            throw CLIError(.failure, "cannot create \(MarmotHome.url.path): \(error.localizedDescription)")
+        }
+        let plan = try RelayPlan.resolve(options: relay.relays, home: home)
+        var configuration = CLISession.Configuration(
+            home: home, relays: plan, logLevel: verbose >= 2 ? .debug : verbose == 1 ? .info : .warning)
+        configuration.announceEmbeddedRelay = false
+        let session = try await CLISession.open(configuration)
+        let where_ =
+            if let embedded = session.embeddedRelay {
+                "embedded relay \(embedded.url.absoluteString)"
+            } else {
+                session.relayURLs.map(\.absoluteString).joined(separator: ", ")
+            }
+        do {
+            try await TerminalUI.run(
+                manager: session.manager, statusLine: { where_ },
+                logFile: home.appendingPathComponent("marmot.log"))
+        } catch {
+            await session.close()
+            throw CLIError(.failure, "terminal: \(error)")
+        }
+        await session.close()
+    }
+}
