@@ -18,6 +18,15 @@ struct ErrorExitCodeTests {
         #expect(blank.status == 2 && blank.stderr.contains("the message is empty"), "\(blank)")
     }
 
+    @Test func anUnreachableRelayExitsWith6() async throws {
+        let home = try TestHome("unreachable")
+        defer { home.remove() }
+        let result = try await CLI.run(["account", "create", "--relay", "ws://127.0.0.1:1"], home: home)
+        #expect(result.status == 6, "\(result)")
+        #expect(result.stderr.contains("no relay accepted this account's key package"), "\(result)")
+        #expect(!result.stderr.contains("nsec1"), "\(result)")
+    }
+
     @Test func commandsWithoutAnAccountExitWith3() async throws {
         let relay = try await TestRelay.start()
         let home = try TestHome("no-account")
