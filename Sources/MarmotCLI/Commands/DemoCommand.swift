@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 
-/// `marmot demo` (the default command): the real stack end to end, offline.
+/// `marmot demo` (what `make run` shows): the real stack end to end, offline.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Offline showcase (default): Alice and Bob chat end to end through an embedded relay.",
+        abstract: "Offline showcase: Alice and Bob chat end to end through an embedded relay.",
         discussion: """
             Creates two identities in temporary homes, starts an in-memory relay on 127.0.0.1, and runs \
             two app cores in this process: Alice starts a chat with Bob's npub (key package, MLS group, \
