@@ -119,6 +119,7 @@ import Testing
         try await p.alice.waitFor("bob after restart") { $0.currentChat?.messages.last?.content == "still here" }
 
         for app in [p.alice, p.bob] {
+            try await app.waitForListener()
             let mirrored = app.recorder.mirror(from: app.initial)
             #expect(mirrored != nil, "\(app.name): rev gap or repeat in the update stream")
             #expect(mirrored?.rev == app.state().rev)
