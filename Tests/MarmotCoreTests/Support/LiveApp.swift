@@ -29,14 +29,21 @@ final class LiveApp: Sendable {
         app.listenForUpdates(recorder)
     }
 
-    /// Short timeouts so relay-down paths end quickly; fast reconnects.
+    /// Fast reconnects; timeouts generous enough for a CI machine running every suite at once.
     static var testOptions: MarmotMessagingOptions {
         var options = MarmotMessagingOptions()
-        options.publishTimeout = .seconds(2)
+        options.publishTimeout = .seconds(15)
         options.keyPackageFetchTimeout = .seconds(5)
         options.catchUpTimeout = .seconds(2)
         options.reconnectBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
         options.logLevel = .warning
+        return options
+    }
+
+    /// `testOptions` with a short publish timeout, for tests where the relay goes away.
+    static var quickFailureOptions: MarmotMessagingOptions {
+        var options = testOptions
+        options.publishTimeout = .seconds(4)
         return options
     }
 

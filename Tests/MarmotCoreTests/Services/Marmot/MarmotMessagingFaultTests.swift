@@ -13,7 +13,7 @@ import Testing
         defer { Task { await world.close() } }
         let (server, relay) = try await world.startRelay(file: "relay.sqlite")
         let port = try #require(relay.port)
-        let p = try await MarmotMessagingTests.pair(world, relay: relay)
+        let p = try await MarmotMessagingTests.pair(world, relay: relay, options: LiveApp.quickFailureOptions)
         p.bob.dispatch(.pushScreen(.chat(chatID: p.chatID)))
 
         await server.stop()

@@ -17,9 +17,11 @@ import Testing
         let chatID: ChatID
     }
 
-    static func pair(_ world: LiveWorld, relay: URL) async throws -> Pair {
-        let alice = world.app("alice", relays: [relay])
-        let bob = world.app("bob", relays: [relay])
+    static func pair(_ world: LiveWorld, relay: URL, options: MarmotMessagingOptions = LiveApp.testOptions)
+        async throws -> Pair
+    {
+        let alice = world.app("alice", relays: [relay], options: options)
+        let bob = world.app("bob", relays: [relay], options: options)
         let aliceKeys = try await alice.createAccount()
         let bobKeys = try await bob.createAccount()
         // The network slice says when Bob can be invited: connected, key package accepted.
