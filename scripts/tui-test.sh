@@ -101,42 +101,32 @@ type_text() {
     sleep 0.15
 }
 
-# wait_for NAME TEXT [TIMEOUT]: waits until TEXT is on NAME's screen (default 30 s).
-wait_for() {
-    local name="$1" text="$2" timeout="${3:-30}"
+# poll_screen NAME SHOWN GREP_FLAG PATTERN TIMEOUT WHAT: waits until PATTERN is (SHOWN=yes) or is no
+# longer (SHOWN=no) on NAME's screen; on timeout prints the screen and fails with WHAT.
+poll_screen() {
+    local name="$1" shown="$2" flag="$3" pattern="$4" timeout="$5" what="$6"
     local deadline=$((SECONDS + timeout))
     while ((SECONDS < deadline)); do
-        if screen "$name" | grep -qF -- "$text"; then return 0; fi
+        if screen "$name" | grep -q "$flag" -- "$pattern"; then
+            [[ "$shown" == yes ]] && return 0
+        else
+            [[ "$shown" == no ]] && return 0
+        fi
         sleep 0.2
     done
     screen "$name" >&2 || true
-    fail "$name: '$text' not shown within ${timeout}s"
+    fail "$name: $what"
 }
+
+# wait_for NAME TEXT [TIMEOUT]: waits until TEXT is on NAME's screen (default 30 s).
+wait_for() { poll_screen "$1" yes -F "$2" "${3:-30}" "'$2' not shown within ${3:-30}s"; }
 
 # wait_match NAME REGEX [TIMEOUT]: like wait_for, with an extended regular expression (capture-pane
 # drops trailing spaces, so anchor with $ rather than spaces).
-wait_match() {
-    local name="$1" pattern="$2" timeout="${3:-30}"
-    local deadline=$((SECONDS + timeout))
-    while ((SECONDS < deadline)); do
-        if screen "$name" | grep -qE -- "$pattern"; then return 0; fi
-        sleep 0.2
-    done
-    screen "$name" >&2 || true
-    fail "$name: /$pattern/ not shown within ${timeout}s"
-}
+wait_match() { poll_screen "$1" yes -E "$2" "${3:-30}" "/$2/ not shown within ${3:-30}s"; }
 
 # wait_gone NAME TEXT [TIMEOUT]: waits until TEXT is no longer on NAME's screen.
-wait_gone() {
-    local name="$1" text="$2" timeout="${3:-30}"
-    local deadline=$((SECONDS + timeout))
-    while ((SECONDS < deadline)); do
-        if ! screen "$name" | grep -qF -- "$text"; then return 0; fi
-        sleep 0.2
-    done
-    screen "$name" >&2 || true
-    fail "$name: '$text' still shown after ${timeout}s"
-}
+wait_gone() { poll_screen "$1" no -F "$2" "${3:-30}" "'$2' still shown after ${3:-30}s"; }
 
 # expect_absent NAME TEXT: fails if TEXT is on NAME's screen now.
 expect_absent() {

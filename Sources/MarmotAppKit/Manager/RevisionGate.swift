@@ -19,19 +19,6 @@ enum RevisionGate {
         guard update.rev > state.rev else { return .stale }
         if case .fullState(let full) = update { return .apply(full) }
         guard update.rev == state.rev + 1 else { return .gap }
-        var next = state
-        next.rev = update.rev
-        switch update {
-        case .fullState(let full): next = full
-        case .routerChanged(_, let router): next.router = router
-        case .authChanged(_, let auth): next.auth = auth
-        case .chatListChanged(_, let chatList): next.chatList = chatList
-        case .currentChatChanged(_, let currentChat): next.currentChat = currentChat
-        case .toastChanged(_, let toast): next.toast = toast
-        case .busyChanged(_, let busy): next.busy = busy
-        case .networkChanged(_, let network): next.network = network
-        case .accountCreated: break
-        }
-        return .apply(next)
+        return .apply(update.applied(to: state))
     }
 }

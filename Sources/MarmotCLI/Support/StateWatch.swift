@@ -32,20 +32,27 @@ final class StateWatch {
 
     /// Waits for the next change of the mirrored state; false when none came within `timeout`.
     func nextChange(within timeout: Duration) async -> Bool {
-        let (stream, continuation) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(1))
+        let wakes = register(timeout: timeout, buffering: 1)
+        defer { wakes.end() }
+        for await wake in wakes.stream { return wake == .changed }
+        return false
+    }
+
+    /// A stream of wakes: `.changed` on each state change, one `.deadline` after `timeout`; `end()`
+    /// unregisters it and stops the timer.
+    private func register(timeout: Duration, buffering: Int) -> (stream: AsyncStream<Wake>, end: () -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(buffering))
         let id = UUID()
         waiters[id] = continuation
         let timer = Task {
             try? await Task.sleep(for: timeout)
             continuation.yield(.deadline)
         }
-        defer {
+        return (stream, { [weak self] in
             timer.cancel()
-            waiters[id] = nil
+            self?.waiters[id] = nil
             continuation.finish()
-        }
-        for await wake in stream { return wake == .changed }
-        return false
+        })
     }
 
     private func fire() {
@@ -58,19 +65,9 @@ final class StateWatch {
         _ what: String, timeout: Duration, _ check: () throws(CLIError) -> Value?
     ) async throws(CLIError) -> Value {
         if let value = try check() { return value }
-        let (stream, continuation) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(2))
-        let id = UUID()
-        waiters[id] = continuation
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            continuation.yield(.deadline)
-        }
-        defer {
-            timer.cancel()
-            waiters[id] = nil
-            continuation.finish()
-        }
-        for await wake in stream {
+        let wakes = register(timeout: timeout, buffering: 2)
+        defer { wakes.end() }
+        for await wake in wakes.stream {
             if let value = try check() { return value }
             if wake == .deadline { break }
         }

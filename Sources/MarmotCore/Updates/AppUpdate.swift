@@ -55,6 +55,25 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
 
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["summary": description], displayStyle: .enum) }
+
+    /// `state` with this update's slice (or whole state) in place and its rev, whatever `state`'s
+    /// rev was: checking revs is the caller's rule (MVP spec, Revision Counter).
+    public func applied(to state: AppState) -> AppState {
+        var next = state
+        next.rev = rev
+        switch self {
+        case .fullState(let full): next = full
+        case .routerChanged(_, let router): next.router = router
+        case .authChanged(_, let auth): next.auth = auth
+        case .chatListChanged(_, let chatList): next.chatList = chatList
+        case .currentChatChanged(_, let currentChat): next.currentChat = currentChat
+        case .toastChanged(_, let toast): next.toast = toast
+        case .busyChanged(_, let busy): next.busy = busy
+        case .networkChanged(_, let network): next.network = network
+        case .accountCreated: break
+        }
+        return next
+    }
 }
 
 /// Receives the core's updates, one at a time and in rev order, on the core's listener task

@@ -30,21 +30,17 @@ final class UpdateRecorder: AppReconciler {
     }
 }
 
+/// The open chat an update carries, if it carries one.
+func currentChat(in update: AppUpdate) -> ChatViewState? {
+    switch update {
+    case .currentChatChanged(_, let chat): chat
+    case .fullState(let state): state.currentChat
+    default: nil
+    }
+}
+
 /// Applies one update to a mirror state, as a platform manager would; nil on a rev gap.
 func replay(_ update: AppUpdate, onto state: AppState) -> AppState? {
     guard update.rev == state.rev + 1 else { return nil }
-    var state = state
-    state.rev = update.rev
-    switch update {
-    case .fullState(let full): state = full
-    case .routerChanged(_, let router): state.router = router
-    case .authChanged(_, let auth): state.auth = auth
-    case .chatListChanged(_, let list): state.chatList = list
-    case .currentChatChanged(_, let chat): state.currentChat = chat
-    case .toastChanged(_, let toast): state.toast = toast
-    case .busyChanged(_, let busy): state.busy = busy
-    case .networkChanged(_, let network): state.network = network
-    case .accountCreated: break
-    }
-    return state
+    return update.applied(to: state)
 }

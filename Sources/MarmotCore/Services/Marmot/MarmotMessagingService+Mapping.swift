@@ -12,32 +12,33 @@ extension MarmotMessagingService {
         return GroupID(Data(bytes))
     }
 
+    static func chatID(_ groupID: GroupID) -> ChatID { ChatID(groupID.description) }
+
     /// A chat as the core lists it, with its newest shown message; nil for a chat without a peer,
     /// which a 1:1 messenger cannot show.
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
         guard let peer = chat.peer ?? chat.members.first(where: { $0 != me }) else { return nil }
-        let chatID = ChatID(chat.id.description)
         var newest: MessageRecord?
         var cursor: MessageCursor?
         // Skip rumors the app does not show (reactions, …) to find the preview.
-        scan: for _ in 0..<4 {
+        for _ in 0..<4 {
             let page = try await client.messages(in: chat.id, before: cursor, limit: 20)
             if let shown = page.messages.first(where: { $0.kind == .chatMessage }) {
-                newest = record(shown, chatID: chatID)
-                break scan
+                newest = record(shown)
+                break
             }
-            guard let next = page.nextCursor else { break scan }
+            guard let next = page.nextCursor else { break }
             cursor = next
         }
         return ChatInfo(
-            chatID: chatID, peer: peer, peerName: chat.name.isEmpty ? nil : chat.name, createdAt: chat.createdAt,
+            chatID: Self.chatID(chat.id), peer: peer, peerName: chat.name.isEmpty ? nil : chat.name, createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount))
     }
 
-    func record(_ message: StoredMessage, chatID: ChatID) -> MessageRecord {
+    func record(_ message: StoredMessage) -> MessageRecord {
         MessageRecord(
-            id: ids.local(for: message.rumorID), chatID: chatID, sender: message.sender, content: message.content,
+            id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender, content: message.content,
             createdAt: message.createdAt, delivery: delivery(message))
     }
 

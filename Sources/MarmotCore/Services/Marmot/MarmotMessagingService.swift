@@ -200,7 +200,7 @@ actor MarmotMessagingService: MessagingService {
             cursor = anchor.cursor
         }
         let page = try await client.messages(in: group, before: cursor, limit: limit)
-        let shown = page.messages.reversed().filter { $0.kind == .chatMessage }.map { record($0, chatID: chatID) }
+        let shown = page.messages.reversed().filter { $0.kind == .chatMessage }.map(record)
         return MessagePage(messages: shown, hasOlder: page.nextCursor != nil)
     }
 
@@ -264,17 +264,17 @@ actor MarmotMessagingService: MessagingService {
             } catch {
                 logger.warning("joined chat not listed", metadata: ["reason": "\(error)"])
             }
-        case .messageReceived(let chat, let message):
+        case .messageReceived(_, let message):
             guard message.kind == .chatMessage else {
                 logger.debug("rumor kind not shown", metadata: ["kind": "\(message.kind)"])
                 return
             }
-            continuation.yield(.messageReceived(record(message, chatID: ChatID(chat.id.description))))
+            continuation.yield(.messageReceived(record(message)))
         case .deliveryChanged(let chat, let message):
             // Failures come back with their reason from the `send`/`retry` call that caused them.
             guard message.deliveryState == .sent else { return }
             continuation.yield(.deliveryChanged(
-                chatID: ChatID(chat.id.description), messageID: ids.local(for: message.rumorID), outcome: .sent))
+                chatID: Self.chatID(chat.id), messageID: ids.local(for: message.rumorID), outcome: .sent))
         case .commitApplied(let chat, let epoch, _):
             logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
         case .dropped(let eventID, let reason):

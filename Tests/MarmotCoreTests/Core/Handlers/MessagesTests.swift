@@ -14,13 +14,7 @@ struct MessagesTests {
         try await h.waitFor("sent") { $0.currentChat?.messages.first?.delivery == .sent }
         try await h.waitForListener()
 
-        let views = h.recorder.updates.compactMap { update -> ChatViewState? in
-            switch update {
-            case .fullState(let s): s.currentChat
-            case .currentChatChanged(_, let chat): chat
-            default: nil
-            }
-        }
+        let views = h.recorder.updates.compactMap(currentChat(in:))
         let withMessage = views.compactMap { $0.messages.first { $0.content == "hello" } }
         #expect(withMessage.map(\.delivery) == [.pending, .sent])
         #expect(Set(withMessage.map(\.id)).count == 1)

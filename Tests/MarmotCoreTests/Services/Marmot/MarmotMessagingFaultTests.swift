@@ -51,13 +51,7 @@ import Testing
     }
 
     static func delivery(of id: MessageID, in update: AppUpdate) -> MessageDeliveryState? {
-        let chat: ChatViewState? =
-            switch update {
-            case .currentChatChanged(_, let chat): chat
-            case .fullState(let state): state.currentChat
-            default: nil
-            }
-        return chat?.messages.first { $0.id == id }?.delivery
+        currentChat(in: update)?.messages.first { $0.id == id }?.delivery
     }
 
     @Test func garbageOnTheRelayIsIgnored() async throws {

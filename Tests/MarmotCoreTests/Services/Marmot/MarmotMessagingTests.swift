@@ -55,14 +55,8 @@ import Testing
         p.alice.dispatch(.sendMessage(chatID: chatID, content: "hello bob"))
         try await p.alice.waitFor("hello sent") { $0.currentChat?.messages.last?.delivery == .sent }
         try await p.alice.waitForListener()
-        let deliveries = p.alice.recorder.updates.compactMap { update -> MessageDeliveryState? in
-            let chat: ChatViewState? =
-                switch update {
-                case .currentChatChanged(_, let chat): chat
-                case .fullState(let state): state.currentChat
-                default: nil
-                }
-            return chat?.messages.first(where: { $0.content == "hello bob" })?.delivery
+        let deliveries = p.alice.recorder.updates.compactMap { update in
+            currentChat(in: update)?.messages.first(where: { $0.content == "hello bob" })?.delivery
         }
         #expect(deliveries.first == .pending)
         #expect(deliveries.last == .sent)
