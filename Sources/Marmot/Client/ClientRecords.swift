@@ -149,6 +149,70 @@ enum ClientSettings {
     /// Marks a group joined from a Welcome whose post-join self-update is still owed (MIP-02).
     static func selfUpdateDue(_ group: GroupID) -> String { "client.self_update_due.\(group)" }
 
+    /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
+    static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
+
+    /// Our commit published without a relay's OK yet (`PendingOwnCommit`).
+    static func pendingCommit(_ group: GroupID) -> String { "client.pending_commit.\(group)" }
+
     /// The signed kind-445 event of one of our messages, kept until a relay accepts it (for retry).
     static func outbox(_ group: GroupID, _ rumor: EventID) -> String { "client.outbox.\(group).\(rumor.hex)" }
+}
+
+/// One of our commits published without a relay's OK yet: the epoch it ends, the state before it
+/// (the race snapshot once merged), the state it leads to, its signed event and the system lines it
+/// makes. Stored sealed before publishing, so a crash mid-publish does not lose a commit a relay may
+/// hold (marmot-wire §5.6). Holds secrets.
+struct PendingOwnCommit: Sendable {
+    static let version: UInt8 = 1
+
+    let epoch: UInt64
+    let preState: Data
+    let newState: Data
+    let event: Event
+    let notices: [SystemNotice]
+    let changesGroupData: Bool
+
+    init(epoch: UInt64, preState: Data, newState: Data, event: Event, notices: [SystemNotice], changesGroupData: Bool) {
+        self.epoch = epoch
+        self.preState = preState
+        self.newState = newState
+        self.event = event
+        self.notices = notices
+        self.changesGroupData = changesGroupData
+    }
+
+    func encoded() -> Data {
+        var w = TLSWriter(capacity: preState.count + newState.count + 1024)
+        w.write(Self.version)
+        w.write(epoch)
+        w.writeOpaque(preState)
+        w.writeOpaque(newState)
+        w.writeOpaque(Data(event.jsonBytes))
+        w.write(UInt32(notices.count))
+        for notice in notices { w.writeOpaque(Data(notice.content.utf8)) }
+        w.write(UInt8(changesGroupData ? 1 : 0))
+        return w.data
+    }
+
+    init(encoded data: Data) throws {
+        var r = TLSReader(data)
+        guard try r.readUInt8() == Self.version else { throw StorageError.corruptRow("pending commit version") }
+        epoch = try r.readUInt64()
+        preState = try r.readOpaque()
+        newState = try r.readOpaque()
+        event = try Event(jsonData: try r.readOpaque())
+        let count = try r.readUInt32()
+        guard count <= 10_000 else { throw StorageError.corruptRow("pending commit notices") }
+        var notices: [SystemNotice] = []
+        for _ in 0..<count {
+            guard let text = UTF8Text.decode(try r.readOpaque()), let notice = SystemNotice(content: text) else {
+                throw StorageError.corruptRow("pending commit notice")
+            }
+            notices.append(notice)
+        }
+        self.notices = notices
+        changesGroupData = try r.readUInt8() == 1
+        try r.finish()
+    }
 }

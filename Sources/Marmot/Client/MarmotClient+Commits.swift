@@ -7,8 +7,9 @@ import NostrClient
 /// (§5.7).
 extension MarmotClient {
     /// Rotates our leaf: an empty commit with an UpdatePath under a fresh signature key (MDK's
-    /// `self_update_with_new_signer`). Published first; merged only when at least one relay accepted
-    /// it, else discarded (the group stays in its epoch) and `.notPublished` is thrown.
+    /// `self_update_with_new_signer`), including only the pending proposals we commit (SelfRemoves).
+    /// Published first; merged when a relay accepted it. When no relay answered (a relay may still
+    /// have stored it) the commit stays pending (see `publishCommit`) and `.notPublished` is thrown.
     public func selfUpdate(_ chat: GroupID) async throws -> CommitOutcome {
         try requireStarted()
         await acquire()
@@ -18,20 +19,20 @@ extension MarmotClient {
 
     /// `selfUpdate` for a caller already inside the exclusive section.
     func selfUpdateExclusive(_ id: GroupID) async throws -> CommitOutcome {
-        let session = try session(id)
-        guard session.mls.isActive, session.stored.status != .inactive else { throw MarmotClientError.chatInactive(id) }
-        var mls = session.mls
-        let pending: PendingCommit
-        do {
-            pending = try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
-        } catch {
-            throw MarmotClientError.mls(error)
+        try await commitExclusive(id) { mls throws(GroupError) in
+            try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
         }
-        return try await publishCommit(pending, from: mls, session: session)
     }
 
     /// Publishes our commit made from `mls` (the current epoch with the handshake key it used
-    /// deleted), then on relay OK snapshots the epoch, adopts the new one and stores its key.
+    /// deleted) and merges it once a relay accepted it (marmot-wire §5.6).
+    ///
+    /// Before publishing, the commit and the state it leads to are stored as a `PendingOwnCommit`, so
+    /// a crash mid-publish cannot lose a commit a relay may already hold. Every relay refusing it (or
+    /// never receiving it) discards it. When a relay took it but no OK came, it stays pending: the
+    /// next start publishes it again (relays answer duplicates with OK), its echo from a relay merges
+    /// it, traffic that opens only in its epoch adopts it (the alternate branch), and another
+    /// member's commit for the same epoch supersedes it.
     func publishCommit(_ pending: PendingCommit, from mls: MLSGroup, session: GroupSession) async throws -> CommitOutcome {
         let id = session.id
         let event: Event
@@ -42,23 +43,100 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.encoding("commit event: \(error)")
         }
+        let record = PendingOwnCommit(
+            epoch: mls.epoch, preState: mls.serialized(), newState: pending.newGroup.serialized(), event: event,
+            notices: Self.notices(for: pending.summary, committer: publicKey),
+            changesGroupData: pending.summary.extensionsChanged)
         try storage {
             try persist(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+            try savePendingCommit(record, group: id)
         }
         let result = await pool.publish(event)
-        guard result.isSent else {
-            logger.warning("commit for \(id) epoch \(mls.epoch) not accepted by any relay; discarded")
-            throw MarmotClientError.notPublished(result)
+        return try settle(record, result: result, group: id, mayBeStored: false)
+    }
+
+    /// Acts on the relays' verdicts for a pending commit of ours: merge, discard or keep waiting.
+    func settle(_ record: PendingOwnCommit, result: PoolPublishResult, group id: GroupID, mayBeStored: Bool) throws -> CommitOutcome {
+        if result.isSent {
+            let chat = try mergeOwnCommit(record, group: id)
+            return CommitOutcome(chat: chat, epoch: chat.epoch, publish: result)
         }
+        let unanswered = result.results.values.contains { $0 == .timedOut }
+        if unanswered || mayBeStored {
+            logger.warning("commit for \(id) epoch \(record.epoch) unconfirmed; kept pending")
+            if let next = try? MLSGroup(serialized: record.newState) {
+                alternates[id] = AlternateBranch(
+                    forkEpoch: record.epoch,
+                    snapshot: EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), mls: next)
+            }
+        } else {
+            logger.warning("commit for \(id) epoch \(record.epoch) refused by every relay; discarded")
+            try storage { try savePendingCommit(nil, group: id) }
+        }
+        throw MarmotClientError.notPublished(result)
+    }
+
+    /// Adopts a pending commit of ours that a relay holds: snapshot of its epoch, new state, new
+    /// epoch key, system lines for the members it changed.
+    @discardableResult
+    func mergeOwnCommit(_ record: PendingOwnCommit, group id: GroupID) throws -> Chat {
+        guard sessions[id]?.mls.epoch == record.epoch else {
+            try storage { try savePendingCommit(nil, group: id) }
+            throw MarmotClientError.chatInactive(id)
+        }
+        let next: MLSGroup
+        do {
+            next = try MLSGroup(serialized: record.newState)
+        } catch {
+            throw MarmotClientError.mls(error)
+        }
+        let groupData = try? NostrGroupData(groupContextExtensions: next.extensions)
         try storage {
-            try saveSnapshot(EpochSnapshot(epoch: mls.epoch, state: mls.serialized(), commit: event), group: id)
-            try persist(pending.newGroup, for: id)
+            try saveSnapshot(EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), group: id)
+            try persist(next, for: id, groupData: record.changesGroupData ? groupData : nil)
             try storeCurrentEventKey(id)
+            try savePendingCommit(nil, group: id)
         }
+        if alternates[id]?.forkEpoch == record.epoch, alternates[id]?.snapshot.commitEventID == record.event.id {
+            alternates[id] = nil
+        }
+        store(record.notices, commit: record.event, group: id)
         let chat = try self.session(id).chat
-        emit(.commitApplied(chat, epoch: pending.newGroup.epoch, committer: publicKey))
-        return CommitOutcome(chat: chat, epoch: pending.newGroup.epoch, publish: result)
+        emit(.commitApplied(chat, epoch: next.epoch, committer: publicKey))
+        return chat
+    }
+
+    /// Publishes again the commits a previous run left pending (crash or no relay OK), each inside
+    /// the exclusive section; called once after start-up.
+    func resumePendingCommits() async {
+        for id in sessions.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            await acquire()
+            defer { release() }
+            guard let record = try? loadPendingCommit(id) else { continue }
+            guard sessions[id]?.mls.epoch == record.epoch else {
+                try? savePendingCommit(nil, group: id)
+                continue
+            }
+            let result = await pool.publish(record.event)
+            do {
+                _ = try settle(record, result: result, group: id, mayBeStored: true)
+                logger.info("pending commit of \(id) confirmed after restart")
+            } catch {
+                logger.warning("pending commit of \(id) still unconfirmed: \(error)")
+            }
+        }
+    }
+
+    /// The pending commit of group `id`, if one waits for a relay.
+    func loadPendingCommit(_ id: GroupID) throws -> PendingOwnCommit? {
+        guard let data = try store.setting(ClientSettings.pendingCommit(id)) else { return nil }
+        return try PendingOwnCommit(encoded: data)
+    }
+
+    func savePendingCommit(_ record: PendingOwnCommit?, group id: GroupID) throws {
+        try store.setSetting(ClientSettings.pendingCommit(id), record?.encoded())
+        if record == nil { pendingCommitGroups.remove(id) } else { pendingCommitGroups.insert(id) }
     }
 
     // MARK: Competing commits
@@ -82,12 +160,18 @@ extension MarmotClient {
             throw .storage("\(error)")
         }
         if snapshot.contentHash == EpochSnapshot.contentHash(event) {
-            logger.info("commit \(event.id.hex) replays the one applied for epoch \(epoch)")
-            return Applied(group: session.id, outcome: .ignored)
-        }
-        guard snapshot.isBeaten(by: event) else {
-            logger.info("competing commit \(event.id.hex) for epoch \(epoch) lost to \(snapshot.commitEventID.hex)")
-            rememberLosingBranch(of: event, message: message, snapshot: snapshot, session: session)
+            // The same commit in another wrapper: the race reference moves to the best one seen (as
+            // MDK does), so both sides compare later competitors with the same created_at and id.
+            if snapshot.isBeaten(by: event) {
+                do {
+                    try saveSnapshot(EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event), group: session.id)
+                } catch {
+                    throw .storage("\(error)")
+                }
+                logger.info("commit of epoch \(epoch) re-wrapped earlier as \(event.id.hex): race reference moved")
+            } else {
+                logger.info("commit \(event.id.hex) replays the one applied for epoch \(epoch)")
+            }
             return Applied(group: session.id, outcome: .ignored)
         }
         let restored: MLSGroup
@@ -101,6 +185,17 @@ extension MarmotClient {
         }
         guard case .commit(let summary) = result else {
             throw .malformedMessage("a commit-typed message did not process as a commit")
+        }
+        // A losing branch may later be adopted and a winning one is adopted now: either way it must
+        // pass the checks a commit of the current epoch passes, and its committer must still be a
+        // member on our branch (a member removed since cannot steer us back with an old snapshot).
+        try checkCompetitor(summary, before: restored, after: next, session: session)
+        guard snapshot.isBeaten(by: event) else {
+            logger.info("competing commit \(event.id.hex) for epoch \(epoch) lost to \(snapshot.commitEventID.hex)")
+            alternates[session.id] = AlternateBranch(
+                forkEpoch: snapshot.epoch, snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event),
+                mls: next)
+            return Applied(group: session.id, outcome: .ignored)
         }
         logger.notice("""
             competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \

@@ -8,14 +8,22 @@ import NostrClient
 /// is on. The losing branch is kept as an `AlternateBranch`; traffic from the other member that
 /// opens only there moves us onto it, and our messages sent on the abandoned branch go out again.
 extension MarmotClient {
-    /// After a competing commit lost: the state it would have led to, kept as the alternate.
-    func rememberLosingBranch(of event: Event, message: MLSMessage, snapshot: EpochSnapshot, session: GroupSession) {
-        guard let restored = try? MLSGroup(serialized: snapshot.state),
-              let (result, next) = try? restored.processing(message), case .commit = result
-        else { return }
-        alternates[session.id] = AlternateBranch(
-            forkEpoch: snapshot.epoch, snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event),
-            mls: next)
+    /// Refuses a competing commit (§5.7) that our own validation would not take in the current
+    /// epoch: it must be authorized like any commit (§5.5 step 6), and a committer that is no longer
+    /// a member on our branch may at most have rotated its own leaf or left, so a removed admin
+    /// cannot use the retained snapshot of an epoch where it was admin to take the group back.
+    func checkCompetitor(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup, session: GroupSession) throws(DropReason) {
+        do {
+            _ = try authorize(summary, before: before, after: after)
+        } catch {
+            throw .refusedCompetingCommit("\(error)")
+        }
+        guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+            throw .refusedCompetingCommit("the committer has no Nostr identity")
+        }
+        if !session.memberKeys.contains(committer) && !Self.isMemberCommit(summary) {
+            throw .refusedCompetingCommit("\(committer.hex) is no longer a member and cannot commit as admin")
+        }
     }
 
     /// Traffic of the other member at `epoch` opened on the current branch: they are on it.
@@ -45,6 +53,9 @@ extension MarmotClient {
             try saveSnapshot(alternate.snapshot, group: session.id)
             try persist(alternate.mls, for: session.id)
             try storeCurrentEventKey(session.id)
+            if try loadPendingCommit(session.id)?.event.id == alternate.snapshot.commitEventID {
+                try savePendingCommit(nil, group: session.id)
+            }
         } catch {
             throw .storage("\(error)")
         }

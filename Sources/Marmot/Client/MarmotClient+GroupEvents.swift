@@ -15,6 +15,8 @@ extension MarmotClient {
         var newNostrGroupID = false
         /// Our messages to send again after switching to the other member's branch of a fork.
         var resend: [EventID] = []
+        /// A SelfRemove proposal arrived: as admin we commit it.
+        var proposalToCommit = false
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -22,6 +24,18 @@ extension MarmotClient {
     func handleGroupEvent(_ event: Event) async {
         await acquire()
         defer { release() }
+        if !pendingCommitGroups.isEmpty, let group = sessionFor(event)?.id, pendingCommitGroups.contains(group),
+           let pending = try? loadPendingCommit(group), pending.event.id == event.id {
+            // A relay returned our unconfirmed commit: it holds it, so it is in force.
+            do {
+                try mergeOwnCommit(pending, group: group)
+                logger.info("our pending commit in \(group) came back from a relay: merged")
+                retryParked(group)
+            } catch {
+                logger.warning("cannot merge our pending commit in \(group): \(error)")
+            }
+            return
+        }
         guard !isProcessed(event.id) else { return }
         do {
             let applied = try applyGroupEvent(event)
@@ -29,6 +43,7 @@ extension MarmotClient {
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
+            if applied.proposalToCommit { await commitPendingSelfRemoves(applied.group) }
         } catch {
             let group = sessionFor(event)?.id
             drop(event, error, group: group)
@@ -105,8 +120,10 @@ extension MarmotClient {
             return try acceptCommit(summary, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
             try persistOrDrop(next, session.id)
-            logger.info("proposal \(proposal.proposal) pending in \(session.id)")
-            return Applied(group: session.id, outcome: .processed)
+            logger.info("proposal \(proposal.proposal.type) pending in \(session.id)")
+            var applied = Applied(group: session.id, outcome: .processed)
+            applied.proposalToCommit = Self.willCommit(proposal)
+            return applied
         case .ownCommit, .ownProposal:
             return Applied(group: session.id, outcome: .own)
         }
@@ -157,10 +174,16 @@ extension MarmotClient {
             try saveSnapshot(EpochSnapshot(epoch: before.epoch, state: before.serialized(), commit: event), group: session.id)
             try persist(next, for: session.id, groupData: groupData, status: summary.removedSelf ? .inactive : nil)
             try storeCurrentEventKey(session.id)
+            if pendingCommitGroups.contains(session.id), try loadPendingCommit(session.id)?.epoch == before.epoch {
+                // Another member's commit for the epoch took effect first; ours stays only as the
+                // alternate branch, adopted if the others turn out to be on it.
+                try savePendingCommit(nil, group: session.id)
+            }
         } catch {
             throw .storage("\(error)")
         }
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
+        noteMembershipChanges(summary, committer: committer, commit: event, group: session.id)
         logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
@@ -171,7 +194,7 @@ extension MarmotClient {
     /// §5.5 step 6: an admin may commit anything that leaves an admin in the group; anyone else only
     /// a pure self-update or a SelfRemove-only commit. Returns the new NostrGroupData when the commit
     /// changed it.
-    private func authorize(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup) throws(DropReason) -> NostrGroupData? {
+    func authorize(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup) throws(DropReason) -> NostrGroupData? {
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
         let data: NostrGroupData
         do {
@@ -182,11 +205,7 @@ extension MarmotClient {
         let oldData = try? NostrGroupData(groupContextExtensions: before.extensions)
         let isAdmin = committer.map { oldData?.isAdmin($0) ?? false } ?? false
         if !isAdmin {
-            let selfUpdate = summary.added.isEmpty && summary.removed.isEmpty && summary.newExtensions == nil
-                && summary.psks.isEmpty && summary.updated.allSatisfy { $0 == summary.committer }
-            let selfRemoves = summary.added.isEmpty && !summary.removed.isEmpty && summary.newExtensions == nil
-                && summary.removed.count == summary.selfRemoved.count
-            guard selfUpdate || selfRemoves else {
+            guard Self.isMemberCommit(summary) else {
                 throw .unauthorizedCommit("\(committer?.hex ?? "an unknown member") is not an admin")
             }
         }
@@ -197,6 +216,16 @@ extension MarmotClient {
             }
         }
         return summary.newExtensions == nil ? nil : data
+    }
+
+    /// A commit any member may make: a pure self-update (only the committer's own leaf changes) or
+    /// one that only commits SelfRemove proposals (MIP-03; MDK's non-admin rule).
+    static func isMemberCommit(_ summary: CommitSummary) -> Bool {
+        let selfUpdate = summary.added.isEmpty && summary.removed.isEmpty && summary.newExtensions == nil
+            && summary.psks.isEmpty && summary.updated.allSatisfy { $0 == summary.committer }
+        let selfRemoves = summary.added.isEmpty && !summary.removed.isEmpty && summary.newExtensions == nil
+            && summary.psks.isEmpty && summary.removed.count == summary.selfRemoved.count
+        return selfUpdate || selfRemoves
     }
 
     func persistOrDrop(_ mls: MLSGroup, _ id: GroupID) throws(DropReason) {

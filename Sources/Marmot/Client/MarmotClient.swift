@@ -69,6 +69,8 @@ public actor MarmotClient {
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
     var alternates: [GroupID: AlternateBranch] = [:]
+    /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
+    var pendingCommitGroups: Set<GroupID> = []
     var started = false
     private var exclusive = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
@@ -113,6 +115,9 @@ public actor MarmotClient {
                 let mls = try MLSGroup(serialized: group.mlsState)
                 let keys = try store.groupEventKeys(mlsGroupID: group.mlsGroupID).filter { $0.epoch <= mls.epoch }
                 sessions[group.mlsGroupID] = GroupSession(mls: mls, stored: group, eventKeys: keys)
+                if (try? store.setting(ClientSettings.pendingCommit(group.mlsGroupID))) != nil {
+                    pendingCommitGroups.insert(group.mlsGroupID)
+                }
             } catch {
                 logger.error("group \(group.mlsGroupID) not loaded: \(error)")
                 emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
@@ -121,8 +126,11 @@ public actor MarmotClient {
         started = true
         await pool.connect()
         await subscribe(.giftWraps)
-        let active = sessions.values.filter { $0.stored.status != .inactive }.map(\.id)
+        let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
         if !active.isEmpty { await subscribe(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
+        if !pendingCommitGroups.isEmpty {
+            Task { [weak self] in await self?.resumePendingCommits() }
+        }
     }
 
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
@@ -140,7 +148,7 @@ public actor MarmotClient {
 
     /// All chats, most recent activity first.
     public func chats() throws -> [Chat] {
-        try storage { try store.groups() }.map { row in
+        try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
             Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [])
         }
     }
@@ -171,9 +179,12 @@ public actor MarmotClient {
         try storage { try store.markGroupRead(mlsGroupID: chat) }
     }
 
+    /// The active 1:1 group with `peer`: one whose peer was proven when it began (we invited them, or
+    /// they sealed the Welcome) and whose members are still exactly the two of us. A group a stranger
+    /// built around someone's public key package never qualifies, so it is never reused.
     func oneToOne(with peer: PublicKey) -> GroupSession? {
         sessions.values
-            .filter { $0.stored.peer == peer && $0.stored.status != .inactive }
+            .filter { $0.stored.status == .active && $0.mls.isActive && $0.chat.peer == peer }
             .min { $0.stored.createdAt < $1.stored.createdAt }
     }
 

@@ -21,6 +21,12 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
     case nothingToRetry(EventID)
     /// The chat is inactive (we were removed); nothing can be sent.
     case chatInactive(GroupID)
+    /// No pending invitation for this group.
+    case unknownInvite(GroupID)
+    /// Only an admin may do this in this group (MIP-03 authorization).
+    case notAdmin(GroupID)
+    /// Our previous commit in this group is not yet confirmed by a relay; it is resent first.
+    case commitPending(GroupID)
     /// No relay accepted the event (per-relay verdicts attached).
     case notPublished(PoolPublishResult)
     /// The MLS layer refused the operation.
@@ -43,6 +49,9 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
         case .unknownMessage(let id): "client: no message \(id.hex)"
         case .nothingToRetry(let id): "client: message \(id.hex) has nothing to retry"
         case .chatInactive(let id): "client: chat \(id) is inactive"
+        case .unknownInvite(let id): "client: no pending invitation for \(id)"
+        case .notAdmin(let id): "client: not an admin of \(id)"
+        case .commitPending(let id): "client: a commit of ours in \(id) awaits relay confirmation"
         case .notPublished(let result):
             "client: no relay accepted \(result.eventID.hex): "
                 + result.failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
@@ -79,6 +88,12 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     case noMatchingKeyPackage
     /// Joining from the Welcome failed.
     case joinFailed(String)
+    /// The Welcome's sender is not proven: the seal signer is not a member of the group with that
+    /// identity, or not one of its admins (MIP-02; MDK refuses such Welcomes too).
+    case untrustedWelcome(String)
+    /// A competing commit was refused for the race rule: its committer is no longer a member on our
+    /// branch, or it would not have been authorized (§5.7 with §5.5 step 6).
+    case refusedCompetingCommit(String)
     /// The store failed while recording the outcome.
     case storage(String)
 
@@ -96,6 +111,8 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidWelcome(let e): "\(e)"
         case .noMatchingKeyPackage: "welcome is not addressed to any of our key packages"
         case .joinFailed(let why): "cannot join: \(why)"
+        case .untrustedWelcome(let why): "welcome refused: \(why)"
+        case .refusedCompetingCommit(let why): "competing commit refused: \(why)"
         case .storage(let why): "storage: \(why)"
         }
     }

@@ -10,8 +10,12 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let nostrGroupID: NostrGroupID
     public let name: String
     public let groupDescription: String
-    /// The other member of a one-to-one chat.
+    /// The other member of a one-to-one chat: the peer proven when the chat began (we invited them,
+    /// or their sealed Welcome invited us), and only while the members are exactly that peer and us.
+    /// Derived from the current membership, so a chat whose peer left or that grew has none.
     public let peer: PublicKey?
+    /// The peer proven when the chat began, even after it left (for showing who the chat was with).
+    public let provenPeer: PublicKey?
     /// Current members' Nostr identities, by leaf order.
     public let members: [PublicKey]
     public let admins: [PublicKey]
@@ -28,7 +32,10 @@ public struct Chat: Sendable, Hashable, Identifiable {
         nostrGroupID = stored.nostrGroupID
         name = stored.name
         groupDescription = stored.groupDescription
-        peer = stored.peer
+        provenPeer = stored.peer
+        peer = stored.peer.flatMap { proven in
+            members.isEmpty || (members.count == 2 && members.contains(proven)) ? proven : nil
+        }
         self.members = members
         admins = stored.admins
         relays = stored.relays
@@ -106,8 +113,12 @@ public struct CommitOutcome: Sendable, Hashable {
 
 /// Something that happened in the background (incoming events, delivery of our messages).
 public enum MarmotClientEvent: Sendable, Equatable {
-    /// We joined a group from a gift-wrapped Welcome; `inviter` sealed it.
+    /// A Welcome from a proven admin member arrived; it waits for `acceptInvite` or `declineInvite`.
+    case inviteReceived(Invite)
+    /// We joined a group from a gift-wrapped Welcome (after accepting it); `inviter` sealed it.
     case welcomeJoined(Chat, inviter: PublicKey)
+    /// A commit added or removed members; the notice is also stored as a message of the chat.
+    case membershipChanged(Chat, StoredMessage)
     /// A member's application message was decrypted and stored.
     case messageReceived(Chat, StoredMessage)
     /// Our message's delivery state changed (`.sent` or `.failed`).

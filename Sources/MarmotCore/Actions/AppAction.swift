@@ -25,6 +25,12 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case openChat(chatID: ChatID)
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
 
+    // Invitations
+    /// Joins the chat an invitation is for and opens it.
+    case acceptInvite(inviteID: InviteID)
+    /// Refuses an invitation; nothing of its group is kept.
+    case declineInvite(inviteID: InviteID)
+
     // UI
     case clearToast
 
@@ -45,6 +51,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .retryMessage(let chatID, let messageID): "retryMessage(chat: \(chatID), message: \(messageID))"
         case .openChat(let chatID): "openChat(chat: \(chatID))"
         case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
+        case .acceptInvite(let id): "acceptInvite(\(id))"
+        case .declineInvite(let id): "declineInvite(\(id))"
         case .clearToast: "clearToast"
         case .foregrounded: "foregrounded"
         }

@@ -77,6 +77,8 @@ actor AppCore {
         case .openChat(let chatID): openChat(chatID)
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
+        case .acceptInvite(let id): answerInvite(id, accept: true)
+        case .declineInvite(let id): answerInvite(id, accept: false)
         case .clearToast: state.toast = nil
         case .foregrounded: foregrounded()
         }
@@ -104,6 +106,9 @@ actor AppCore {
         case .messaging(let id, let event):
             guard isCurrent(id) else { return }
             messagingEvent(event)
+        case .inviteAnswered(let id, let invite, let accepted, let result):
+            guard isCurrent(id) else { return }
+            inviteAnswered(invite, accepted: accepted, result: result)
         }
     }
 
@@ -155,6 +160,7 @@ actor AppCore {
         }
         if before.toast != now.toast { changed.append { .toastChanged(rev: $0, toast: now.toast) } }
         if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
+        if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

@@ -19,6 +19,8 @@ enum InternalEvent: Sendable {
     case deliveryFinished(session: UInt64, chatID: ChatID, messageID: MessageID, DeliveryOutcome)
     case pageLoaded(session: UInt64, chatID: ChatID, kind: PageKind, Result<MessagePage, ServiceError>)
     case messaging(session: UInt64, MessagingEvent)
+    /// An invitation was accepted (the chat) or declined (nil), or answering it failed.
+    case inviteAnswered(session: UInt64, InviteID, accepted: Bool, Result<ChatInfo?, ServiceError>)
 }
 
 /// How a session begins; each has its own busy flag.

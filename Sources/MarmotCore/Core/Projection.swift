@@ -10,6 +10,7 @@ extension AppCore {
             state.router = .loggedOut
             state.chatList = []
             state.currentChat = nil
+            state.invites = []
             return
         }
         let visible: ChatID? =
@@ -20,6 +21,18 @@ extension AppCore {
         }
         state.chatList = chatList(session)
         state.currentChat = visible.flatMap { chatView($0, session) }
+        state.invites = session.invites.map { invite in
+            InviteSummary(
+                inviteID: invite.inviteID, inviterNpub: invite.inviter.npub,
+                inviterDisplayName: formatter.shortNpub(invite.inviter.npub), groupName: invite.groupName,
+                memberCount: invite.memberCount, title: formatter.inviteTitle(invite),
+                receivedTimeDisplay: formatter.listTime(invite.receivedAt))
+        }
+    }
+
+    /// What a message says in the chat list and the chat: its text, or the system line's wording.
+    private func text(of record: MessageRecord, me: PublicKey) -> String {
+        record.notice.map { formatter.notice($0, me: me) } ?? record.content
     }
 
     private func chatList(_ session: Session) -> [ChatSummary] {
@@ -28,16 +41,21 @@ extension AppCore {
             .sorted { ($0.activityAt, $1.id) > ($1.activityAt, $0.id) }
             .map { entry in
                 let last = entry.info.lastMessage
+                let preview =
+                    if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
+                        formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
+                    }
                 return ChatSummary(
                     chatID: entry.id,
                     peerNpub: entry.peerNpub,
                     peerName: entry.info.peerName,
-                    lastMessage: last?.content,
+                    lastMessage: last.map { text(of: $0, me: me) },
                     lastMessageAt: last?.createdAt,
                     unreadCount: entry.info.unreadCount,
-                    displayName: formatter.displayName(peerName: entry.info.peerName, npub: entry.peerNpub),
-                    lastMessagePreview: formatter.lastMessagePreview(last?.content, isMine: last?.sender == me),
-                    lastMessageTimeDisplay: formatter.listTime(last?.createdAt))
+                    displayName: formatter.chatTitle(entry.info),
+                    lastMessagePreview: preview,
+                    lastMessageTimeDisplay: formatter.listTime(last?.createdAt),
+                    isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1)
             }
     }
 
@@ -49,13 +67,14 @@ extension AppCore {
             let sender = hexCache[record.sender] ?? record.sender.hex
             hexCache[record.sender] = sender
             return ChatMessage(
-                id: record.id, senderPubkey: sender, content: record.content, timestamp: record.createdAt,
-                isMine: record.sender == me, delivery: record.delivery,
-                displayTimestamp: formatter.messageTime(record.createdAt))
+                id: record.id, senderPubkey: sender, content: text(of: record, me: me), timestamp: record.createdAt,
+                isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
+                displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
         }
         return ChatViewState(
             chatID: chatID, peerNpub: entry.peerNpub, peerName: entry.info.peerName,
-            displayName: formatter.displayName(peerName: entry.info.peerName, npub: entry.peerNpub),
-            messages: messages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder)
+            displayName: formatter.chatTitle(entry.info),
+            messages: messages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder,
+            isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub))
     }
 }

@@ -15,6 +15,8 @@ final class Session {
     /// The chat whose view is in `state.currentChat`, as of the last reduction.
     var visibleChatID: ChatID?
     var relayStatus: RelayStatus?
+    /// Pending invitations as the messaging layer last listed them.
+    var invites: [InviteInfo] = []
 
     init(id: UInt64, keys: Keys, directory: URL, service: (any MessagingService)?) {
         self.id = id
@@ -25,17 +27,17 @@ final class Session {
 
     var myPublicKey: PublicKey { keys.publicKey }
 
-    /// The chat with `peer`, if one exists.
+    /// The proven 1:1 chat with `peer`, if one exists; a group that merely contains `peer` is not one.
     func chat(with peer: PublicKey) -> ChatEntry? {
-        chats.values.first { $0.info.peer == peer }
+        chats.values.first { $0.info.isDirect && $0.info.peer == peer }
     }
 }
 
 /// One chat as the core tracks it: the stored description plus the loaded part of its history.
 struct ChatEntry {
     var info: ChatInfo
-    /// `info.peer` in NIP-19 form, encoded once.
-    let peerNpub: String
+    /// `info.peer` in NIP-19 form, encoded once per peer.
+    private(set) var peerNpub: String
     var thread = MessageThread()
 
     init(info: ChatInfo) {
@@ -44,6 +46,19 @@ struct ChatEntry {
     }
 
     var id: ChatID { info.chatID }
+
+    /// Takes what the messaging layer now says of the chat (members, peer, names), keeping the
+    /// core's unread count and newest message.
+    mutating func refresh(from fresh: ChatInfo) {
+        if fresh.peer != info.peer { peerNpub = fresh.peer.npub }
+        info.peer = fresh.peer
+        info.peerName = fresh.peerName
+        info.createdAt = fresh.createdAt
+        info.members = fresh.members
+        info.isDirect = fresh.isDirect
+        info.groupName = fresh.groupName
+        if let last = fresh.lastMessage { noteMessage(last) }
+    }
 
     /// When the chat last saw activity: its newest message, else its creation.
     var activityAt: Int64 { info.lastMessage?.createdAt ?? info.createdAt }

@@ -23,6 +23,15 @@ public protocol MessagingService: Sendable {
     /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
     func createChat(with peer: PublicKey) async throws -> ChatInfo
 
+    /// Invitations received and not yet answered, newest first. Changes arrive as `invitesChanged`.
+    func listInvites() async throws -> [InviteInfo]
+
+    /// Joins the group an invitation is for and returns the chat.
+    func acceptInvite(_ id: InviteID) async throws -> ChatInfo
+
+    /// Refuses an invitation; nothing of its group is kept.
+    func declineInvite(_ id: InviteID) async throws
+
     /// Encrypts and publishes `message`, storing it under `message.id` so later pages return the
     /// same id. Returns once the outcome is known; throwing means `failed` with the error's description.
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome
@@ -83,21 +92,75 @@ public enum MessagingEvent: Sendable, Equatable {
     case relayStatus(RelayStatus)
     /// The session's key package publication ended: accepted by at least one relay, or not.
     case keyPackagePublished(Bool)
+    /// The pending invitations, in full, whenever one arrives or is answered.
+    case invitesChanged([InviteInfo])
+}
+
+/// An invitation to a chat as the messaging layer keeps it: who sent it (proven by its signature)
+/// and what the group looks like.
+public struct InviteInfo: Sendable, Equatable {
+    public var inviteID: InviteID
+    public var inviter: PublicKey
+    /// The group's name; empty for an unnamed chat.
+    public var groupName: String
+    /// Members at the time of the invitation, ourselves included.
+    public var memberCount: Int
+    /// Unix seconds.
+    public var receivedAt: Int64
+
+    public init(inviteID: InviteID, inviter: PublicKey, groupName: String, memberCount: Int, receivedAt: Int64) {
+        self.inviteID = inviteID
+        self.inviter = inviter
+        self.groupName = groupName
+        self.memberCount = memberCount
+        self.receivedAt = receivedAt
+    }
+}
+
+/// What a membership change did, as a chat shows it in a system line.
+public enum MembershipChange: String, Sendable, Equatable {
+    case added
+    case removed
+    case left
+}
+
+/// A system line: `actor` added or removed `subject`, or `subject` left.
+public struct MembershipNotice: Sendable, Equatable {
+    public var change: MembershipChange
+    public var actor: PublicKey
+    public var subject: PublicKey
+
+    public init(change: MembershipChange, actor: PublicKey, subject: PublicKey) {
+        self.change = change
+        self.actor = actor
+        self.subject = subject
+    }
 }
 
 /// A chat as the messaging layer stores it.
 public struct ChatInfo: Sendable, Equatable {
     public var chatID: ChatID
+    /// The other member shown for the chat: the 1:1 peer, else the first other member, else the
+    /// member who was the peer before leaving.
     public var peer: PublicKey
     public var peerName: String?
     /// Unix seconds when the chat was created or joined; orders chats that have no messages.
     public var createdAt: Int64
     public var lastMessage: MessageRecord?
     public var unreadCount: UInt32
+    /// The current members other than this account, from the group's membership.
+    public var members: [PublicKey]
+    /// True while this is a proven 1:1 chat with `peer` (we invited them, or their signed invitation
+    /// brought us in) and its members are exactly the two of us; only such a chat is reused for
+    /// "new chat with `peer`".
+    public var isDirect: Bool
+    /// The group's name; empty when unnamed.
+    public var groupName: String
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,
-        lastMessage: MessageRecord? = nil, unreadCount: UInt32 = 0
+        lastMessage: MessageRecord? = nil, unreadCount: UInt32 = 0, members: [PublicKey]? = nil,
+        isDirect: Bool = true, groupName: String = ""
     ) {
         self.chatID = chatID
         self.peer = peer
@@ -105,6 +168,9 @@ public struct ChatInfo: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastMessage = lastMessage
         self.unreadCount = unreadCount
+        self.members = members ?? [peer]
+        self.isDirect = isDirect
+        self.groupName = groupName
     }
 }
 
@@ -118,10 +184,12 @@ public struct MessageRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// Received messages are `sent`; own messages carry their last known outcome.
     public var delivery: MessageDeliveryState
+    /// Set for a system line (a membership change); `content` is then not shown.
+    public var notice: MembershipNotice?
 
     public init(
         id: MessageID, chatID: ChatID, sender: PublicKey, content: String, createdAt: Int64,
-        delivery: MessageDeliveryState = .sent
+        delivery: MessageDeliveryState = .sent, notice: MembershipNotice? = nil
     ) {
         self.id = id
         self.chatID = chatID
@@ -129,6 +197,7 @@ public struct MessageRecord: Sendable, Equatable {
         self.content = content
         self.createdAt = createdAt
         self.delivery = delivery
+        self.notice = notice
     }
 }
 

@@ -12,10 +12,13 @@ public struct AppState: Sendable, Equatable {
     public var toast: String?
     /// Relay connectivity and key package publication of the session.
     public var network: NetworkState
+    /// Invitations waiting for the user to accept or decline, newest first (shown above the chats).
+    public var invites: [InviteSummary]
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
-        currentChat: ChatViewState?, toast: String?, network: NetworkState = NetworkState()
+        currentChat: ChatViewState?, toast: String?, network: NetworkState = NetworkState(),
+        invites: [InviteSummary] = []
     ) {
         self.rev = rev
         self.router = router
@@ -25,6 +28,7 @@ public struct AppState: Sendable, Equatable {
         self.currentChat = currentChat
         self.toast = toast
         self.network = network
+        self.invites = invites
     }
 
     /// The logged-out state at rev 0: login screen, nothing loaded.
@@ -79,15 +83,18 @@ public struct BusyState: Sendable, Equatable {
     public var loggingIn: Bool
     public var creatingChat: Bool
     public var restoringSession: Bool
+    /// The invitations being accepted or declined (their buttons show a spinner).
+    public var answeringInvites: Set<InviteID>
 
     public init(
         creatingAccount: Bool = false, loggingIn: Bool = false, creatingChat: Bool = false,
-        restoringSession: Bool = false
+        restoringSession: Bool = false, answeringInvites: Set<InviteID> = []
     ) {
         self.creatingAccount = creatingAccount
         self.loggingIn = loggingIn
         self.creatingChat = creatingChat
         self.restoringSession = restoringSession
+        self.answeringInvites = answeringInvites
     }
 
     /// True while an account is being created, logged in or restored.

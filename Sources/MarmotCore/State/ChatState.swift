@@ -14,13 +14,20 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var lastMessagePreview: String
     /// Relative time of the newest message ("14:05", "Yesterday", "Mon", "Mar 4"); empty when none.
     public var lastMessageTimeDisplay: String
+    /// False for a proven 1:1 chat; true for a group, or a chat whose peer left or that grew.
+    public var isGroup: Bool
+    /// Members including this account.
+    public var memberCount: Int
 
     public var id: ChatID { chatID }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, lastMessage: String?, lastMessageAt: Int64?,
-        unreadCount: UInt32, displayName: String, lastMessagePreview: String, lastMessageTimeDisplay: String
+        unreadCount: UInt32, displayName: String, lastMessagePreview: String, lastMessageTimeDisplay: String,
+        isGroup: Bool = false, memberCount: Int = 2
     ) {
+        self.isGroup = isGroup
+        self.memberCount = memberCount
         self.chatID = chatID
         self.peerNpub = peerNpub
         self.peerName = peerName
@@ -43,11 +50,17 @@ public struct ChatViewState: Sendable, Equatable {
     public var messages: [ChatMessage]
     /// Whether `AppAction.loadOlderMessages` can fetch more history.
     public var canLoadOlder: Bool
+    /// False for a proven 1:1 chat (see `ChatSummary.isGroup`).
+    public var isGroup: Bool
+    /// The other current members' npubs (empty when everyone else left).
+    public var memberNpubs: [String]
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],
-        canLoadOlder: Bool
+        canLoadOlder: Bool, isGroup: Bool = false, memberNpubs: [String] = []
     ) {
+        self.isGroup = isGroup
+        self.memberNpubs = memberNpubs
         self.chatID = chatID
         self.peerNpub = peerNpub
         self.peerName = peerName
@@ -69,11 +82,14 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var delivery: MessageDeliveryState
     /// Time label computed by the core ("14:05", "Yesterday 09:12", "Mar 4, 18:30").
     public var displayTimestamp: String
+    /// A text message, or a system line (membership change) whose `content` is the core's wording.
+    public var kind: ChatMessageKind
 
     public init(
         id: MessageID, senderPubkey: String, content: String, timestamp: Int64, isMine: Bool,
-        delivery: MessageDeliveryState, displayTimestamp: String
+        delivery: MessageDeliveryState, displayTimestamp: String, kind: ChatMessageKind = .text
     ) {
+        self.kind = kind
         self.id = id
         self.senderPubkey = senderPubkey
         self.content = content
@@ -89,4 +105,41 @@ public enum MessageDeliveryState: Sendable, Equatable {
     case pending
     case sent
     case failed(reason: String)
+}
+
+/// What a chat line is: a message someone wrote, or a system line the core wrote about the chat.
+public enum ChatMessageKind: Sendable, Equatable {
+    case text
+    /// "npub1… added npub1…", "npub1… left": rendered centred, without bubble or delivery mark.
+    case system
+}
+
+/// One pending invitation in the chat list, display strings computed by the core.
+public struct InviteSummary: Sendable, Equatable, Identifiable {
+    public var inviteID: InviteID
+    public var inviterNpub: String
+    /// The inviter's name when known, else the short npub.
+    public var inviterDisplayName: String
+    /// The group's name; empty when unnamed (a 1:1 invitation usually is).
+    public var groupName: String
+    /// Members including this account.
+    public var memberCount: Int
+    /// "npub1abcd…wxyz invites you to a chat" or "… to “Name” (3 members)".
+    public var title: String
+    public var receivedTimeDisplay: String
+
+    public var id: InviteID { inviteID }
+
+    public init(
+        inviteID: InviteID, inviterNpub: String, inviterDisplayName: String, groupName: String, memberCount: Int,
+        title: String, receivedTimeDisplay: String
+    ) {
+        self.inviteID = inviteID
+        self.inviterNpub = inviterNpub
+        self.inviterDisplayName = inviterDisplayName
+        self.groupName = groupName
+        self.memberCount = memberCount
+        self.title = title
+        self.receivedTimeDisplay = receivedTimeDisplay
+    }
 }

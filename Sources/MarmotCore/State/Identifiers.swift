@@ -41,3 +41,18 @@ public struct MessageID: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
+
+/// Identifies one pending invitation (for Marmot, the hex MLS group id of the group it invites to).
+public struct InviteID: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: InviteID, rhs: InviteID) -> Bool { lhs.rawValue < rhs.rawValue }
+}

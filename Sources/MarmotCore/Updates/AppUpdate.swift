@@ -19,6 +19,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case toastChanged(rev: UInt64, toast: String?)
     case busyChanged(rev: UInt64, busy: BusyState)
     case networkChanged(rev: UInt64, network: NetworkState)
+    /// The pending invitations changed (one arrived, was accepted or declined).
+    case invitesChanged(rev: UInt64, invites: [InviteSummary])
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
@@ -29,7 +31,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .fullState(let state): state.rev
         case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
             .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _),
-            .networkChanged(let rev, _):
+            .networkChanged(let rev, _), .invitesChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
         }
@@ -49,6 +51,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .busyChanged(let rev, _): "busyChanged(rev: \(rev))"
         case .networkChanged(let rev, let network):
             "networkChanged(rev: \(rev), relays: \(network.connectedRelays)/\(network.totalRelays))"
+        case .invitesChanged(let rev, let invites): "invitesChanged(rev: \(rev), invites: \(invites.count))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
         }
     }
@@ -70,6 +73,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .toastChanged(_, let toast): next.toast = toast
         case .busyChanged(_, let busy): next.busy = busy
         case .networkChanged(_, let network): next.network = network
+        case .invitesChanged(_, let invites): next.invites = invites
         case .accountCreated: break
         }
         return next

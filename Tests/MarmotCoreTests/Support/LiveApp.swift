@@ -4,6 +4,7 @@ import MarmotCore
 import Nostr
 import NostrClient
 import NostrRelay
+import Testing
 
 /// A `MarmotApp` wired to the real Marmot messaging service and relays, in a directory that
 /// survives `restarted()` (the directory is removed by `LiveWorld` at the end).
@@ -63,6 +64,21 @@ final class LiveApp: Sendable {
                 + "thread=\(state.currentChat?.messages.count ?? -1)")
             throw error
         }
+    }
+
+    /// Waits for `inviter`'s invitation, accepts it as the user would, waits for the chat it leads
+    /// to, then goes back to the chat list; returns the chat's id.
+    @discardableResult
+    func acceptInvite(from inviter: PublicKey) async throws -> ChatID {
+        let npub = inviter.npub
+        try await waitFor("invitation from \(npub.prefix(12))") { $0.invites.contains { $0.inviterNpub == npub } }
+        let invite = try #require(state().invites.first { $0.inviterNpub == npub })
+        dispatch(.acceptInvite(inviteID: invite.inviteID))
+        let chatID = ChatID(invite.inviteID.rawValue)
+        try await waitFor("invited chat open") { $0.currentChat?.chatID == chatID && !$0.invites.contains { $0.inviteID == invite.inviteID } }
+        dispatch(.updateScreenStack([]))
+        try await waitFor("back on the chat list") { $0.currentChat == nil }
+        return chatID
     }
 
     /// Waits until the listener has every committed update.

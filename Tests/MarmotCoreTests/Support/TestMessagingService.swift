@@ -45,6 +45,7 @@ actor TestMessagingService: MessagingService {
     private var chats: [ChatID: ChatInfo] = [:]
     private var history: [ChatID: [MessageRecord]] = [:]
     private var continuation: AsyncStream<MessagingEvent>.Continuation?
+    private var pendingInvites: [(invite: InviteInfo, chat: ChatInfo)] = []
 
     /// Outcomes for the next sends and retries, in order; `.sent` once exhausted.
     var scriptedOutcomes: [DeliveryOutcome] = []
@@ -101,6 +102,15 @@ actor TestMessagingService: MessagingService {
     /// Emits an arbitrary event.
     func emit(_ event: MessagingEvent) { continuation?.yield(event) }
 
+    /// Plays someone inviting this account: the invitation waits for accept or decline, and the
+    /// chat it leads to is `chat`.
+    func offerInvite(_ invite: InviteInfo, chat: ChatInfo) {
+        pendingInvites.append((invite, chat))
+        continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
+    }
+
+    private(set) var declined: [InviteID] = []
+
     // MARK: MessagingService
 
     func start() async throws -> AsyncStream<MessagingEvent> {
@@ -130,6 +140,27 @@ actor TestMessagingService: MessagingService {
             chatID: ChatID("chat-\(peer.hex.prefix(16))"), peer: peer, createdAt: context.clock.unixSeconds())
         chats[info.chatID] = info
         return info
+    }
+
+    func listInvites() async throws -> [InviteInfo] { pendingInvites.map(\.invite) }
+
+    func acceptInvite(_ id: InviteID) async throws -> ChatInfo {
+        guard let index = pendingInvites.firstIndex(where: { $0.invite.inviteID == id }) else {
+            throw TestServiceError(description: "That invitation is no longer pending")
+        }
+        let chat = pendingInvites.remove(at: index).chat
+        chats[chat.chatID] = chat
+        continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
+        return chat
+    }
+
+    func declineInvite(_ id: InviteID) async throws {
+        guard let index = pendingInvites.firstIndex(where: { $0.invite.inviteID == id }) else {
+            throw TestServiceError(description: "That invitation is no longer pending")
+        }
+        pendingInvites.remove(at: index)
+        declined.append(id)
+        continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
     }
 
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {

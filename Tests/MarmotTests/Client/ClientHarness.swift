@@ -62,10 +62,20 @@ final class TestAccount: Sendable {
 
     // MARK: Waiting for events
 
+    /// Waits for an invitation, accepts it as the user would, and returns the joined chat.
     func waitForWelcome(timeout: Double = 15) async throws -> (Chat, PublicKey) {
+        let invite = try await waitForInvite(timeout: timeout)
+        _ = try await client.acceptInvite(invite.id)
         let event = await inbox.first(timeout: timeout) { if case .welcomeJoined = $0 { true } else { false } }
         guard case .welcomeJoined(let chat, let inviter) = event else { throw HarnessError.timeout("\(name): welcome") }
         return (chat, inviter)
+    }
+
+    /// Waits for an invitation to arrive (not accepted).
+    func waitForInvite(timeout: Double = 15) async throws -> Invite {
+        let event = await inbox.first(timeout: timeout) { if case .inviteReceived = $0 { true } else { false } }
+        guard case .inviteReceived(let invite) = event else { throw HarnessError.timeout("\(name): invitation") }
+        return invite
     }
 
     func waitForMessage(_ text: String, timeout: Double = 15) async throws -> StoredMessage {

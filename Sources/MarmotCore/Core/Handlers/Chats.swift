@@ -66,9 +66,7 @@ extension AppCore {
             session.chats[info.chatID] = entry
             return
         }
-        entry.info.peerName = info.peerName
-        entry.info.createdAt = info.createdAt
-        if let last = info.lastMessage { entry.noteMessage(last) }
+        entry.refresh(from: info)
         session.chats[info.chatID] = entry
     }
 

@@ -156,6 +156,7 @@ extension AppCore {
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
         case .relayStatus(let status): relayStatusChanged(status)
         case .keyPackagePublished(let published): state.network.keyPackagePublished = published
+        case .invitesChanged(let invites): session?.invites = invites
         }
     }
 }

@@ -14,17 +14,18 @@ extension MarmotMessagingService {
 
     static func chatID(_ groupID: GroupID) -> ChatID { ChatID(groupID.description) }
 
-    /// A chat as the core lists it, with its newest shown message; nil for a chat without a peer,
-    /// which a 1:1 messenger cannot show.
+    /// A chat as the core lists it, with its newest shown message and its membership; nil for a
+    /// group that never had another member.
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
-        guard let peer = chat.peer ?? chat.members.first(where: { $0 != me }) else { return nil }
+        let others = chat.members.filter { $0 != me }
+        guard let peer = chat.peer ?? others.first ?? chat.provenPeer else { return nil }
         var newest: MessageRecord?
         var cursor: MessageCursor?
         // Skip rumors the app does not show (reactions, …) to find the preview.
         for _ in 0..<4 {
             let page = try await client.messages(in: chat.id, before: cursor, limit: 20)
-            if let shown = page.messages.first(where: { $0.kind == .chatMessage }) {
+            if let shown = page.messages.first(where: Self.isShown) {
                 newest = record(shown)
                 break
             }
@@ -32,14 +33,39 @@ extension MarmotMessagingService {
             cursor = next
         }
         return ChatInfo(
-            chatID: Self.chatID(chat.id), peer: peer, peerName: chat.name.isEmpty ? nil : chat.name, createdAt: chat.createdAt,
-            lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount))
+            chatID: Self.chatID(chat.id), peer: peer, peerName: nil, createdAt: chat.createdAt,
+            lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
+            isDirect: chat.peer != nil, groupName: chat.name)
+    }
+
+    /// Messages the app shows: kind-9 chat messages and the system lines of membership changes.
+    static func isShown(_ message: StoredMessage) -> Bool {
+        message.deliveryState == .notice ? SystemNotice(content: message.content) != nil : message.kind == .chatMessage
     }
 
     func record(_ message: StoredMessage) -> MessageRecord {
         MessageRecord(
             id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender, content: message.content,
-            createdAt: message.createdAt, delivery: delivery(message))
+            createdAt: message.createdAt, delivery: delivery(message), notice: Self.notice(message))
+    }
+
+    /// The membership change a system line stands for; nil for a message someone wrote.
+    static func notice(_ message: StoredMessage) -> MembershipNotice? {
+        guard message.deliveryState == .notice, let notice = SystemNotice(content: message.content) else { return nil }
+        let change: MembershipChange =
+            switch notice.change {
+            case .added: .added
+            case .left: .left
+            default: .removed
+            }
+        return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)
+    }
+
+    /// An invitation as the core lists it.
+    static func inviteInfo(_ invite: Invite) -> InviteInfo {
+        InviteInfo(
+            inviteID: InviteID(invite.id.description), inviter: invite.inviter, groupName: invite.name,
+            memberCount: invite.members.count, receivedAt: invite.receivedAt)
     }
 
     private func delivery(_ message: StoredMessage) -> MessageDeliveryState {
@@ -47,6 +73,7 @@ extension MarmotMessagingService {
         case .failed: .failed(reason: MarmotMessagingError.noRelayAccepted)
         case .pending where message.createdAt < startedAt: .failed(reason: "Sending was interrupted")
         case .pending: .pending
+        case .notice: .sent
         default: .sent
         }
     }
@@ -112,6 +139,9 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
     case noRelayReachable
     case cannotChatWithSelf
     case chatInactive
+    case unknownInvite
+    case notAdmin
+    case commitPending
     case notPublished(String)
     case other(String)
 
@@ -132,6 +162,9 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .noRelayReachable: "No relay is reachable; check the connection and try again"
         case .cannotChatWithSelf: "You cannot start a chat with yourself"
         case .chatInactive: "This chat is no longer active"
+        case .unknownInvite: "That invitation is no longer pending"
+        case .notAdmin: "Only an admin of this chat can do that"
+        case .commitPending: "A previous change to this chat is still being confirmed by the relays; try again shortly"
         case .notPublished(let detail): detail
         case .other(let why): why
         }
@@ -153,6 +186,9 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .unknownMessage: return .unknownMessage
         case .nothingToRetry: return .nothingToRetry
         case .chatInactive: return .chatInactive
+        case .unknownInvite: return .unknownInvite
+        case .notAdmin: return .notAdmin
+        case .commitPending: return .commitPending
         case .notPublished(let result): return .notPublished(MarmotMessagingService.describe(result))
         case .storage(let why): return .storage(why)
         case .mls, .encoding: return .other("Encryption failed: \(error)")

@@ -77,6 +77,7 @@ actor MarmotMessagingService: MessagingService {
         let publishKeyPackage = options.publishKeyPackageOnStart
         online = Task { [weak self] in
             try await client.start()
+            await self?.yieldInvites(client)
             guard publishKeyPackage else { return }
             await self?.announce(client: client, relays: relays)
         }
@@ -143,7 +144,7 @@ actor MarmotMessagingService: MessagingService {
     }
 
     /// The client once connected and subscribed; throws what start-up threw.
-    private func connectedClient() async throws -> MarmotClient {
+    func connectedClient() async throws -> MarmotClient {
         await waitForStart()
         guard let client, let online, !stopped else { throw MarmotMessagingError.notStarted }
         do {
@@ -155,7 +156,7 @@ actor MarmotMessagingService: MessagingService {
     }
 
     /// The client for reading storage, which needs no network.
-    private func storedClient() async throws -> MarmotClient {
+    func storedClient() async throws -> MarmotClient {
         await waitForStart()
         guard let client, !stopped else { throw MarmotMessagingError.notStarted }
         return client
@@ -200,7 +201,7 @@ actor MarmotMessagingService: MessagingService {
             cursor = anchor.cursor
         }
         let page = try await client.messages(in: group, before: cursor, limit: limit)
-        let shown = page.messages.reversed().filter { $0.kind == .chatMessage }.map(record)
+        let shown = page.messages.reversed().filter(Self.isShown).map(record)
         return MessagePage(messages: shown, hasOlder: page.nextCursor != nil)
     }
 
@@ -258,12 +259,13 @@ actor MarmotMessagingService: MessagingService {
     private func forward(_ event: MarmotClientEvent) async {
         guard let continuation, let client else { return }
         switch event {
+        case .inviteReceived:
+            await yieldInvites(client)
         case .welcomeJoined(let chat, _):
-            do {
-                if let info = try await info(chat, client: client) { continuation.yield(.chatUpdated(info)) }
-            } catch {
-                logger.warning("joined chat not listed", metadata: ["reason": "\(error)"])
-            }
+            await yieldChat(chat, client: client)
+        case .membershipChanged(let chat, let message):
+            await yieldChat(chat, client: client)
+            continuation.yield(.messageReceived(record(message)))
         case .messageReceived(_, let message):
             guard message.kind == .chatMessage else {
                 logger.debug("rumor kind not shown", metadata: ["kind": "\(message.kind)"])
@@ -277,6 +279,7 @@ actor MarmotMessagingService: MessagingService {
                 chatID: Self.chatID(chat.id), messageID: ids.local(for: message.rumorID), outcome: .sent))
         case .commitApplied(let chat, let epoch, _):
             logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
+            await yieldChat(chat, client: client)
         case .dropped(let eventID, let reason):
             logger.notice("event dropped", metadata: ["event": "\(eventID.hex)", "reason": "\(reason)"])
         case .failure(let chat, let reason):

@@ -67,8 +67,8 @@ struct MarmotAppInteropTests {
             let created = try await mdk.call(["cmd": "create_chat", "peer_npub": keys.publicKey.npub])
             let group = try #require(created.string("group_id"))
 
-            try await app.waitFor("invite listed") { $0.chatList.first?.peerNpub == mdkKey.npub }
-            let chatID = try #require(app.state().chatList.first?.chatID)
+            let chatID = try await app.acceptInvite(from: mdkKey)
+            #expect(app.state().chatList.first?.peerNpub == mdkKey.npub)
             #expect(chatID.rawValue == group)
             // The app rotates its leaf after joining (MIP-02); MDK applies that commit.
             _ = try await mdk.waitForEvent("commit") { $0.int("epoch") == 2 }

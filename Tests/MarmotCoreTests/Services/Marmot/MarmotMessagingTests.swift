@@ -38,8 +38,8 @@ import Testing
         #expect(alice.state().router.topScreen == .chat(chatID: chatID))
         #expect(!alice.state().busy.creatingChat)
 
-        // The invite appears in Bob's list on its own, with Alice as the peer.
-        try await bob.waitFor("invite listed") { $0.chatList.contains { $0.chatID == chatID } }
+        // The invitation appears in Bob's invitations; once accepted, the chat is listed with Alice as the peer.
+        #expect(try await bob.acceptInvite(from: aliceKeys.publicKey) == chatID)
         #expect(bob.state().chatList.first?.peerNpub == aliceKeys.publicKey.npub)
         return Pair(alice: alice, bob: bob, aliceKeys: aliceKeys, bobKeys: bobKeys, chatID: chatID)
     }

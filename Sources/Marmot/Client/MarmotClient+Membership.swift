@@ -1,0 +1,97 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// Membership as the chat shows it (system lines) and the proposals we are willing to commit
+/// (MIP-03 authorization, as MDK 0.8.0 applies it).
+extension MarmotClient {
+    /// The system lines for a commit: one per member it added, removed or let go (SelfRemove).
+    static func notices(for summary: CommitSummary, committer: PublicKey) -> [SystemNotice] {
+        var notices: [SystemNotice] = []
+        for added in summary.added {
+            if let subject = NostrIdentity.publicKey(added.credential) {
+                notices.append(SystemNotice(change: .added, actor: committer, subject: subject))
+            }
+        }
+        for removed in summary.removed {
+            guard let subject = NostrIdentity.publicKey(removed.credential) else { continue }
+            let change: SystemNotice.Change = summary.selfRemoved.contains(removed.leafIndex) ? .left : .removed
+            notices.append(SystemNotice(change: change, actor: committer, subject: subject))
+        }
+        return notices
+    }
+
+    /// Stores and reports the system lines of another member's commit.
+    func noteMembershipChanges(_ summary: CommitSummary, committer: PublicKey?, commit: Event, group: GroupID) {
+        guard let committer else { return }
+        store(Self.notices(for: summary, committer: committer), commit: commit, group: group)
+    }
+
+    /// Stores each notice as a message of the chat and reports it as `membershipChanged`; the chat
+    /// list and the chat show them like messages.
+    func store(_ notices: [SystemNotice], commit: Event, group: GroupID) {
+        for notice in notices {
+            let message = notice.message(in: group, commit: commit.id, createdAt: commit.createdAt, me: publicKey)
+            do {
+                try store.saveMessage(message)
+            } catch {
+                logger.error("cannot store a membership notice in \(group): \(error)")
+                continue
+            }
+            refreshRow(group)
+            if let chat = sessions[group]?.chat { emit(.membershipChanged(chat, message)) }
+        }
+    }
+
+    /// Whether we keep a received proposal for a commit of ours. MDK 0.8.0 commits only SelfRemove
+    /// proposals (any member may ask to leave) and ignores Update and GroupContextExtensions
+    /// proposals from others; Adds and Removes are committed directly by admins, never proposed.
+    /// The proposal stays known to MLS either way (another member's commit may refer to it); this
+    /// only decides what our own commits include.
+    static func willCommit(_ proposal: PendingProposal) -> Bool {
+        guard case .member = proposal.sender else { return false }
+        if case .selfRemove = proposal.proposal { return true }
+        return false
+    }
+
+    /// Whether we are an admin of the group in its current data.
+    func isAdmin(_ session: GroupSession) -> Bool { session.stored.admins.contains(publicKey) }
+
+    /// Commits the pending SelfRemove proposals of a group we administer, as MDK does for a member
+    /// that leaves. Called after a proposal arrived; failures are reported, not thrown.
+    func commitPendingSelfRemoves(_ id: GroupID) async {
+        guard let session = sessions[id], session.stored.status == .active, session.mls.isActive, isAdmin(session),
+              session.mls.proposals.contains(where: Self.willCommit)
+        else { return }
+        do {
+            _ = try await commitExclusive(id) { mls throws(GroupError) in
+                try mls.commit(includePendingProposals: true)
+            }
+            logger.info("committed a pending SelfRemove in \(id)")
+        } catch {
+            logger.warning("cannot commit the pending SelfRemove in \(id): \(error)")
+            emit(.failure(chat: id, reason: "committing a member's leave: \(error)"))
+        }
+    }
+
+    /// Builds a commit of ours on a copy of the group that holds only the pending proposals we are
+    /// willing to commit, then publishes it (`publishCommit`). Caller holds the exclusive section.
+    func commitExclusive(
+        _ id: GroupID, _ build: (inout MLSGroup) throws(GroupError) -> PendingCommit
+    ) async throws -> CommitOutcome {
+        let session = try session(id)
+        guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }
+        if try loadPendingCommit(id) != nil { throw MarmotClientError.commitPending(id) }
+        var mls = session.mls
+        let pending: PendingCommit
+        do {
+            pending = try mls.withPendingProposals(filteredBy: Self.willCommit) { group throws(GroupError) in
+                try build(&group)
+            }
+        } catch {
+            throw MarmotClientError.mls(error)
+        }
+        return try await publishCommit(pending, from: mls, session: session)
+    }
+}

@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import MLS
+import Nostr
+
+/// A membership change shown in a chat as a system line ("npub… added npub…", "npub… left").
+///
+/// Derived locally from a commit the client applied (RFC 9420 §12.4.2 Add/Remove/SelfRemove), never
+/// sent: it is stored as a message whose delivery state is `.notice`, a state no received rumor can
+/// take (received rumors are always `.received`), so a member cannot forge one by sending text.
+public struct SystemNotice: Sendable, Hashable {
+    /// What happened to `subject`.
+    public struct Change: RawRepresentable, Sendable, Hashable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// `actor` added `subject` to the group.
+        public static let added = Change(rawValue: "added")
+        /// `actor` removed `subject` from the group.
+        public static let removed = Change(rawValue: "removed")
+        /// `subject` left (its SelfRemove was committed by `actor`).
+        public static let left = Change(rawValue: "left")
+    }
+
+    /// The local-only rumor kind notices are stored under; never published.
+    public static let kind = Kind(rawValue: 0xF2E0)
+    static let prefix = "marmot-notice-v1"
+
+    public let change: Change
+    /// The committer.
+    public let actor: PublicKey
+    /// The member added, removed or gone.
+    public let subject: PublicKey
+
+    public init(change: Change, actor: PublicKey, subject: PublicKey) {
+        self.change = change
+        self.actor = actor
+        self.subject = subject
+    }
+
+    /// The stored text: a fixed format the app parses back with `init(content:)`.
+    public var content: String { "\(Self.prefix) \(change.rawValue) \(actor.hex) \(subject.hex)" }
+
+    /// Parses a stored notice; nil for anything else.
+    public init?(content: String) {
+        let parts = content.split(separator: " ").map(String.init)
+        guard parts.count == 4, parts[0] == Self.prefix,
+              let actor = try? PublicKey(hex: parts[2]), let subject = try? PublicKey(hex: parts[3])
+        else { return nil }
+        self.init(change: Change(rawValue: parts[1]), actor: actor, subject: subject)
+    }
+
+    /// The notice as a stored message of `group`, dated by the commit event that caused it; its id
+    /// is derived from that event and the subject, so reprocessing the commit stores it once.
+    public func message(in group: GroupID, commit: EventID, createdAt: Int64, me: PublicKey) -> StoredMessage {
+        var seed = Data(Self.prefix.utf8)
+        seed.append(contentsOf: commit.bytes)
+        seed.append(contentsOf: subject.bytes)
+        seed.append(contentsOf: change.rawValue.utf8)
+        let id = (try? EventID(bytes: Data(SHA256.hash(data: seed)))) ?? commit
+        return StoredMessage(
+            rumorID: id, mlsGroupID: group, sender: actor, kind: Self.kind, content: content, createdAt: createdAt,
+            isMine: actor == me, deliveryState: .notice, outerEventID: commit)
+    }
+}
+
+extension DeliveryState {
+    /// A system line made locally from a commit (`SystemNotice`); never a rumor from the wire.
+    public static let notice = DeliveryState(rawValue: "notice")
+}

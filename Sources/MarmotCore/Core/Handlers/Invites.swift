@@ -1,0 +1,45 @@
+/// Invitations: a chat someone invited us to is joined only when the user accepts it (MIP-02).
+extension AppCore {
+    /// Accepts or declines a pending invitation; the answer runs off the actor and comes back as
+    /// `inviteAnswered`. A second answer while one is in flight is ignored.
+    func answerInvite(_ id: InviteID, accept: Bool) {
+        guard let session else { return }
+        guard session.invites.contains(where: { $0.inviteID == id }) else {
+            toast("That invitation is no longer pending")
+            return
+        }
+        guard !state.busy.answeringInvites.contains(id) else { return }
+        guard let service = session.service else {
+            toast(Self.messagingUnavailable)
+            return
+        }
+        state.busy.answeringInvites.insert(id)
+        let sessionID = session.id
+        spawn {
+            do {
+                if accept {
+                    let chat = try await service.acceptInvite(id)
+                    return .inviteAnswered(session: sessionID, id, accepted: true, .success(chat))
+                }
+                try await service.declineInvite(id)
+                return .inviteAnswered(session: sessionID, id, accepted: false, .success(nil))
+            } catch {
+                return .inviteAnswered(session: sessionID, id, accepted: accept, .failure(ServiceError(error)))
+            }
+        }
+    }
+
+    func inviteAnswered(_ id: InviteID, accepted: Bool, result: Result<ChatInfo?, ServiceError>) {
+        state.busy.answeringInvites.remove(id)
+        switch result {
+        case .success(let chat):
+            session?.invites.removeAll { $0.inviteID == id }
+            if let chat {
+                upsertChat(chat)
+                showChat(chat.chatID)
+            }
+        case .failure(let error):
+            toast(accepted ? "Could not join the chat: \(error.reason)" : "Could not decline: \(error.reason)")
+        }
+    }
+}

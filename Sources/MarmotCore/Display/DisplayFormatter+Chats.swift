@@ -1,0 +1,42 @@
+import Nostr
+
+/// Wording of chats that are not plain 1:1s, of system lines and of invitations; computed here so
+/// every renderer says the same thing.
+extension DisplayFormatter {
+    /// A person as a line shows them: "You" for this account, else the short npub.
+    public func person(_ key: PublicKey, me: PublicKey) -> String {
+        key == me ? "You" : shortNpub(key.npub)
+    }
+
+    /// The system line of a membership change: "You added npub1…", "npub1… removed you",
+    /// "npub1… left".
+    public func notice(_ notice: MembershipNotice, me: PublicKey) -> String {
+        let actor = person(notice.actor, me: me)
+        let subject = notice.subject == me ? "you" : shortNpub(notice.subject.npub)
+        switch notice.change {
+        case .added: return "\(actor) added \(subject)"
+        case .removed: return "\(actor) removed \(subject)"
+        case .left: return notice.subject == me ? "You left" : "\(shortNpub(notice.subject.npub)) left"
+        }
+    }
+
+    /// The chat's title: the peer of a 1:1; a group's name; else the other members' short npubs
+    /// ("npub1a…, npub1b… +2"); "npub1… (left)" when nobody else is left.
+    public func chatTitle(_ info: ChatInfo) -> String {
+        if info.isDirect { return displayName(peerName: info.peerName, npub: info.peer.npub) }
+        let name = info.groupName.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        if !name.isEmpty { return name }
+        if info.members.isEmpty { return "\(shortNpub(info.peer.npub)) (left)" }
+        let shown = info.members.prefix(2).map { shortNpub($0.npub) }.joined(separator: ", ")
+        return info.members.count > 2 ? "\(shown) +\(info.members.count - 2)" : shown
+    }
+
+    /// The invitation line: "npub1… invites you to a chat" or "npub1… invites you to “Name” (3 members)".
+    public func inviteTitle(_ invite: InviteInfo) -> String {
+        let inviter = shortNpub(invite.inviter.npub)
+        let name = preview(invite.groupName)
+        if name.isEmpty && invite.memberCount <= 2 { return "\(inviter) invites you to a chat" }
+        let target = name.isEmpty ? "a group" : "“\(name)”"
+        return "\(inviter) invites you to \(target) (\(invite.memberCount) members)"
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import MLS
+import Marmot
+import Nostr
+
+/// Invitations (MIP-02 Welcomes from proven admins) through the Marmot client.
+extension MarmotMessagingService {
+    func listInvites() async throws -> [InviteInfo] {
+        try await storedClient().invites().map(Self.inviteInfo)
+    }
+
+    func acceptInvite(_ id: InviteID) async throws -> ChatInfo {
+        let client = try await connectedClient()
+        let group = try Self.groupID(ChatID(id.rawValue))
+        do {
+            let chat = try await client.acceptInvite(group)
+            await yieldInvites(client)
+            guard let info = try await info(chat, client: client) else { throw MarmotMessagingError.notOneToOne }
+            return info
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
+    func declineInvite(_ id: InviteID) async throws {
+        let client = try await storedClient()
+        let group = try Self.groupID(ChatID(id.rawValue))
+        do {
+            try await client.declineInvite(group)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+        await yieldInvites(client)
+    }
+
+    /// Sends the current invitations to the core.
+    func yieldInvites(_ client: MarmotClient) async {
+        continuation?.yield(.invitesChanged(await client.invites().map(Self.inviteInfo)))
+    }
+
+    /// Sends what the chat now looks like (members, peer) to the core.
+    func yieldChat(_ chat: Chat, client: MarmotClient) async {
+        guard chat.status != .pending else { return }
+        do {
+            if let info = try await info(chat, client: client) { continuation?.yield(.chatUpdated(info)) }
+        } catch {
+            logger.warning("chat not listed", metadata: ["reason": "\(error)"])
+        }
+    }
+}
