@@ -226,34 +226,23 @@
 
         // MARK: Secrets
 
-        /// This installation's storage secret from `store`, made and saved the first time; the
-        /// platform calls it at boot, before building the core, and puts the secret in
-        /// `AppConfiguration.installationSecret`. It is never deleted (not on logout either), so the
-        /// same nsec reopens its data on this device. A failure is returned as the problem to pass
-        /// to `init(bootProblem:)`.
-        public nonisolated static func provisionInstallationSecret(
-            in store: any InstallationSecretStore
-        ) -> Result<InstallationSecret, SecretStoreProblem> {
-            do {
-                return .success(try store.provisionInstallationSecret())
-            } catch {
-                return .failure(SecretStoreProblem(operation: .installationSecret, error: error))
-            }
-        }
-
-        /// `configuration` with this installation's secret from `store` (unless it already has one),
-        /// and the problem met getting it, if any.
+        /// `configuration` with this installation's storage secret from `store` (unless it already
+        /// has one), made and saved there the first time, and the problem met getting it, if any (to
+        /// pass to `init(bootProblem:)`). The platform calls it at boot, before building the core.
+        /// The secret is never deleted (not on logout either), so the same nsec reopens its data on
+        /// this device.
         public nonisolated static func configuration(
             _ configuration: AppConfiguration, withInstallationSecretFrom store: any InstallationSecretStore
         ) -> (AppConfiguration, SecretStoreProblem?) {
             guard configuration.installationSecret == nil else { return (configuration, nil) }
             var configured = configuration
-            switch provisionInstallationSecret(in: store) {
-            case .success(let secret):
-                configured.installationSecret = secret
+            do {
+                configured.installationSecret = try store.provisionInstallationSecret()
                 return (configured, nil)
-            case .failure(let problem):
-                return (configured, problem)
+            } catch let error as SecretStoreError {
+                return (configured, SecretStoreProblem(operation: .installationSecret, error: error))
+            } catch {
+                return (configured, SecretStoreProblem(operation: .installationSecret, error: .notText))
             }
         }
 
