@@ -239,10 +239,8 @@
             do {
                 configured.installationSecret = try store.provisionInstallationSecret()
                 return (configured, nil)
-            } catch let error as SecretStoreError {
-                return (configured, SecretStoreProblem(operation: .installationSecret, error: error))
             } catch {
-                return (configured, SecretStoreProblem(operation: .installationSecret, error: .notText))
+                return (configured, SecretStoreProblem(operation: .installationSecret, error: error))
             }
         }
 
