@@ -39,11 +39,15 @@ enum AppCoreBench {
         return options
     }
 
+    /// This run's installation secret: every app of the run, and the seeded store, share it.
+    static let installationSecret = InstallationSecret.generate()
+
     static func makeApp(_ directory: URL, relay: URL) -> (MarmotApp, UpdateProbe) {
         let app = MarmotApp(
             dataDirectory: directory,
             configuration: AppConfiguration(
-                relayURLs: [relay], messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .critical))
+                relayURLs: [relay], messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .critical,
+                installationSecret: installationSecret))
         let probe = UpdateProbe()
         app.listenForUpdates(probe)
         return (app, probe)
@@ -141,7 +145,7 @@ enum AppCoreBench {
         try FileManager.default.createDirectory(at: accountDirectory, withIntermediateDirectories: true)
         let store = try GRDBMarmotStore(
             path: accountDirectory.appendingPathComponent("marmot.sqlite").path,
-            key: StorageKey(deriving: keys.secretKey))
+            key: StorageKey(deriving: keys.secretKey, installationSecret: installationSecret))
         let pool = RelayPool(relays: [relay.absoluteString], logger: logger)
         let me = MarmotClient(keys: keys, store: store, pool: pool, relays: [try RelayURL(relay.absoluteString)], logger: logger)
         try await me.start()

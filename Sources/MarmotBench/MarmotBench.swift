@@ -125,7 +125,7 @@ enum MarmotProtocolBench {
         let keys = Keys.generate()
         let pool = RelayPool(relays: [url], logger: logger)
         let client = MarmotClient(
-            keys: keys, store: try GRDBMarmotStore.inMemory(key: StorageKey(deriving: keys.secretKey)), pool: pool,
+            keys: keys, store: try GRDBMarmotStore.inMemory(key: StorageKey(deriving: keys.secretKey, installationSecret: .generate())), pool: pool,
             relays: [try RelayURL(url)], logger: logger)
         let queue = EventQueue()
         let stream = client.events

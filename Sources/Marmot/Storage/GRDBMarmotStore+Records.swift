@@ -3,54 +3,40 @@ import GRDB
 import MLS
 import Nostr
 
-/// KeyPackage private material, processed event ids, per-epoch group-event keys and settings.
+/// KeyPackage private material, processed event ids, per-epoch group-event keys and settings, under
+/// keyed-hash lookups with sealed values.
 extension GRDBMarmotStore {
     // MARK: Key packages
 
     public func saveKeyPackage(_ keyPackage: StoredKeyPackage) throws {
-        let ref = keyPackage.ref.bytes
-        let row = KeyPackageRow(
-            ref: ref, sealedPrivate: try cipher.seal(keyPackage.privateMaterial, SealContext("key_packages", "private", row: ref)),
-            dTag: keyPackage.dTag.value, eventID: keyPackage.eventID.map { Data($0.bytes) },
-            legacyEventID: keyPackage.legacyEventID.map { Data($0.bytes) }, createdAt: keyPackage.createdAt)
+        let row = try codec.keyPackageRow(keyPackage)
         try write { db in try row.save(db) }
     }
 
     public func keyPackage(ref: KeyPackageRef) throws -> StoredKeyPackage? {
-        try read { db in try KeyPackageRow.fetchOne(db, key: ref.bytes) }.map(storedKeyPackage)
+        let key = codec.keyPackageRef(ref)
+        return try read { db in try KeyPackageRow.fetchOne(db, key: key) }.map(codec.storedKeyPackage)
     }
 
     public func keyPackages() throws -> [StoredKeyPackage] {
-        try read { db in try KeyPackageRow.order(sql: "created_at DESC, ref").fetchAll(db) }.map(storedKeyPackage)
+        try read { db in try KeyPackageRow.order(sql: "created_at DESC, ref_hash").fetchAll(db) }.map(codec.storedKeyPackage)
     }
 
     public func deleteKeyPackage(ref: KeyPackageRef) throws {
-        try write { db in _ = try KeyPackageRow.deleteOne(db, key: ref.bytes) }
-    }
-
-    private func storedKeyPackage(_ row: KeyPackageRow) throws -> StoredKeyPackage {
-        let dTag: KeyPackageDTag
-        do { dTag = try KeyPackageDTag(row.dTag) } catch { throw StorageError.corruptRow("key_packages.d_tag") }
-        return StoredKeyPackage(
-            ref: KeyPackageRef(row.ref),
-            privateMaterial: try cipher.open(row.sealedPrivate, SealContext("key_packages", "private", row: row.ref)),
-            dTag: dTag, eventID: try row.eventID.map { try Self.eventID($0, "key_packages.event_id") },
-            legacyEventID: try row.legacyEventID.map { try Self.eventID($0, "key_packages.legacy_event_id") },
-            createdAt: row.createdAt)
+        let key = codec.keyPackageRef(ref)
+        try write { db in _ = try KeyPackageRow.deleteOne(db, key: key) }
     }
 
     // MARK: Processed events
 
     public func recordProcessedEvent(_ record: ProcessedEvent) throws {
-        let row = ProcessedEventRow(eventID: Data(record.eventID.bytes), outcome: record.outcome.rawValue,
-                                    processedAt: record.processedAt, mlsGroupID: record.mlsGroupID?.bytes)
+        let row = try codec.processedEventRow(record)
         try write { db in try row.save(db) }
     }
 
     public func processedEvent(id: EventID) throws -> ProcessedEvent? {
-        guard let row = try read({ db in try ProcessedEventRow.fetchOne(db, key: Data(id.bytes)) }) else { return nil }
-        return ProcessedEvent(eventID: id, outcome: ProcessedOutcome(rawValue: row.outcome), processedAt: row.processedAt,
-                              mlsGroupID: row.mlsGroupID.map { GroupID($0) })
+        let key = codec.eventRef(id)
+        return try read { db in try ProcessedEventRow.fetchOne(db, key: key) }.map(codec.processedEvent)
     }
 
     @discardableResult
@@ -61,55 +47,44 @@ extension GRDBMarmotStore {
     // MARK: Group-event keys
 
     public func saveGroupEventKey(_ key: GroupEventKey, epoch: UInt64, mlsGroupID: GroupID) throws {
-        let row = GroupEventKeyRow(
-            mlsGroupID: mlsGroupID.bytes, epoch: Int64(bitPattern: epoch),
-            sealedKey: try cipher.seal(key.rawBytesForStorage, Self.epochKeyContext(mlsGroupID.bytes, epoch)))
+        let row = try codec.groupEventKeyRow(key, epoch: epoch, mlsGroupID: mlsGroupID)
         try write { db in
-            guard try GroupRow.exists(db, key: mlsGroupID.bytes) else { throw StorageError.unknownGroup(mlsGroupID.description) }
+            guard try GroupRow.exists(db, key: row.groupRef) else { throw StorageError.unknownGroup(mlsGroupID.description) }
             try row.save(db)
         }
     }
 
     public func groupEventKeys(mlsGroupID: GroupID) throws -> [StoredGroupEventKey] {
-        let rows = try read { db in
-            try GroupEventKeyRow.filter(Column("mls_group_id") == mlsGroupID.bytes).order(Column("epoch").desc).fetchAll(db)
-        }
-        return try rows.map { row in
-            let epoch = UInt64(bitPattern: row.epoch)
-            let bytes = try cipher.open(row.sealedKey, Self.epochKeyContext(row.mlsGroupID, epoch))
-            do { return StoredGroupEventKey(epoch: epoch, key: try GroupEventKey(bytes: bytes)) } catch {
-                throw StorageError.corruptRow("group_event_keys.key length")
-            }
-        }
+        let ref = codec.groupRef(mlsGroupID.bytes)
+        return try read { db in
+            try GroupEventKeyRow.filter(Column("group_ref") == ref).order(Column("epoch").desc).fetchAll(db)
+        }.map(codec.storedGroupEventKey)
     }
 
     public func pruneGroupEventKeys(mlsGroupID: GroupID, keepingFrom epoch: UInt64) throws {
+        let ref = codec.groupRef(mlsGroupID.bytes)
         try write { db in
-            _ = try GroupEventKeyRow.filter(Column("mls_group_id") == mlsGroupID.bytes && Column("epoch") < Int64(bitPattern: epoch))
-                .deleteAll(db)
+            _ = try GroupEventKeyRow.filter(Column("group_ref") == ref && Column("epoch") < Int64(bitPattern: epoch)).deleteAll(db)
         }
-    }
-
-    private static func epochKeyContext(_ groupID: Data, _ epoch: UInt64) -> SealContext {
-        var w = TLSWriter()
-        w.writeOpaque(groupID)
-        w.write(epoch)
-        return SealContext("group_event_keys", "key", row: w.data)
     }
 
     // MARK: Settings
 
     public func setting(_ key: String) throws -> Data? {
-        guard let row = try read({ db in try SettingRow.fetchOne(db, key: key) }) else { return nil }
-        return try cipher.open(row.sealedValue, SealContext("settings", "value", row: Data(key.utf8)))
+        let ref = codec.settingRef(key)
+        guard let row = try read({ db in try SettingRow.fetchOne(db, key: ref) }) else { return nil }
+        let record = try codec.setting(row)
+        guard record.name == key else { throw StorageError.corruptRow("settings.key_ref") }
+        return record.value
     }
 
     public func setSetting(_ key: String, _ value: Data?) throws {
         if let value {
-            let row = SettingRow(key: key, sealedValue: try cipher.seal(value, SealContext("settings", "value", row: Data(key.utf8))))
+            let row = try codec.settingRow(key, value)
             try write { db in try row.save(db) }
         } else {
-            try write { db in _ = try SettingRow.deleteOne(db, key: key) }
+            let ref = codec.settingRef(key)
+            try write { db in _ = try SettingRow.deleteOne(db, key: ref) }
         }
     }
 }

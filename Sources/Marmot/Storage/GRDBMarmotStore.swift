@@ -4,34 +4,48 @@ import MLS
 import Nostr
 
 /// `MarmotStore` on SQLite through GRDB: a `DatabasePool` (WAL) for a file, a `DatabaseQueue` in
-/// memory. Secret columns (MLS state, KeyPackage private material, group name and description,
-/// message content and tags, group-event keys, settings) are sealed with the `StorageKey`.
+/// memory, in the keyed-lookup layout (`StoreCodec`): lookup columns hold HMAC hashes, every value
+/// that names a person, group, relay, event or message is sealed with the `StorageKey`, and each
+/// group's sealed state carries a version that must match the store's sealed version record, so an
+/// older state copied back into its row is refused (`StorageError.rollback`).
+///
+/// Plaintext columns hold only keyed hashes, sealed blobs, counters (unread, version, epoch of a
+/// group-event key), timestamps (`created_at`, `last_message_at`, `processed_at`, which relays see
+/// anyway) and enums (status, delivery state, outcome, is-mine).
+///
+/// Files: the folder holding the database is made 0700 and the database with its `-wal` and `-shm`
+/// files 0600, and deleted content is zeroed (`secure_delete`).
 public final class GRDBMarmotStore: MarmotStore, Sendable {
     let writer: any DatabaseWriter
-    let cipher: StorageCipher
+    let codec: StoreCodec
 
-    /// Opens (creating if needed) the database file at `path`; `.wrongKey` if it was made with another key.
-    public convenience init(path: String, key: StorageKey) throws(StorageError) {
+    /// Opens (creating if needed) the database file at `path`; `.wrongKey` if it was made with another
+    /// key. A database made with `legacyKey` (the nsec-only key of earlier versions) is rekeyed to
+    /// `key` in place, in one transaction; one in the first layout is moved to the current one.
+    public convenience init(path: String, key: StorageKey, legacyKey: StorageKey? = nil) throws(StorageError) {
+        try StoreFiles.prepare(databasePath: path)
         var configuration = Configuration()
         // Another connection (a session being closed in the same process) may hold the lock briefly.
         configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
         let pool: DatabasePool
         do { pool = try DatabasePool(path: path, configuration: configuration) } catch { throw .database("\(error)") }
-        try self.init(writer: pool, key: key)
+        try self.init(writer: pool, key: key, legacyKey: legacyKey)
+        try StoreFiles.tighten(databasePath: path)
     }
 
     /// A fresh store that lives in memory only.
     public static func inMemory(key: StorageKey) throws(StorageError) -> GRDBMarmotStore {
         let queue: DatabaseQueue
         do { queue = try DatabaseQueue() } catch { throw .database("\(error)") }
-        return try GRDBMarmotStore(writer: queue, key: key)
+        return try GRDBMarmotStore(writer: queue, key: key, legacyKey: nil)
     }
 
-    init(writer: any DatabaseWriter, key: StorageKey) throws(StorageError) {
+    init(writer: any DatabaseWriter, key: StorageKey, legacyKey: StorageKey?) throws(StorageError) {
         self.writer = writer
-        self.cipher = StorageCipher(key: key)
+        self.codec = StoreCodec(key: key)
         do { try MarmotMigrations.migrator.migrate(writer) } catch { throw .database("migration failed: \(error)") }
-        try checkKey()
+        try prepareLayout(legacyCodec: legacyKey.map(StoreCodec.init(key:)))
     }
 
     /// Closes the database; later calls fail.
@@ -42,20 +56,6 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     /// The migrations applied so far, in order.
     public func appliedMigrations() throws(StorageError) -> [String] {
         try read { db in try MarmotMigrations.migrator.appliedMigrations(db) }
-    }
-
-    private static let keyCheckName = "key_check"
-    private static let keyCheckPlaintext = Data("marmot storage key check".utf8)
-
-    private func checkKey() throws(StorageError) {
-        let context = SealContext("store_meta", "value", row: Data(Self.keyCheckName.utf8))
-        try write { db in
-            if let row = try StoreMetaRow.fetchOne(db, key: Self.keyCheckName) {
-                guard (try? self.cipher.open(row.value, context)) == Self.keyCheckPlaintext else { throw StorageError.wrongKey }
-            } else {
-                try StoreMetaRow(name: Self.keyCheckName, value: try self.cipher.seal(Self.keyCheckPlaintext, context)).insert(db)
-            }
-        }
     }
 
     // MARK: Access with typed errors
@@ -75,89 +75,63 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     // MARK: Groups
 
     public func saveGroup(_ group: StoredGroup) throws {
-        let row = try groupRow(group)
-        try write { db in try row.save(db) }
+        let ref = codec.groupRef(group.mlsGroupID.bytes)
+        let codec = self.codec
+        try write { db in
+            var versions = try Self.groupVersions(db, codec)
+            let version = (versions[ref] ?? 0) + 1
+            try codec.groupRow(group, version: version).save(db)
+            versions[ref] = version
+            try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try codec.sealVersions(versions)).save(db)
+        }
     }
 
     public func group(mlsGroupID: GroupID) throws -> StoredGroup? {
-        try read { db in try GroupRow.fetchOne(db, key: mlsGroupID.bytes) }.map(storedGroup)
+        let codec = self.codec
+        return try read { db in
+            guard let row = try GroupRow.fetchOne(db, key: codec.groupRef(mlsGroupID.bytes)) else { return nil }
+            return try codec.storedGroup(row, versions: try Self.groupVersions(db, codec))
+        }
     }
 
     public func group(nostrGroupID: NostrGroupID) throws -> StoredGroup? {
-        try read { db in
-            try GroupRow.filter(GroupRow.Columns.nostrGroupID == Data(nostrGroupID.bytes)).fetchOne(db)
-        }.map(storedGroup)
+        let codec = self.codec
+        return try read { db in
+            guard let row = try GroupRow.filter(GroupRow.Columns.nostrRef == codec.nostrRef(nostrGroupID)).fetchOne(db) else {
+                return nil
+            }
+            return try codec.storedGroup(row, versions: try Self.groupVersions(db, codec))
+        }
     }
 
     public func groups() throws -> [StoredGroup] {
-        try read { db in
-            try GroupRow.order(sql: "COALESCE(last_message_at, created_at) DESC, mls_group_id").fetchAll(db)
-        }.map(storedGroup)
+        let codec = self.codec
+        return try read { db in
+            let versions = try Self.groupVersions(db, codec)
+            return try GroupRow.order(sql: "COALESCE(last_message_at, created_at) DESC, group_ref").fetchAll(db)
+                .map { try codec.storedGroup($0, versions: versions) }
+        }
     }
 
     public func deleteGroup(mlsGroupID: GroupID) throws {
-        try write { db in _ = try GroupRow.deleteOne(db, key: mlsGroupID.bytes) }
+        let ref = codec.groupRef(mlsGroupID.bytes)
+        let codec = self.codec
+        try write { db in
+            guard try GroupRow.deleteOne(db, key: ref) else { return }
+            var versions = try Self.groupVersions(db, codec)
+            versions[ref] = nil
+            try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try codec.sealVersions(versions)).save(db)
+        }
     }
 
     public func markGroupRead(mlsGroupID: GroupID) throws {
+        let ref = codec.groupRef(mlsGroupID.bytes)
         try write { db in
-            _ = try GroupRow.filter(key: mlsGroupID.bytes).updateAll(db, GroupRow.Columns.unreadCount.set(to: 0))
+            _ = try GroupRow.filter(key: ref).updateAll(db, GroupRow.Columns.unreadCount.set(to: 0))
         }
     }
 
-    private func groupRow(_ g: StoredGroup) throws(StorageError) -> GroupRow {
-        let key = g.mlsGroupID.bytes
-        let relays: String
-        do { relays = String(decoding: try Self.jsonEncoder.encode(g.relays.map(\.string)), as: UTF8.self) } catch {
-            throw .corruptRow("relays do not encode")
-        }
-        return GroupRow(
-            mlsGroupID: key, nostrGroupID: Data(g.nostrGroupID.bytes),
-            sealedMLSState: try cipher.seal(g.mlsState, SealContext("groups", "mls_state", row: key)),
-            epoch: Int64(bitPattern: g.epoch),
-            sealedName: try cipher.sealString(g.name, SealContext("groups", "name", row: key)),
-            sealedDescription: try cipher.sealString(g.groupDescription, SealContext("groups", "description", row: key)),
-            admins: Data(g.admins.flatMap(\.bytes)), relays: relays, peer: g.peer.map { Data($0.bytes) },
-            status: g.status.rawValue, lastMessageAt: g.lastMessageAt, unreadCount: g.unreadCount, createdAt: g.createdAt)
-    }
-
-    private func storedGroup(_ row: GroupRow) throws -> StoredGroup {
-        let key = row.mlsGroupID
-        guard row.admins.count % 32 == 0 else { throw StorageError.corruptRow("groups.admins length") }
-        let admins = try stride(from: 0, to: row.admins.count, by: 32).map { offset in
-            try Self.publicKey(row.admins.dropFirst(offset).prefix(32), "groups.admins")
-        }
-        let relayStrings: [String]
-        do { relayStrings = try JSONDecoder().decode([String].self, from: Data(row.relays.utf8)) } catch {
-            throw StorageError.corruptRow("groups.relays")
-        }
-        guard let status = GroupStatus(rawValue: row.status) else { throw StorageError.corruptRow("groups.status \(row.status)") }
-        let nostrGroupID: NostrGroupID
-        do { nostrGroupID = try NostrGroupID(bytes: row.nostrGroupID) } catch { throw StorageError.corruptRow("groups.nostr_group_id") }
-        return StoredGroup(
-            mlsGroupID: GroupID(key), nostrGroupID: nostrGroupID,
-            mlsState: try cipher.open(row.sealedMLSState, SealContext("groups", "mls_state", row: key)),
-            epoch: UInt64(bitPattern: row.epoch),
-            name: try cipher.openString(row.sealedName, SealContext("groups", "name", row: key)),
-            groupDescription: try cipher.openString(row.sealedDescription, SealContext("groups", "description", row: key)),
-            admins: admins, relays: try relayStrings.map { try RelayURL($0) },
-            peer: try row.peer.map { try Self.publicKey($0, "groups.peer") }, status: status,
-            lastMessageAt: row.lastMessageAt, unreadCount: row.unreadCount, createdAt: row.createdAt)
-    }
-
-    static var jsonEncoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }
-
-    // MARK: Typed ids from columns
-
-    static func publicKey<D: Collection>(_ bytes: D, _ column: String) throws -> PublicKey where D.Element == UInt8 {
-        do { return try PublicKey(bytes: bytes) } catch { throw StorageError.corruptRow("\(column) is not a public key") }
-    }
-
-    static func eventID(_ bytes: Data, _ column: String) throws -> EventID {
-        do { return try EventID(bytes: bytes) } catch { throw StorageError.corruptRow("\(column) is not an event id") }
+    static func groupVersions(_ db: Database, _ codec: StoreCodec) throws -> GroupVersions {
+        try codec.openVersions(try StoreMetaRow.fetchOne(db, key: StoreCodec.groupVersionsName)?.value)
     }
 }

@@ -12,6 +12,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptRow(String)
     /// A row refers to a group that is not stored.
     case unknownGroup(String)
+    /// A group's stored state is not the newest one this store wrote (an older sealed state was
+    /// copied back into its row, or its row lacks a version record): refused, so the MLS ratchet never
+    /// moves backwards.
+    case rollback(String)
     /// SQLite or GRDB reported an error (statement arguments are never included).
     case database(String)
 
@@ -23,6 +27,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .encryptionFailed: "storage: encryption failed"
         case .corruptRow(let why): "storage: corrupt row: \(why)"
         case .unknownGroup(let id): "storage: no group \(id)"
+        case .rollback(let what): "storage: \(what) was rolled back to an older state; refusing to load it"
         case .database(let why): "storage: \(why)"
         }
     }

@@ -1,116 +1,146 @@
 import Foundation
 import GRDB
 
-// The GRDB records: one per table, columns as stored (sealed values are opaque blobs). The public
-// `Stored…` values are made from them by `GRDBMarmotStore`, which owns the sealing.
+// The GRDB records of the keyed-lookup layout (migration `v2-keyed-lookups`): one per table, columns
+// as stored. Plaintext columns hold only keyed hashes (`…_ref`), sealed blobs (`sealed_…`), counters,
+// timestamps and enums. The public `Stored…` values are made from them by `StoreCodec`.
 
 struct GroupRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "groups"
-    var mlsGroupID: Data
-    var nostrGroupID: Data
-    var sealedMLSState: Data
-    var epoch: Int64
-    var sealedName: Data
-    var sealedDescription: Data
-    var admins: Data
-    var relays: String
-    var peer: Data?
+    static let databaseTableName = "groups_v2"
+    var groupRef: Data
+    var nostrRef: Data
+    var version: Int64
+    var sealedState: Data
+    var sealedMeta: Data
     var status: String
     var lastMessageAt: Int64?
     var unreadCount: Int
     var createdAt: Int64
 
     enum CodingKeys: String, CodingKey {
-        case mlsGroupID = "mls_group_id", nostrGroupID = "nostr_group_id", sealedMLSState = "sealed_mls_state"
-        case epoch, sealedName = "sealed_name", sealedDescription = "sealed_description", admins, relays, peer, status
-        case lastMessageAt = "last_message_at", unreadCount = "unread_count", createdAt = "created_at"
+        case groupRef = "group_ref", nostrRef = "nostr_ref", version, sealedState = "sealed_state"
+        case sealedMeta = "sealed_meta", status, lastMessageAt = "last_message_at", unreadCount = "unread_count"
+        case createdAt = "created_at"
     }
 
     enum Columns {
-        static let mlsGroupID = Column(CodingKeys.mlsGroupID)
-        static let nostrGroupID = Column(CodingKeys.nostrGroupID)
+        static let groupRef = Column(CodingKeys.groupRef)
+        static let nostrRef = Column(CodingKeys.nostrRef)
         static let unreadCount = Column(CodingKeys.unreadCount)
         static let lastMessageAt = Column(CodingKeys.lastMessageAt)
-        static let createdAt = Column(CodingKeys.createdAt)
     }
 }
 
-struct KeyPackageRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "key_packages"
-    var ref: Data
-    var sealedPrivate: Data
-    var dTag: String
-    var eventID: Data?
-    var legacyEventID: Data?
-    var createdAt: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case ref, sealedPrivate = "sealed_private", dTag = "d_tag", eventID = "event_id"
-        case legacyEventID = "legacy_event_id", createdAt = "created_at"
-    }
-}
-
-struct ProcessedEventRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "processed_events"
-    var eventID: Data
-    var outcome: String
-    var processedAt: Int64
-    var mlsGroupID: Data?
-
-    enum CodingKeys: String, CodingKey {
-        case eventID = "event_id", outcome, processedAt = "processed_at", mlsGroupID = "mls_group_id"
-    }
+/// The sealed, non-state part of a group.
+struct GroupMeta: Codable {
+    var mlsGroupID: Data
+    var nostrGroupID: Data
+    var epoch: UInt64
+    var name: String
+    var groupDescription: String
+    var admins: [Data]
+    var relays: [String]
+    var peer: Data?
 }
 
 struct MessageRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "messages"
-    var mlsGroupID: Data
-    var rumorID: Data
-    var sender: Data
-    var kind: Int
-    var sealedBody: Data
+    static let databaseTableName = "messages_v2"
+    var groupRef: Data
+    var messageRef: Data
+    var sealedRecord: Data
+    var sealedOuterEventID: Data?
     var createdAt: Int64
     var isMine: Bool
     var deliveryState: String
-    var outerEventID: Data?
 
     enum CodingKeys: String, CodingKey {
-        case mlsGroupID = "mls_group_id", rumorID = "rumor_id", sender, kind, sealedBody = "sealed_body"
-        case createdAt = "created_at", isMine = "is_mine", deliveryState = "delivery_state", outerEventID = "outer_event_id"
+        case groupRef = "group_ref", messageRef = "message_ref", sealedRecord = "sealed_record"
+        case sealedOuterEventID = "sealed_outer_event_id", createdAt = "created_at", isMine = "is_mine"
+        case deliveryState = "delivery_state"
     }
 
     enum Columns {
-        static let mlsGroupID = Column(CodingKeys.mlsGroupID)
-        static let rumorID = Column(CodingKeys.rumorID)
+        static let groupRef = Column(CodingKeys.groupRef)
+        static let messageRef = Column(CodingKeys.messageRef)
         static let createdAt = Column(CodingKeys.createdAt)
+        static let deliveryState = Column(CodingKeys.deliveryState)
+        static let sealedOuterEventID = Column(CodingKeys.sealedOuterEventID)
     }
 }
 
-/// The sealed part of a message: the rumor's content and tags.
-struct MessageBody: Codable {
+/// The sealed part of a message: the rumor's id, author, kind, content and tags, and its group.
+struct MessageRecord: Codable {
+    var rumorID: Data
+    var mlsGroupID: Data
+    var sender: Data
+    var kind: UInt16
     var content: String
     var tags: [[String]]
 }
 
+struct KeyPackageRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "key_packages_v2"
+    var refHash: Data
+    var sealedRecord: Data
+    var createdAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case refHash = "ref_hash", sealedRecord = "sealed_record", createdAt = "created_at"
+    }
+}
+
+/// The sealed part of a key package.
+struct KeyPackageRecord: Codable {
+    var ref: Data
+    var privateMaterial: Data
+    var dTag: String
+    var eventID: Data?
+    var legacyEventID: Data?
+}
+
+struct ProcessedEventRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "processed_events_v2"
+    var eventRef: Data
+    var outcome: String
+    var processedAt: Int64
+    var sealedRecord: Data
+
+    enum CodingKeys: String, CodingKey {
+        case eventRef = "event_ref", outcome, processedAt = "processed_at", sealedRecord = "sealed_record"
+    }
+}
+
+/// The sealed part of a processed-event record.
+struct ProcessedEventRecord: Codable {
+    var eventID: Data
+    var mlsGroupID: Data?
+}
+
 struct GroupEventKeyRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "group_event_keys"
-    var mlsGroupID: Data
+    static let databaseTableName = "group_event_keys_v2"
+    var groupRef: Data
     var epoch: Int64
     var sealedKey: Data
 
     enum CodingKeys: String, CodingKey {
-        case mlsGroupID = "mls_group_id", epoch, sealedKey = "sealed_key"
+        case groupRef = "group_ref", epoch, sealedKey = "sealed_key"
     }
 }
 
 struct SettingRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "settings"
-    var key: String
+    static let databaseTableName = "settings_v2"
+    var keyRef: Data
     var sealedValue: Data
 
     enum CodingKeys: String, CodingKey {
-        case key, sealedValue = "sealed_value"
+        case keyRef = "key_ref", sealedValue = "sealed_value"
     }
+}
+
+/// The sealed part of a setting: its name (so a rekey can recompute the lookup hash) and value.
+struct SettingRecord: Codable {
+    var name: String
+    var value: Data
 }
 
 struct StoreMetaRow: Codable, FetchableRecord, PersistableRecord {

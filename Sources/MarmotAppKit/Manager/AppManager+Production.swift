@@ -5,11 +5,14 @@
     extension AppManager {
         /// The app's manager as shipped: a `MarmotApp` over `defaultDataDirectory()` with Marmot
         /// messaging on `productionConfiguration()`'s relays, and the platform's secret store
-        /// (bible §4.1.2.1).
+        /// (bible §4.1.2.1), which also provides the installation secret of the storage key (made
+        /// and saved there at first launch, before the core is built).
         public static func production(configuration: AppConfiguration = productionConfiguration()) -> AppManager {
             let dataDirectory = defaultDataDirectory()
-            let core = MarmotApp(dataDirectory: dataDirectory, configuration: configuration)
-            return AppManager(core: core, secretStore: platformSecretStore(dataDirectory: dataDirectory))
+            let secretStore = platformSecretStore(dataDirectory: dataDirectory)
+            let (configured, problem) = Self.configuration(configuration, withInstallationSecretFrom: secretStore)
+            let core = MarmotApp(dataDirectory: dataDirectory, configuration: configured)
+            return AppManager(core: core, secretStore: secretStore, bootProblem: problem)
         }
 
         /// Marmot messaging over the relays named by `MARMOT_RELAYS` or `<data>/relays`, else the
@@ -30,8 +33,10 @@
             return base.appendingPathComponent("Marmot", isDirectory: true)
         }
 
-        /// The Keychain where there is one, else a 0600 file under `dataDirectory`.
-        public nonisolated static func platformSecretStore(dataDirectory: URL) -> any SecretStore {
+        /// The Keychain where there is one, else a 0600 file under `dataDirectory`; the installation
+        /// secret is a second item of the same store (Keychain account `install-secret`, or the file
+        /// `secrets/install-secret`).
+        public nonisolated static func platformSecretStore(dataDirectory: URL) -> any SecretStore & InstallationSecretStore {
             #if canImport(Security)
                 KeychainSecretStore(service: Bundle.main.bundleIdentifier ?? "org.marmot.Marmot")
             #else

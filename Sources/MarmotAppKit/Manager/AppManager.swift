@@ -43,11 +43,17 @@
         /// Boots over `core`: hydrates from `state()`, listens for updates, then restores the session
         /// whose nsec `secretStore` holds, if any (bible §4.1.2.1).
         ///
-        /// `toastDuration` is how long a toast stays before `toastDisplayed(_:)` clears it.
-        public init(core: any AppCoreHandle, secretStore: any SecretStore, toastDuration: Duration = .seconds(3)) {
+        /// `toastDuration` is how long a toast stays before `toastDisplayed(_:)` clears it;
+        /// `bootProblem` is a secret-store failure met while building the core (see
+        /// `provisionInstallationSecret(in:)`), shown as `secretStoreProblem`.
+        public init(
+            core: any AppCoreHandle, secretStore: any SecretStore, toastDuration: Duration = .seconds(3),
+            bootProblem: SecretStoreProblem? = nil
+        ) {
             self.core = core
             self.secretStore = secretStore
             self.toastDuration = toastDuration
+            self.secretStoreProblem = bootProblem
             let (updates, pipe) = AsyncStream<AppUpdate>.makeStream(bufferingPolicy: .unbounded)
             self.pipe = pipe
             self.state = core.state()
@@ -219,6 +225,24 @@
         }
 
         // MARK: Secrets
+
+        /// `configuration` with this installation's storage secret from `store` (unless it already
+        /// has one), made and saved there the first time, and the problem met getting it, if any (to
+        /// pass to `init(bootProblem:)`). The platform calls it at boot, before building the core.
+        /// The secret is never deleted (not on logout either), so the same nsec reopens its data on
+        /// this device.
+        public nonisolated static func configuration(
+            _ configuration: AppConfiguration, withInstallationSecretFrom store: any InstallationSecretStore
+        ) -> (AppConfiguration, SecretStoreProblem?) {
+            guard configuration.installationSecret == nil else { return (configuration, nil) }
+            var configured = configuration
+            do {
+                configured.installationSecret = try store.provisionInstallationSecret()
+                return (configured, nil)
+            } catch {
+                return (configured, SecretStoreProblem(operation: .installationSecret, error: error))
+            }
+        }
 
         private func restoreStoredSession() {
             let stored: String?

@@ -5,6 +5,8 @@ public struct SecretStoreProblem: Sendable, Equatable {
         case load
         case save
         case delete
+        /// Reading or creating this installation's storage secret (`InstallationSecretStore`).
+        case installationSecret
     }
 
     public let operation: Operation
@@ -21,6 +23,8 @@ public struct SecretStoreProblem: Sendable, Equatable {
         case .load: "Could not read the saved account key (\(error)). Log in again with your nsec."
         case .save: "Could not save the account key (\(error)). It cannot be restored after the app closes."
         case .delete: "Could not remove the saved account key (\(error)). It will be restored next launch."
+        case .installationSecret:
+            "Could not read or create this device's storage secret (\(error)). Chats cannot be opened."
         }
     }
 }

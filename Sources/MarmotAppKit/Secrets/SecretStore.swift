@@ -22,6 +22,8 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case insecurePermissions(path: String, mode: UInt32)
     /// The stored bytes are not UTF-8 text.
     case notText
+    /// The stored installation secret is not 64 hex digits.
+    case invalidInstallationSecret
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum SecretStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .insecurePermissions(let path, let mode):
             "\(path) has mode \(String(mode, radix: 8)), expected 600"
         case .notText: "the stored secret is not UTF-8 text"
+        case .invalidInstallationSecret: "the stored installation secret is not 32 bytes of hex"
         }
     }
 }

@@ -4,7 +4,8 @@ import MarmotAppKit
 import MarmotCore
 
 /// The bootstrap every command (and the interactive UI) shares: one `MarmotApp` per process over
-/// `$MARMOT_HOME/data`, wrapped in an `AppManager` whose secret store is `$MARMOT_HOME/nsec` (0600).
+/// `$MARMOT_HOME/data`, wrapped in an `AppManager` whose secret store is `$MARMOT_HOME/nsec` (0600),
+/// with the storage key's installation secret beside it in `$MARMOT_HOME/install-secret` (0600).
 ///
 /// The manager saves the nsec when the core reports `accountCreated` and, at start, hands a stored
 /// nsec back to the core as `restoreSession`; the CLI itself never writes the secret. Relays come
@@ -100,10 +101,12 @@ final class CLISession {
             appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)
         }
         let dataDirectory = configuration.home.appendingPathComponent("data", isDirectory: true)
-        let app = MarmotApp(dataDirectory: dataDirectory, configuration: appConfiguration)
-        let tap = UpdateTap(app: app)
         let store = secretStore(home: configuration.home)
-        let manager = AppManager(core: tap, secretStore: store)
+        // `$MARMOT_HOME/install-secret` (0600), made at the first start, salts the storage key.
+        let (configured, problem) = AppManager.configuration(appConfiguration, withInstallationSecretFrom: store)
+        let app = MarmotApp(dataDirectory: dataDirectory, configuration: configured)
+        let tap = UpdateTap(app: app)
+        let manager = AppManager(core: tap, secretStore: store, bootProblem: problem)
         return CLISession(
             home: configuration.home, relayURLs: relayURLs, relayPlan: configuration.relays, embeddedRelay: embedded,
             manager: manager, secretStore: store, tap: tap)

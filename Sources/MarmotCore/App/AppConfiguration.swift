@@ -1,6 +1,9 @@
 import Foundation
 import Logging
 
+// The platform provisions the installation secret; it comes with the core (and so with MarmotAppKit).
+@_exported import struct Marmot.InstallationSecret
+
 /// How a `MarmotApp` is wired: relays, the messaging layer, time and logging.
 public struct AppConfiguration: Sendable {
     /// Makes the messaging service for a session (see `MessagingService`); must be cheap and do no
@@ -21,6 +24,11 @@ public struct AppConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where the core's log lines go; nil uses whatever `LoggingSystem` was bootstrapped with.
     public var logHandlerFactory: (@Sendable (String) -> any LogHandler)?
+    /// This installation's random secret, which salts the key of each account's encrypted store
+    /// (`StorageKey(deriving:installationSecret:)`). The platform keeps it beside the nsec in its
+    /// secret store, makes it once (`InstallationSecret.generate()`) and passes it here; the core
+    /// never writes it anywhere. Without one, the Marmot messaging service refuses to open storage.
+    public var installationSecret: InstallationSecret?
 
     public init(
         relayURLs: [URL] = [],
@@ -28,7 +36,8 @@ public struct AppConfiguration: Sendable {
         clock: AppClock = .system,
         timeZone: TimeZone = .current,
         logLevel: Logger.Level = .info,
-        logHandlerFactory: (@Sendable (String) -> any LogHandler)? = nil
+        logHandlerFactory: (@Sendable (String) -> any LogHandler)? = nil,
+        installationSecret: InstallationSecret? = nil
     ) {
         self.relayURLs = relayURLs
         self.messagingServiceFactory = messagingServiceFactory
@@ -36,6 +45,7 @@ public struct AppConfiguration: Sendable {
         self.timeZone = timeZone
         self.logLevel = logLevel
         self.logHandlerFactory = logHandlerFactory
+        self.installationSecret = installationSecret
     }
 
     /// The core's logger at the configured level.

@@ -66,12 +66,18 @@ public struct SessionContext: Sendable, CustomStringConvertible {
     /// Relays to use; empty means the platform or CLI's embedded relay.
     public let relayURLs: [URL]
     public let clock: AppClock
+    /// This installation's secret (`AppConfiguration.installationSecret`), which salts the key of the
+    /// session's encrypted store; never printed.
+    public let installationSecret: InstallationSecret?
 
-    public init(keys: Keys, accountDirectory: URL, relayURLs: [URL], clock: AppClock) {
+    public init(
+        keys: Keys, accountDirectory: URL, relayURLs: [URL], clock: AppClock, installationSecret: InstallationSecret? = nil
+    ) {
         self.keys = keys
         self.accountDirectory = accountDirectory
         self.relayURLs = relayURLs
         self.clock = clock
+        self.installationSecret = installationSecret
     }
 
     public var description: String {

@@ -17,14 +17,21 @@ final class LiveApp: Sendable {
     let directory: URL
     let relays: [URL]
     let options: MarmotMessagingOptions
+    /// The platform's installation secret: kept across `restarted()`, as a device keeps it.
+    let installationSecret: InstallationSecret
 
-    init(_ name: String, directory: URL, relays: [URL], options: MarmotMessagingOptions = LiveApp.testOptions) {
+    init(
+        _ name: String, directory: URL, relays: [URL], options: MarmotMessagingOptions = LiveApp.testOptions,
+        installationSecret: InstallationSecret = .generate()
+    ) {
         self.name = name
         self.directory = directory
         self.relays = relays
         self.options = options
+        self.installationSecret = installationSecret
         let configuration = AppConfiguration(
-            relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .notice)
+            relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .notice,
+            installationSecret: installationSecret)
         app = MarmotApp(dataDirectory: directory, configuration: configuration)
         initial = app.state()
         app.listenForUpdates(recorder)
@@ -104,7 +111,7 @@ final class LiveApp: Sendable {
     func restarted(keys: Keys) async throws -> LiveApp {
         dispatch(.logout)
         try await waitFor("logged out") { !$0.auth.isLoggedIn }
-        let next = LiveApp(name, directory: directory, relays: relays, options: options)
+        let next = LiveApp(name, directory: directory, relays: relays, options: options, installationSecret: installationSecret)
         next.dispatch(.restoreSession(nsec: keys.secretKey.nsecEncoded()))
         try await next.waitFor("restored") { $0.auth.isLoggedIn && !$0.busy.restoringSession }
         return next

@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct StoreTests {
     let account = Keys.generate()
-    var key: StorageKey { StorageKey(deriving: account.secretKey) }
+    let installation = InstallationSecret.generate()
+    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
 
     func makeGroup(name: String = "Friends", state: Data = Data("mls-state".utf8), lastMessageAt: Int64? = nil) -> StoredGroup {
         StoredGroup(
@@ -143,6 +144,8 @@ import Testing
 
 @Suite struct StoreFileTests {
     let account = Keys.generate()
+    let installation = InstallationSecret.generate()
+    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
 
     func temporaryPath() -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-store-\(UUID().uuidString)")
@@ -157,21 +160,20 @@ import Testing
     @Test func dataSurvivesRestartAndMigrationsRunOnce() throws {
         let path = temporaryPath()
         defer { cleanup(path) }
-        let key = StorageKey(deriving: account.secretKey)
-        let group = StoredGroup(
+                let group = StoredGroup(
             mlsGroupID: GroupID(Data(repeating: 1, count: 16)), nostrGroupID: .random(), mlsState: Data([1, 2, 3]), epoch: 1,
             name: "G", admins: [account.publicKey], relays: [try RelayURL("wss://r.example")], createdAt: 5)
         do {
             let store = try GRDBMarmotStore(path: path, key: key)
-            #expect(try store.appliedMigrations() == ["v1-initial"])
+            #expect(try store.appliedMigrations() == ["v1-initial", "v2-keyed-lookups"])
             try store.saveGroup(group)
             try store.setSetting("k", Data([9]))
             try store.close()
         }
-        let reopened = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
-        #expect(try reopened.appliedMigrations() == ["v1-initial"])
+        let reopened = try GRDBMarmotStore(path: path, key: key)
+        #expect(try reopened.appliedMigrations() == ["v1-initial", "v2-keyed-lookups"])
         let count = try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") }
-        #expect(count == 1)
+        #expect(count == 2)
         #expect(try reopened.group(mlsGroupID: group.mlsGroupID) == group)
         #expect(try reopened.setting("k") == Data([9]))
     }
@@ -180,27 +182,27 @@ import Testing
         let path = temporaryPath()
         defer { cleanup(path) }
         do {
-            let store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
+            let store = try GRDBMarmotStore(path: path, key: key)
             try store.setSetting("k", Data([1]))
             try store.close()
         }
         #expect(throws: StorageError.wrongKey) {
-            try GRDBMarmotStore(path: path, key: StorageKey(deriving: Keys.generate().secretKey))
+            try GRDBMarmotStore(path: path, key: StorageKey(deriving: Keys.generate().secretKey, installationSecret: installation))
         }
         #expect(throws: StorageError.invalidKeyLength(16)) { try StorageKey(rawBytes: Data(count: 16)) }
     }
 
     @Test func sealedValuesDoNotOpenUnderAnotherKeyOrRow() throws {
-        let cipher = StorageCipher(key: StorageKey(deriving: account.secretKey))
+        let cipher = StorageCipher(key: key)
         let context = SealContext("messages", "body", row: Data([1]))
         let sealed = try cipher.seal(Data("secret".utf8), context)
         #expect(try cipher.open(sealed, context) == Data("secret".utf8))
-        let other = StorageCipher(key: StorageKey(deriving: Keys.generate().secretKey))
+        let other = StorageCipher(key: StorageKey(deriving: Keys.generate().secretKey, installationSecret: installation))
         #expect(throws: StorageError.decryptionFailed("messages.body")) { try other.open(sealed, context) }
         #expect(throws: StorageError.decryptionFailed("messages.body")) {
             try cipher.open(sealed, SealContext("messages", "body", row: Data([2])))
         }
-        #expect(String(describing: StorageKey(deriving: account.secretKey)) == "StorageKey(redacted)")
+        #expect(String(describing: key) == "StorageKey(redacted)")
     }
 
     @Test func databaseFilesRevealNoSecrets() throws {
@@ -208,7 +210,7 @@ import Testing
         defer { cleanup(path) }
         let markers = ["MLSSTATEMARKER", "GROUPNAMEMARKER", "DESCRIPTIONMARKER", "MESSAGEMARKER", "TAGMARKER",
                        "PRIVATEKEYMARKER", "SETTINGMARKER"]
-        let store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: account.secretKey))
+        let store = try GRDBMarmotStore(path: path, key: key)
         let group = StoredGroup(
             mlsGroupID: GroupID(Data(repeating: 2, count: 16)), nostrGroupID: .random(), mlsState: Data(markers[0].utf8),
             epoch: 1, name: markers[1], groupDescription: markers[2], admins: [account.publicKey],
@@ -227,8 +229,9 @@ import Testing
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
             bytes.append(try Data(contentsOf: directory.appendingPathComponent(file)))
         }
-        // Control: plaintext columns are findable, so the search would see secrets if they were there.
-        #expect(bytes.range(of: Data("wss://relay.example.com".utf8)) != nil)
+        // Control: the schema is findable in plaintext, so the search would see secrets if they were there.
+        #expect(bytes.range(of: Data("sealed_outer_event_id".utf8)) != nil)
+        #expect(bytes.range(of: Data("wss://relay.example.com".utf8)) == nil)
         for marker in markers {
             #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) found in the database files")
         }

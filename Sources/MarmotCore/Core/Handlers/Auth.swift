@@ -37,7 +37,10 @@ extension AppCore {
         }
         let directory = dataDirectory.appendingPathComponent(keys.publicKey.hex, isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Owner-only whatever the umask, and tightened if it already existed wider.
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         } catch {
             throw .storage(reason: ServiceError(error).reason)
         }
@@ -72,7 +75,7 @@ extension AppCore {
         let id = nextSessionID()
         let context = SessionContext(
             keys: prepared.keys, accountDirectory: prepared.directory, relayURLs: configuration.relayURLs,
-            clock: configuration.clock)
+            clock: configuration.clock, installationSecret: configuration.installationSecret)
         let service = configuration.messagingServiceFactory?(context)
         let session = Session(id: id, keys: prepared.keys, directory: prepared.directory, service: service)
         self.session = session

@@ -48,10 +48,17 @@ actor MarmotMessagingService: MessagingService {
             do { return try RelayURL(url.absoluteString) } catch { throw MarmotMessagingError.invalidRelay(url.absoluteString) }
         }
         guard !relays.isEmpty else { throw MarmotMessagingError.noRelays }
+        guard let installationSecret = context.installationSecret else {
+            throw MarmotMessagingError.storage("no installation secret (AppConfiguration.installationSecret)")
+        }
         let store: GRDBMarmotStore
         do {
             let path = context.accountDirectory.appendingPathComponent(Self.storeFileName).path
-            store = try GRDBMarmotStore(path: path, key: StorageKey(deriving: context.keys.secretKey))
+            // A database of an earlier version, keyed by the nsec alone, is rekeyed on first open.
+            let secretKey = context.keys.secretKey
+            store = try GRDBMarmotStore(
+                path: path, key: StorageKey(deriving: secretKey, installationSecret: installationSecret),
+                legacyKey: .legacy(deriving: secretKey))
         } catch {
             throw MarmotMessagingError.storage("\(error)")
         }
