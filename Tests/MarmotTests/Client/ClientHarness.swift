@@ -30,7 +30,8 @@ final class TestAccount: Sendable {
         self.databasePath = databasePath ?? ClientHarness.temporaryDatabasePath(name)
         self.relayURLs = relayURLs
         self.clock = clock
-        store = try GRDBMarmotStore(path: self.databasePath, key: StorageKey(deriving: keys.secretKey))
+        store = try GRDBMarmotStore(
+            path: self.databasePath, key: StorageKey(deriving: keys.secretKey, installationSecret: ClientHarness.installationSecret))
         pool = RelayPool(
             relays: relayURLs, configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("\(name).pool"))
         client = MarmotClient(
@@ -140,6 +141,9 @@ enum HarnessError: Error, CustomStringConvertible {
 }
 
 enum ClientHarness {
+    /// One installation secret for every account of a test run (each account has its own nsec).
+    static let installationSecret = InstallationSecret.generate()
+
     static var poolConfiguration: RelayClientConfiguration {
         var configuration = RelayClientConfiguration()
         configuration.backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))

@@ -38,11 +38,16 @@ extension MarmotMessagingService {
         continuation?.yield(.invitesChanged(await client.invites().map(Self.inviteInfo)))
     }
 
-    /// Sends what the chat now looks like (members, peer) to the core.
+    /// Sends what the chat now looks like (members, peer) to the core. Without its newest message:
+    /// messages reach the core as `messageReceived`, in order, and a preview read from the store
+    /// here could overtake them (the core would then not count them as unread).
     func yieldChat(_ chat: Chat, client: MarmotClient) async {
         guard chat.status != .pending else { return }
         do {
-            if let info = try await info(chat, client: client) { continuation?.yield(.chatUpdated(info)) }
+            if var info = try await info(chat, client: client) {
+                info.lastMessage = nil
+                continuation?.yield(.chatUpdated(info))
+            }
         } catch {
             logger.warning("chat not listed", metadata: ["reason": "\(error)"])
         }
