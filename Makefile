@@ -15,6 +15,8 @@ run: setup
 test:
 	@bash scripts/setup.sh --interop
 	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	@bash scripts/check-manifests-test.sh
+	@bash scripts/check-manifests.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
 

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Marmot for Swift: an MLS-over-Nostr messenger, one package, one target per layer.
 import Foundation
 import PackageDescription

@@ -19,7 +19,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: swift is not on PATH (Swift 6.1 or later is required)" >&2
+    echo "setup: swift is not on PATH (Swift 6.2 or later is required)" >&2
     exit 1
 fi
 
