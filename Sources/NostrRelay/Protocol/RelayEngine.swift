@@ -11,6 +11,7 @@ struct RelayEngine: Sendable {
     let hub: RelayHub
     let limits: RelayLimits
     let logger: Logger
+    var faults: RelayFaults = .none
     /// Current Unix time in seconds (injected for tests of the `created_at` limit).
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
@@ -33,7 +34,12 @@ struct RelayEngine: Sendable {
         }
         switch message {
         case .event(let event):
-            outbound.send(await accept(event))
+            let answer = await accept(event)
+            if faults.withholdOK(event) {
+                logger.notice("fault: OK withheld", metadata: ["event": "\(event.id.hex)"])
+            } else {
+                outbound.send(answer)
+            }
         case .req(let sub, let filters):
             await subscribe(sub, filters: filters, connection: connection, outbound: outbound)
         case .close(let sub):

@@ -42,6 +42,8 @@ public struct RelayConfiguration: Sendable {
     /// NIP-11 `software` (a URL of the project) and `version`.
     public var software: String
     public var version: String
+    /// Faults to show, for tests; none by default.
+    public var faults: RelayFaults = .none
 
     public init(
         host: String = "127.0.0.1",

@@ -59,7 +59,8 @@ public actor RelayServer {
         guard running == nil, pendingBind == nil else { throw RelayServerError.alreadyRunning }
         let store = try EventStore(storage: configuration.storage)
         let hub = RelayHub(logger: logger)
-        let engine = RelayEngine(store: store, hub: hub, limits: configuration.limits, logger: logger)
+        let engine = RelayEngine(
+            store: store, hub: hub, limits: configuration.limits, logger: logger, faults: configuration.faults)
         let app = makeApplication(engine: engine)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { [weak self] in
