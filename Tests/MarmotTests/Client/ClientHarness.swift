@@ -14,6 +14,7 @@ final class TestAccount: Sendable {
     let databasePath: String
     let relayURLs: [String]
     let clock: @Sendable () -> Int64
+    let options: MarmotClient.Options
     let client: MarmotClient
     let pool: RelayPool
     let store: GRDBMarmotStore
@@ -23,9 +24,10 @@ final class TestAccount: Sendable {
     /// Opens (or reopens) the account's store and starts a client on `relayURLs`.
     init(
         _ name: String, keys: Keys = .generate(), databasePath: String? = nil, relayURLs: [String],
-        clock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() }
+        clock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() }, options: MarmotClient.Options = ClientHarness.options
     ) async throws {
         self.name = name
+        self.options = options
         self.keys = keys
         self.databasePath = databasePath ?? ClientHarness.temporaryDatabasePath(name)
         self.relayURLs = relayURLs
@@ -36,7 +38,7 @@ final class TestAccount: Sendable {
             relays: relayURLs, configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("\(name).pool"))
         client = MarmotClient(
             keys: keys, store: store, pool: pool, relays: try relayURLs.map { try RelayURL($0) },
-            options: ClientHarness.options, now: clock, logger: ClientHarness.logger(name))
+            options: options, now: clock, logger: ClientHarness.logger(name))
         let inbox = Inbox<MarmotClientEvent>()
         self.inbox = inbox
         let events = client.events
@@ -49,7 +51,8 @@ final class TestAccount: Sendable {
     /// A new client over the same database file and keys (the previous one is stopped first).
     func restarted() async throws -> TestAccount {
         await shutdown()
-        return try await TestAccount(name, keys: keys, databasePath: databasePath, relayURLs: relayURLs, clock: clock)
+        return try await TestAccount(
+            name, keys: keys, databasePath: databasePath, relayURLs: relayURLs, clock: clock, options: options)
     }
 
     func shutdown() async {

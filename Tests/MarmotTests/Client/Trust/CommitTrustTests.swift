@@ -1,0 +1,179 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// A switch a relay fault reads while a test flips it.
+final class FaultSwitch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var on = false
+    var isOn: Bool {
+        get { lock.withLock { on } }
+        set { lock.withLock { on = newValue } }
+    }
+}
+
+/// Commits under attack or lost in transit: hostile members (threats 2 and 3) and relays that
+/// re-sign, re-date or never answer (threat 4).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CommitTrustTests {
+    /// Admins M and A, and Bob. A removes M. M, still holding the state of the epoch where it was
+    /// admin, publishes a competing commit for that epoch that removes A and is dated earlier, so
+    /// the race rule alone would prefer it. Bob refuses it: M is no longer a member on his branch
+    /// and the commit needs admin rights. Before the fix Bob rolled back onto M's branch.
+    @Test func removedAdminCannotSteerUsBackWithAnOldSnapshot() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var options = ClientHarness.options
+        options.selfUpdateAfterJoin = false
+        let bob = try await TestAccount("bob", relayURLs: [url], options: options)
+        _ = try await bob.client.publishKeyPackage()
+        var m = HostileParty()
+        var a = HostileParty()
+        let aPackage = try HostileParty.keyPackage(claiming: a.publicKey)
+        let bobsPackage = try await RelayReads.keyPackage(of: bob.publicKey, on: url)
+        let relays = [try RelayURL(url)]
+        let welcome = try m.createGroup(
+            admins: [m.publicKey, a.publicKey], invitees: [aPackage.0, bobsPackage.keyPackage], relays: relays)
+        try a.join(welcome, keyPackage: aPackage.0, privateMaterial: aPackage.1)
+        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
+        let invite = try await bob.waitForInvite()
+        let chat = try await bob.client.acceptInvite(invite.id)
+        #expect(Set(chat.members) == [m.publicKey, a.publicKey, bob.publicKey])
+
+        let mLeaf = try #require(a.group?.members.first { NostrIdentity.publicKey($0.credential) == m.publicKey }?.leafIndex)
+        let aLeaf = try #require(m.group?.members.first { NostrIdentity.publicKey($0.credential) == a.publicKey }?.leafIndex)
+        let now = UnsignedEvent.now()
+        let removal = try a.commit { try $0.commit(removing: [mLeaf]) }
+        #expect(try await RelayReads.publish(try a.event(removal.message, createdAt: now, epochOf: removal.before), to: url)
+            .isAccepted)
+        #expect(try await bob.waitForCommit(epoch: 2, by: a.publicKey) == a.publicKey)
+        #expect(try await bob.client.chat(chat.id)?.members.contains(m.publicKey) == false)
+
+        // M's counter-commit for epoch 1, dated a minute earlier.
+        let counter = try m.commit { try $0.commit(removing: [aLeaf]) }
+        let counterEvent = try m.event(counter.message, createdAt: now - 60, epochOf: counter.before)
+        #expect(try await RelayReads.publish(counterEvent, to: url).isAccepted)
+        let (dropped, reason) = try await bob.waitForDrop { if case .refusedCompetingCommit = $0 { true } else { false } }
+        #expect(dropped == counterEvent.id)
+        #expect(reason.description.contains("no longer a member"))
+        let after = try #require(try await bob.client.chat(chat.id))
+        #expect(after.epoch == 2)
+        #expect(Set(after.members) == [a.publicKey, bob.publicKey])
+
+        // A's branch still works: A writes at epoch 2 and Bob reads it.
+        var writer = a
+        let rumor = try ChatRumor(author: a.publicKey, content: "still here")
+        let sealed = try #require(try { () throws -> MLSMessage in
+            var group = try #require(writer.group)
+            let message = try group.encrypt(rumor.plaintext)
+            writer.group = group
+            return message
+        }())
+        #expect(try await RelayReads.publish(try writer.event(sealed), to: url).isAccepted)
+        #expect(try await bob.waitForMessage("still here").sender == a.publicKey)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// A relay (or anyone holding the event) re-signs the commit we applied into a new wrapper dated
+    /// earlier. The content is the same commit, so nothing changes, but the race reference moves to
+    /// the earliest wrapper, as MDK does, so both sides judge later competitors alike.
+    @Test func earlierWrapperOfTheAppliedCommitMovesTheRaceReference() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        let update = try await alice.client.selfUpdate(chat.id)
+        #expect(try await bob.waitForCommit(epoch: update.epoch) == alice.publicKey)
+        let epoch = update.epoch - 1
+        let original = try #require(try await bob.client.snapshotForTesting(chat.id, epoch: epoch))
+        let events = try await RelayReads.fetch(Filter(ids: [original.eventID]), from: url)
+        let commit = try #require(events.first)
+
+        let rewrapper = Keys.generate()
+        let rewrapped = try UnsignedEvent(
+            pubkey: rewrapper.publicKey, createdAt: commit.createdAt - 30, kind: commit.kind, tags: commit.tags,
+            content: commit.content
+        ).signed(with: rewrapper)
+        await bob.client.deliverForTesting(rewrapped)
+        let moved = try #require(try await bob.client.snapshotForTesting(chat.id, epoch: epoch))
+        #expect(moved.eventID == rewrapped.id)
+        #expect(moved.createdAt == commit.createdAt - 30)
+        #expect(await bob.epochState(chat.id)?.epoch == update.epoch)
+        // A later-dated wrapper does not move it back.
+        let later = try UnsignedEvent(
+            pubkey: rewrapper.publicKey, createdAt: commit.createdAt + 30, kind: commit.kind, tags: commit.tags,
+            content: commit.content
+        ).signed(with: rewrapper)
+        await bob.client.deliverForTesting(later)
+        #expect(try await bob.client.snapshotForTesting(chat.id, epoch: epoch)?.eventID == rewrapped.id)
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// The relay stores Alice's self-update and tells Bob, but never answers OK. Alice must not
+    /// throw the commit away (Bob is already on it): it stays pending, and its echo from the relay
+    /// merges it. Before the fix Alice discarded it and could no longer read Bob.
+    @Test func unconfirmedOwnCommitIsKeptUntilARelayProvesIt() async throws {
+        let withhold = FaultSwitch()
+        var configuration = RelayConfiguration()
+        configuration.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
+        let server = RelayServer(configuration: configuration, logger: ClientHarness.logger("relay"))
+        let url = "ws://127.0.0.1:\(try await server.start())"
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+
+        withhold.isOn = true
+        await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(chat.id) }
+        withhold.isOn = false
+        #expect(try await bob.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(try await alice.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(await alice.epochState(chat.id)?.authenticator == bob.epochState(chat.id)?.authenticator)
+        _ = try await bob.client.send(text: "on the new epoch", to: chat.id)
+        _ = try await alice.waitForMessage("on the new epoch")
+        _ = try await alice.client.send(text: "me too", to: chat.id)
+        _ = try await bob.waitForMessage("me too")
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// Alice's process dies after storing her commit and before publishing it. On restart she
+    /// publishes it, merges it on the relay's OK, and Bob follows: no fork, no lost commit.
+    @Test func commitInterruptedBeforePublishingIsSentAfterRestart() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        try await alice.client.stageSelfUpdateForTesting(chat.id)
+        #expect(await alice.epochState(chat.id)?.epoch == 2)
+        alice = try await alice.restarted()
+        #expect(try await alice.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(try await bob.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(await alice.epochState(chat.id)?.authenticator == bob.epochState(chat.id)?.authenticator)
+        _ = try await bob.client.send(text: "after the restart", to: chat.id)
+        _ = try await alice.waitForMessage("after the restart")
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+}
+
+extension MarmotClient {
+    /// Does what `publishCommit` does up to the moment it would publish (state, processed record,
+    /// pending-commit record), then stops, as a process killed there would.
+    func stageSelfUpdateForTesting(_ id: GroupID) throws {
+        let session = try session(id)
+        var mls = session.mls
+        let pending = try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
+        let event = try GroupEvent.build(
+            mlsMessage: pending.message.tlsSerialized, nostrGroupID: session.stored.nostrGroupID,
+            key: try session.currentEventKey(), createdAt: now())
+        try persist(mls, for: id)
+        try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+        try savePendingCommit(
+            PendingOwnCommit(
+                epoch: mls.epoch, preState: mls.serialized(), newState: pending.newGroup.serialized(), event: event,
+                notices: [], changesGroupData: false),
+            group: id)
+    }
+}

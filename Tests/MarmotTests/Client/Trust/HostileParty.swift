@@ -1,0 +1,121 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import TestSupport
+@testable import Marmot
+
+/// A party that does not run our client: it builds MLS groups, commits, Welcomes and kind-445
+/// events directly from our MLS and Marmot types, so it can do what modified code would (claim
+/// someone else's identity, commit as a removed admin, re-wrap events).
+struct HostileParty {
+    let keys: Keys
+    var group: MLSGroup?
+    var nostrGroupID: NostrGroupID?
+
+    init(keys: Keys = .generate()) { self.keys = keys }
+
+    var publicKey: PublicKey { keys.publicKey }
+
+    /// A KeyPackage whose leaf claims `identity`, signed with a key only this party holds.
+    static func keyPackage(claiming identity: PublicKey) throws -> (KeyPackage, KeyPackagePrivateMaterial) {
+        let created = try KeyPackage.create(identity: Data(identity.bytes), capabilities: .marmotDefault(grease: true))
+        return (created.keyPackage, created.privateMaterial)
+    }
+
+    /// Creates a group whose own leaf claims `leafIdentity` (its own key unless given), with
+    /// `admins` in the 0xF2EE data, adding `invitees`; returns the Welcome.
+    mutating func createGroup(
+        leafIdentity: PublicKey? = nil, admins: [PublicKey], invitees: [KeyPackage], relays: [RelayURL], name: String = ""
+    ) throws -> Welcome {
+        let data = NostrGroupData(nostrGroupID: .random(), name: name, description: "", admins: admins, relays: relays)
+        var created = try MLSGroup.create(
+            groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)),
+            signer: CipherSuiteProvider.mls128X25519.generateSignatureKey(),
+            credential: NostrIdentity.credential(leafIdentity ?? publicKey),
+            capabilities: .marmotDefault(grease: true),
+            groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(groupData: data, invitees: invitees),
+            configuration: .marmot)
+        let pending = try created.commit(adding: invitees)
+        group = pending.newGroup
+        nostrGroupID = data.nostrGroupID
+        guard let welcome = pending.welcome else { throw HarnessError.unexpected("no welcome") }
+        return welcome
+    }
+
+    /// Joins from a Welcome with a key package this party made.
+    mutating func join(_ welcome: Welcome, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial) throws {
+        let joined = try MLSGroup.join(
+            welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, configuration: .marmot)
+        group = joined
+        nostrGroupID = try NostrGroupData(groupContextExtensions: joined.extensions).nostrGroupID
+    }
+
+    /// The gift-wrapped Welcome, sealed by this party's own Nostr key, to the author of `invitee`.
+    func wrap(_ welcome: Welcome, to invitee: PeerKeyPackage, relays: [RelayURL]) throws -> Event {
+        try WelcomeRumor.wrap(welcome: welcome, author: keys, invitee: invitee, relays: relays).giftWrap
+    }
+
+    /// The kind-445 event carrying `message` in the current epoch of this party's group, or of
+    /// `epochOf` (the state a commit was made from).
+    func event(_ message: MLSMessage, createdAt: Int64 = UnsignedEvent.now(), epochOf: MLSGroup? = nil) throws -> Event {
+        guard let group = epochOf ?? group, let nostrGroupID else { throw HarnessError.unexpected("no group") }
+        let key = try GroupEventKey(exporter: { try group.exporter(label: $0, context: $1, length: $2) })
+        return try GroupEvent.build(
+            mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt)
+    }
+
+    /// Opens a kind-445 event of the current epoch and processes it.
+    @discardableResult
+    mutating func process(_ event: Event) throws -> ProcessedMessage {
+        guard var group else { throw HarnessError.unexpected("no group") }
+        let key = try GroupEventKey(exporter: { try group.exporter(label: $0, context: $1, length: $2) })
+        let validated = try GroupEvent.validate(event, now: UnsignedEvent.now(), window: .mdkDefault)
+        let plaintext = try validated.decrypt(with: key)
+        let result = try group.process(bytes: plaintext)
+        self.group = group
+        return result
+    }
+
+    /// Builds a commit of this party's group and adopts it at once (it does not wait for relays).
+    mutating func commit(_ build: (inout MLSGroup) throws -> PendingCommit) throws -> (message: MLSMessage, before: MLSGroup) {
+        guard var group else { throw HarnessError.unexpected("no group") }
+        let pending = try build(&group)
+        let before = group
+        self.group = pending.newGroup
+        return (pending.message, before)
+    }
+}
+
+/// Reading relays in trust tests.
+enum RelayReads {
+    /// Every stored event matching `filter` (until EOSE).
+    static func fetch(_ filter: Filter, from url: String) async throws -> [Event] {
+        let raw = try await ClientHarness.rawClient(url)
+        defer { Task { await raw.disconnect() } }
+        return try await withTimeout(10, "fetch") {
+            var events: [Event] = []
+            for await message in await raw.subscribe([filter]) {
+                if case .event(let event) = message { events.append(event) }
+                if message == .endOfStoredEvents { break }
+            }
+            return events
+        }
+    }
+
+    /// The newest usable key package `author` published on the relay.
+    static func keyPackage(of author: PublicKey, on url: String) async throws -> PeerKeyPackage {
+        let events = try await fetch(Filter(authors: [author], kinds: [.addressableKeyPackage]), from: url)
+        guard let event = events.max(by: { $0.createdAt < $1.createdAt }) else {
+            throw HarnessError.unexpected("no key package of \(author.hex)")
+        }
+        return try PeerKeyPackage(event: event)
+    }
+
+    /// Publishes through a fresh raw connection.
+    static func publish(_ event: Event, to url: String) async throws -> PublishResult {
+        let raw = try await ClientHarness.rawClient(url)
+        defer { Task { await raw.disconnect() } }
+        return await raw.publish(event)
+    }
+}
