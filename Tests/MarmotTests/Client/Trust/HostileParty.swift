@@ -12,6 +12,7 @@ struct HostileParty {
     let keys: Keys
     var group: MLSGroup?
     var nostrGroupID: NostrGroupID?
+    var ownPackage: (KeyPackage, KeyPackagePrivateMaterial)?
 
     init(keys: Keys = .generate()) { self.keys = keys }
 
@@ -49,6 +50,43 @@ struct HostileParty {
             welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, configuration: .marmot)
         group = joined
         nostrGroupID = try NostrGroupData(groupContextExtensions: joined.extensions).nostrGroupID
+    }
+
+    /// Publishes a key package of its own (so our client can invite it) and keeps its private half.
+    mutating func publishKeyPackage(to url: String) async throws {
+        let created = try HostileParty.keyPackage(claiming: publicKey)
+        ownPackage = created
+        let published = try KeyPackageEvent.build(keyPackage: created.0, relays: [try RelayURL(url)], keys: keys)
+        guard try await RelayReads.publish(published.addressable, to: url).isAccepted else {
+            throw HarnessError.unexpected("key package refused")
+        }
+    }
+
+    /// Waits for a gift-wrapped Welcome to this party on the relay and joins with its key package.
+    mutating func joinFromRelay(_ url: String) async throws {
+        guard let own = ownPackage else { throw HarnessError.unexpected("no key package") }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let wraps = try await RelayReads.fetch(Filter(kinds: [.giftWrap], tags: ["p": [publicKey.hex]]), from: url)
+            if let wrap = wraps.first {
+                let incoming = try IncomingWelcome(giftWrap: wrap, recipient: keys.secretKey)
+                try join(incoming.welcome, keyPackage: own.0, privateMaterial: own.1)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError.timeout("welcome for the hostile party")
+    }
+
+    /// Fetches every kind-445 event of its group and processes, in order, those it has not seen.
+    mutating func catchUp(_ url: String, seen: inout Set<EventID>) async throws -> [ProcessedMessage] {
+        guard let nostrGroupID else { throw HarnessError.unexpected("no group") }
+        let events = try await RelayReads.fetch(Filter(kinds: [.groupMessage], tags: ["h": [nostrGroupID.hex]]), from: url)
+        var results: [ProcessedMessage] = []
+        for event in events.sorted(by: MarmotClient.chronological) where seen.insert(event.id).inserted {
+            if let result = try? process(event) { results.append(result) }
+        }
+        return results
     }
 
     /// The gift-wrapped Welcome, sealed by this party's own Nostr key, to the author of `invitee`.
