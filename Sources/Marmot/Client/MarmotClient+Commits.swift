@@ -209,11 +209,19 @@ extension MarmotClient {
         return applied
     }
 
-    /// Stores the snapshot of `snapshot.epoch` and forgets the one five epochs older.
+    /// Stores the snapshot of `snapshot.epoch` and forgets the one five epochs older, and any kept
+    /// one whose commit is older than `snapshotMaxAge` (a snapshot holds that epoch's secrets).
     func saveSnapshot(_ snapshot: EpochSnapshot, group: GroupID) throws {
         try store.setSetting(EpochSnapshot.settingKey(group, epoch: snapshot.epoch), snapshot.encoded())
         if snapshot.epoch >= EpochSnapshot.retained {
             try store.setSetting(EpochSnapshot.settingKey(group, epoch: snapshot.epoch - EpochSnapshot.retained), nil)
+        }
+        let oldest = now() - options.snapshotMaxAge
+        for back in 1..<EpochSnapshot.retained where snapshot.epoch >= back {
+            let key = EpochSnapshot.settingKey(group, epoch: snapshot.epoch - back)
+            if let kept = try loadSnapshot(group: group, epoch: snapshot.epoch - back), kept.commitCreatedAt < oldest {
+                try store.setSetting(key, nil)
+            }
         }
     }
 

@@ -27,6 +27,10 @@ public actor MarmotClient {
         /// Group events that did not decrypt are retried after the next commit of their group (a
         /// relay may deliver an epoch's messages before its commit); at most this many per group.
         public var parkedEventLimit = 100
+        /// How long the state of a past epoch is kept for the race rule (§5.7), besides the count
+        /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
+        /// once a competing commit can no longer be expected.
+        public var snapshotMaxAge: Int64 = 24 * 3600
         /// Value of the `client` tag on key packages and Welcomes.
         public var clientTag: String? = KeyPackageEvent.defaultClient
 

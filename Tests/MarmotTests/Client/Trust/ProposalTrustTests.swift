@@ -70,6 +70,36 @@ import Testing
         await server.stop()
     }
 
+    /// Mallory, a member but no admin, answers Alice's commit with a competing commit for the same
+    /// epoch that adds someone, dated later so it loses the race, then writes on her branch hoping
+    /// Alice follows it there (the fork healing adopts a branch the other member is on). The losing
+    /// commit is checked like a winning one and refused, so there is no branch to follow.
+    @Test func losingCommitIsAuthorizedBeforeItCanBeFollowed() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, chat, _) = try await Self.chatWithHostileMember(url)
+        let update = try await alice.client.selfUpdate(chat.id)
+        #expect(update.epoch == 2)
+        let stranger = try HostileParty.keyPackage(claiming: Keys.generate().publicKey)
+        let counter = try mallory.commit { try $0.commit(adding: [stranger.0]) }
+        let counterEvent = try mallory.event(counter.message, createdAt: UnsignedEvent.now() + 60, epochOf: counter.before)
+        #expect(try await RelayReads.publish(counterEvent, to: url).isAccepted)
+        let (_, reason) = try await alice.waitForDrop { if case .refusedCompetingCommit = $0 { true } else { false } }
+        #expect(reason.description.contains("not an admin"))
+
+        var writer = mallory
+        let rumor = try ChatRumor(author: mallory.publicKey, content: "come to my branch")
+        var group = try #require(writer.group)
+        let sealed = try group.encrypt(rumor.plaintext)
+        writer.group = group
+        #expect(try await RelayReads.publish(try writer.event(sealed), to: url).isAccepted)
+        let (_, undecryptable) = try await alice.waitForDrop()
+        #expect(undecryptable == .undecryptable)
+        #expect(await alice.epochState(chat.id)?.epoch == 2)
+        #expect(try await alice.client.chat(chat.id)?.members.count == 2)
+        await alice.shutdown()
+        await server.stop()
+    }
+
     /// A rumor whose text looks like a system line stays an ordinary message: notices are known by
     /// their delivery state, which no received rumor can have.
     @Test func memberCannotForgeASystemLine() async throws {
