@@ -107,6 +107,12 @@ public struct SecretTree: Sendable, CustomStringConvertible, CustomDebugStringCo
         provider.expandWithLabelUnchecked(secret: leafSecret, label: type.label, context: Data(), length: provider.hashLength)
     }
 
+    /// Deletes every secret and ratchet: the tree then answers no key request (§9.2).
+    mutating func erase() {
+        nodeSecrets = [:]
+        ratchets = [:]
+    }
+
     /// Nodes still holding an unconsumed tree secret (for deletion-schedule tests).
     var storedNodes: Set<NodeIndex> { Set(nodeSecrets.keys) }
 
