@@ -50,7 +50,7 @@ extension MLSGroup {
         }
 
         let applied = try applyProposals(resolved, committer: ownLeafIndex, hasPath: nil)
-        let provisional = provisionalContext(extensions: applied.extensions)
+        let provisional = try provisionalContext(extensions: applied.extensions)
         let newSigner = signerRotation?.signer ?? signer
 
         var newTree = applied.tree

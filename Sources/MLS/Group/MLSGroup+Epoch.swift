@@ -88,8 +88,9 @@ extension MLSGroup {
 
     /// The provisional GroupContext of the next epoch (§12.4.1): epoch + 1, the new extensions, the
     /// old confirmed transcript hash; tree_hash is filled in by whoever holds the new tree.
-    func provisionalContext(extensions: [Extension]) -> GroupContext {
+    func provisionalContext(extensions: [Extension]) throws(GroupError) -> GroupContext {
         var context = groupContext
+        guard context.epoch < UInt64.max else { throw .tooLarge("epoch \(context.epoch) cannot advance") }
         context.epoch += 1
         context.extensions = extensions
         return context

@@ -17,7 +17,7 @@ extension MLSGroup {
 
         if contentType != .application, let sent = sentHandshakes.first(where: { $0.digest == digest(message) }) {
             if let ref = sent.proposalRef { return (.ownProposal(ref), self) }
-            return (.ownCommit(epoch: sent.epoch + 1), self)
+            return (.ownCommit(epoch: sent.epoch &+ 1), self)
         }
 
         // A removed member keeps its last epoch only as a retained one (its current secrets are gone).

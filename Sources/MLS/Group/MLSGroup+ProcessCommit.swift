@@ -17,7 +17,7 @@ extension MLSGroup {
         let resolved = try resolve(commit.proposals, committer: content.content.sender)
         let applied = try applyProposals(resolved, committer: committer, hasPath: commit.path != nil)
 
-        let provisional = provisionalContext(extensions: applied.extensions)
+        let provisional = try provisionalContext(extensions: applied.extensions)
         if let path = commit.path {
             try validateCommitLeaf(path.leafNode, committer: committer, tree: applied.tree, context: provisional)
         }
