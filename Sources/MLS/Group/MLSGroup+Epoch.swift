@@ -20,7 +20,9 @@ extension MLSGroup {
         next.secretTree = SecretTree(
             provider: provider, encryptionSecret: newSecrets.encryptionSecret, size: newTree.size,
             configuration: configuration.secretTree)
-        // The secret tree now holds encryption_secret; it and the Welcome secrets go (§9.2).
+        // The secret tree takes over from encryption_secret, which (with the Welcome secrets) goes
+        // (§9.2); its root is split at once so encryption_secret is not kept there either.
+        next.secretTree.consumeRoot()
         next.epochSecrets = newSecrets.forgettingTransientSecrets()
         next.pendingProposals = []
         next.pendingUpdateKeys = [:]
@@ -30,7 +32,8 @@ extension MLSGroup {
 
     /// Keeps what late application messages of the current epoch need, dropping the oldest epochs
     /// beyond `maxPastEpochs` (their keys are deleted with them, §9.2).
-    mutating func retainCurrentEpoch(now: UInt64 = UnixTime.now) {
+    mutating func retainCurrentEpoch(now: UInt64? = nil) {
+        let now = now ?? self.now
         dropExpiredPastEpochs(now: now)
         guard configuration.maxPastEpochs > 0 else {
             pastEpochs = []

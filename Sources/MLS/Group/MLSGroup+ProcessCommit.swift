@@ -104,7 +104,7 @@ extension MLSGroup {
     /// Leaves the group after a commit removed this member: the current epoch is retained like a
     /// past one (its late application messages stay readable), and the leaf and path private keys,
     /// pending proposals and current-epoch secrets are deleted (§9.2), all but exporter_secret.
-    mutating func leaveAfterRemoval(now: UInt64 = UnixTime.now) {
+    mutating func leaveAfterRemoval(now: UInt64? = nil) {
         retainCurrentEpoch(now: now)
         isActive = false
         pendingProposals = []

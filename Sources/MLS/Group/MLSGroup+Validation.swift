@@ -6,7 +6,7 @@ import Foundation
 extension MLSGroup {
     /// The leaf validator under this group's configuration, at the current time.
     var leafValidator: LeafNodeValidator {
-        LeafNodeValidator(provider: provider, configuration: configuration.validation, now: UnixTime.now)
+        LeafNodeValidator(provider: provider, configuration: configuration.validation, now: now)
     }
 
     /// The KeyPackage validator under this group's configuration, at the current time. With
@@ -14,7 +14,7 @@ extension MLSGroup {
     /// not checked: §7.3 only recommends it there, and members processing a commit at different
     /// times would otherwise disagree on it and fork.
     func keyPackageValidator(ownAdd: Bool) -> KeyPackageValidator {
-        KeyPackageValidator(provider: provider, configuration: validationConfiguration(ownAdd: ownAdd), now: UnixTime.now)
+        KeyPackageValidator(provider: provider, configuration: validationConfiguration(ownAdd: ownAdd), now: now)
     }
 
     func validationConfiguration(ownAdd: Bool) -> ValidationConfiguration {
@@ -33,7 +33,7 @@ extension MLSGroup {
     ) throws(GroupError) -> ValidatedProposalList {
         let validator = ProposalListValidator(
             provider: provider, configuration: validationConfiguration(ownAdd: committer == ownLeafIndex),
-            now: UnixTime.now)
+            now: now)
         do {
             return try validator.validate(
                 proposals.map { CommittedProposal(proposal: $0.proposal, sender: $0.sender, reference: $0.ref) },

@@ -41,6 +41,10 @@ public struct MLSGroup: Sendable, CustomStringConvertible, CustomDebugStringConv
     var pastEpochs: [PastEpoch]
     /// Digests of handshake messages this member sent, to recognise them when they come back.
     var sentHandshakes: [SentHandshake]
+    /// The clock for lifetime checks and retained-epoch ages, in Unix seconds; injectable for tests.
+    var clock: @Sendable () -> UInt64 = { UnixTime.now }
+    /// The clock's current time.
+    var now: UInt64 { clock() }
 
     init(
         provider: CipherSuiteProvider, configuration: GroupConfiguration, groupContext: GroupContext, tree: RatchetTree,
@@ -59,6 +63,7 @@ public struct MLSGroup: Sendable, CustomStringConvertible, CustomDebugStringConv
         self.signer = signer
         self.epochSecrets = epochSecrets.forgettingTransientSecrets()
         self.secretTree = secretTree
+        self.secretTree.consumeRoot()
         self.transcriptHashes = transcriptHashes
         self.pendingProposals = pendingProposals
         self.pendingUpdateKeys = pendingUpdateKeys
