@@ -85,7 +85,7 @@ public struct EpochSecrets: Sendable, CustomStringConvertible, CustomDebugString
     /// A copy without joiner_secret, welcome_secret and encryption_secret (left empty): once the
     /// Welcome is made and the epoch's secret tree exists they must be deleted (RFC 9420 §9.2), and a
     /// group state keeps only this form.
-    public func forgettingTransientSecrets() -> EpochSecrets {
+    func forgettingTransientSecrets() -> EpochSecrets {
         EpochSecrets(
             restoring: provider, joinerSecret: Data(), welcomeSecret: Data(), senderDataSecret: senderDataSecret,
             encryptionSecret: Data(), exporterSecret: exporterSecret, externalSecret: externalSecret,
