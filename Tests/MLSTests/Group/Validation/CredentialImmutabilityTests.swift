@@ -53,4 +53,17 @@ struct CredentialImmutabilityTests {
         #expect(GroupConfiguration.marmot.validation.credentialsImmutable)
         #expect(ValidationConfiguration.marmot.credentialsImmutable)
     }
+
+    @Test func credentialChangeIsAcceptedWhenThePolicyIsOff() throws {
+        var groups = try GroupTest.makeGroup(["alice", "bob"])
+        var bob = groups[1]
+        let renamed = Credential.basic(identity: Data("bob, renamed".utf8))
+        let leaf = try HostileMember.updateLeaf(of: bob, claiming: renamed)
+        let message = try HostileMember.frame(.proposal(.update(Update(leafNode: leaf))), by: &bob)
+        var lenient = HostileMember.reconfigured(groups[0]) { $0.credentialsImmutable = false }
+        guard case .proposal = try lenient.process(message) else {
+            Issue.record("expected the Update to be kept")
+            return
+        }
+    }
 }

@@ -122,4 +122,22 @@ struct StructuralValidationTests {
         _ = try groups[2].process(pending.message)
         #expect(!groups[2].isActive)
     }
+
+    @Test func treeAfterCommitIsValidatedAsAWhole() throws {
+        let groups = try GroupTest.makeGroup(["alice", "bob", "carol"])
+        let alice = groups[0]
+        try alice.validateTreeAfterCommit(alice.tree, context: alice.groupContext)
+        // A leaf whose signature no longer verifies (e.g. a path merge gone wrong).
+        var forgedLeaf = alice.tree
+        var bobLeaf = try #require(forgedLeaf.leafNode(at: LeafIndex(1)))
+        bobLeaf.signature[0] ^= 1
+        forgedLeaf.nodes[2] = .leaf(bobLeaf)
+        #expect(throws: GroupError.self) { try alice.validateTreeAfterCommit(forgedLeaf, context: alice.groupContext) }
+        // Two nodes sharing one encryption key.
+        var sharedKey = alice.tree
+        var carolLeaf = try #require(sharedKey.leafNode(at: LeafIndex(2)))
+        carolLeaf.encryptionKey = try #require(sharedKey.leafNode(at: LeafIndex(1))).encryptionKey
+        sharedKey.nodes[4] = .leaf(carolLeaf)
+        #expect(throws: GroupError.self) { try alice.validateTreeAfterCommit(sharedKey, context: alice.groupContext) }
+    }
 }
