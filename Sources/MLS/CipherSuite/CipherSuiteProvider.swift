@@ -29,6 +29,9 @@ public struct CipherSuiteProvider: Sendable, Hashable {
     public var aeadKeyLength: Int { 16 }
     /// AEAD.Nn: the AEAD nonce size.
     public var aeadNonceLength: Int { 12 }
+    /// KEM.Npk: the size of an HPKE public key (X25519: 32 bytes), which encryption_key and init_key
+    /// must have (RFC 9420 §5.1.1, RFC 9180 §7.1).
+    public var hpkePublicKeyLength: Int { 32 }
     /// The AEAD tag appended to every ciphertext.
     public var aeadTagLength: Int { 16 }
     /// The label prefix of every labelled construction (RFC 9420 §5.1.2, §5.1.3, §8).

@@ -63,7 +63,10 @@ public struct TLSReader: Sendable {
         return bytes[index..<(index + count)]
     }
 
-    public mutating func readUInt8() throws -> UInt8 { try take(1).first! }
+    public mutating func readUInt8() throws -> UInt8 {
+        guard let byte = try take(1).first else { throw TLSDecodingError.truncated(needed: 1, available: 0) }
+        return byte
+    }
 
     public mutating func readUInt16() throws -> UInt16 {
         try take(2).reduce(0) { $0 << 8 | UInt16($1) }

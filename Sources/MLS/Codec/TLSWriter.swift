@@ -7,6 +7,10 @@ import Foundation
 public struct TLSWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8]
+    /// Set when a vector of 2^30 bytes or more was written: its header could not express the length,
+    /// so the output is not a valid encoding (a decoder rejects it). Never a trap; callers that take
+    /// sizes from input check sizes before encoding (e.g. `MLSGroup.encrypt`).
+    public private(set) var overflowed = false
 
     public init(capacity: Int = 64) {
         bytes = []
@@ -36,7 +40,13 @@ public struct TLSWriter: Sendable {
 
     /// Writes the §2.1.2 variable-length header for `length`.
     public mutating func writeVarint(_ length: Int) {
-        precondition(length >= 0 && length < 1 << 30, "MLS vectors are limited to 2^30 - 1 bytes")
+        guard length >= 0, length < 1 << 30 else {
+            // MLS vectors are limited to 2^30 - 1 bytes (§2.1.2): write the largest header and mark
+            // the output invalid rather than trap.
+            overflowed = true
+            bytes.append(contentsOf: [0xbf, 0xff, 0xff, 0xff])
+            return
+        }
         switch length {
         case ..<(1 << 6):
             bytes.append(UInt8(length))

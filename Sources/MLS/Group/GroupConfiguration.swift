@@ -7,7 +7,10 @@ import Foundation
 /// PrivateMessage, handshakes accepted in either wire format (OpenMLS "mixed ciphertext"), an
 /// out-of-order window of 100 generations back and 1000 forward, five past epochs kept, and the
 /// ratchet tree carried in the GroupInfo of every Welcome. KeyPackage lifetimes are bounded to
-/// OpenMLS's 84 days plus one hour and checked on every Add, sent or received, as OpenMLS does.
+/// OpenMLS's 84 days plus one hour; the not_before/not_after window is checked on the Adds this
+/// member creates, not on Adds others commit (§7.3 only recommends it, and a late processor would
+/// fork). Credentials are immutable, past epochs are kept at most seven days, and
+/// new_member_proposal Adds are refused.
 public struct GroupConfiguration: Hashable, Sendable {
     /// How this member frames the proposals and commits it sends.
     public enum HandshakeFraming: UInt8, Hashable, Sendable {
@@ -39,6 +42,21 @@ public struct GroupConfiguration: Hashable, Sendable {
     public var maxLeafLifetime: UInt64?
     /// Whether key_package leaves already in a joined tree must be within their lifetime (§7.3).
     public var checkLifetimeOfTreeLeaves: Bool
+    /// Whether a member's credential must stay the same when its leaf is replaced by an Update or a
+    /// commit's UpdatePath (§5.3.1 leaves this to the application; MIP-00: the identity is
+    /// immutable). The signature key may still change. On by default.
+    public var credentialsImmutable: Bool
+    /// How long a past epoch is kept for late application messages, in seconds, on top of the
+    /// `maxPastEpochs` count; older ones are dropped when the group next changes or is loaded
+    /// (§9.2: keys are deleted as soon as they are no longer needed). nil keeps them by count only.
+    public var maxPastEpochAge: UInt64?
+    /// Whether Add proposals from new_member_proposal senders (§12.1.8) are accepted and kept as
+    /// pending; off by default (Marmot has no external joiners).
+    public var acceptNewMemberProposals: Bool
+
+    /// The default `maxPastEpochAge`: seven days, long enough for relays to deliver late messages to a
+    /// device that was offline for a week, short enough that old keys do not linger.
+    public static let defaultMaxPastEpochAge: UInt64 = 7 * 24 * 60 * 60
 
     /// The application's credential check (§5.3.1), named so it can be stored with the group.
     public enum CredentialRule: UInt8, Hashable, Sendable {
@@ -52,7 +70,9 @@ public struct GroupConfiguration: Hashable, Sendable {
         outgoingHandshake: HandshakeFraming = .privateMessage, acceptPublicHandshakes: Bool = true,
         padding: PaddingPolicy = .none, secretTree: SecretTree.Configuration = .default, maxPastEpochs: Int = 5,
         ratchetTreeInWelcome: Bool = true, commitBeforeApplication: Bool = true, credentialRule: CredentialRule = .any,
-        maxLeafLifetime: UInt64? = ValidationConfiguration.defaultMaxLifetime, checkLifetimeOfTreeLeaves: Bool = false
+        maxLeafLifetime: UInt64? = ValidationConfiguration.defaultMaxLifetime, checkLifetimeOfTreeLeaves: Bool = false,
+        credentialsImmutable: Bool = true, maxPastEpochAge: UInt64? = GroupConfiguration.defaultMaxPastEpochAge,
+        acceptNewMemberProposals: Bool = false
     ) {
         self.outgoingHandshake = outgoingHandshake
         self.acceptPublicHandshakes = acceptPublicHandshakes
@@ -64,13 +84,17 @@ public struct GroupConfiguration: Hashable, Sendable {
         self.credentialRule = credentialRule
         self.maxLeafLifetime = maxLeafLifetime
         self.checkLifetimeOfTreeLeaves = checkLifetimeOfTreeLeaves
+        self.credentialsImmutable = credentialsImmutable
+        self.maxPastEpochAge = maxPastEpochAge
+        self.acceptNewMemberProposals = acceptNewMemberProposals
     }
 
     /// The settings the validators of §7.3, §10.1 and §12.2 run with.
     public var validation: ValidationConfiguration {
         ValidationConfiguration(
             maxLifetime: maxLeafLifetime, checkLifetimeOfTreeLeaves: checkLifetimeOfTreeLeaves,
-            credentialPolicy: credentialRule == .marmot ? ValidationConfiguration.marmotCredentialPolicy : nil)
+            credentialPolicy: credentialRule == .marmot ? ValidationConfiguration.marmotCredentialPolicy : nil,
+            credentialsImmutable: credentialsImmutable)
     }
 
     /// MDK 0.8.0's settings (see the type's description), accepting any credential.

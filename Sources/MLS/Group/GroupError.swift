@@ -63,6 +63,9 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
     case tree(TreeError)
     /// A serialized group state that cannot be restored.
     case invalidState(String)
+    /// An input or counter beyond what MLS can encode or the group can reach: a value of 2^30 bytes
+    /// or more (§2.1.2), or an epoch that cannot advance past 2^64 - 1.
+    case tooLarge(String)
     /// Only suite 0x0001 is implemented.
     case unsupportedCipherSuite(CipherSuite)
     /// A cipher-suite primitive failed for a reason other than authentication.
@@ -99,6 +102,7 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidWelcome(let why): "cannot join from Welcome: \(why)"
         case .tree(let error): "ratchet tree: \(error)"
         case .invalidState(let why): "invalid group state: \(why)"
+        case .tooLarge(let what): "too large: \(what)"
         case .unsupportedCipherSuite(let suite): "unsupported cipher suite \(suite)"
         case .crypto(let error): "crypto failure: \(error)"
         }

@@ -5,8 +5,13 @@ import Foundation
 /// Used only for local persistence (the Marmot layer encrypts the blob at rest); never sent.
 /// Dictionaries are written sorted by key, so equal states encode to equal bytes.
 enum GroupStateEncoding {
-    /// The current format.
-    static let version: UInt8 = 1
+    /// The current format. Version 2 no longer holds joiner_secret, welcome_secret and
+    /// encryption_secret (deleted once the secret tree exists, RFC 9420 §9.2), makes the private keys
+    /// optional (deleted on removal), stamps retained epochs with the time they were retained and
+    /// adds the newer configuration fields. Version 1 blobs still load: those secrets are dropped.
+    static let version: UInt8 = 2
+    /// The first format, still read.
+    static let version1: UInt8 = 1
 
     // MARK: Scalars
 
@@ -44,9 +49,13 @@ enum GroupStateEncoding {
         writer.write(configuration.credentialRule.rawValue)
         writer.writeOptional(configuration.maxLeafLifetime) { w, value in w.write(value) }
         write(configuration.checkLifetimeOfTreeLeaves, to: &writer)
+        // Version 2 onward.
+        write(configuration.credentialsImmutable, to: &writer)
+        writer.writeOptional(configuration.maxPastEpochAge) { w, value in w.write(value) }
+        write(configuration.acceptNewMemberProposals, to: &writer)
     }
 
-    static func readConfiguration(_ reader: inout TLSReader) throws -> GroupConfiguration {
+    static func readConfiguration(_ reader: inout TLSReader, version: UInt8) throws -> GroupConfiguration {
         guard let framing = GroupConfiguration.HandshakeFraming(rawValue: try reader.readUInt8()) else {
             throw TLSDecodingError.invalidValue("handshake framing")
         }
@@ -62,13 +71,19 @@ enum GroupStateEncoding {
         }
         let secretTree = SecretTree.Configuration(
             outOfOrderTolerance: try reader.readUInt32(), maxForwardDistance: try reader.readUInt32())
-        return GroupConfiguration(
+        var configuration = GroupConfiguration(
             outgoingHandshake: framing, acceptPublicHandshakes: acceptPublic, padding: padding, secretTree: secretTree,
             maxPastEpochs: Int(try reader.readUInt32()), ratchetTreeInWelcome: try readBool(&reader),
             commitBeforeApplication: try readBool(&reader),
             credentialRule: try readCredentialRule(&reader),
             maxLeafLifetime: try reader.readOptional { try $0.readUInt64() },
             checkLifetimeOfTreeLeaves: try readBool(&reader))
+        if version >= 2 {
+            configuration.credentialsImmutable = try readBool(&reader)
+            configuration.maxPastEpochAge = try reader.readOptional { try $0.readUInt64() }
+            configuration.acceptNewMemberProposals = try readBool(&reader)
+        }
+        return configuration
     }
 
     static func readCredentialRule(_ reader: inout TLSReader) throws -> GroupConfiguration.CredentialRule {
@@ -105,28 +120,37 @@ enum GroupStateEncoding {
         return TreePrivateKeys(leafIndex: leaf, leafKey: leafKey, pathKeys: pathKeys)
     }
 
+    /// The epoch secrets a group state keeps: never joiner_secret, welcome_secret or
+    /// encryption_secret (§9.2).
     static func write(_ secrets: EpochSecrets, to writer: inout TLSWriter) {
         for secret in [
-            secrets.joinerSecret, secrets.welcomeSecret, secrets.senderDataSecret, secrets.encryptionSecret,
-            secrets.exporterSecret, secrets.externalSecret, secrets.confirmationKey, secrets.membershipKey,
-            secrets.resumptionPSK, secrets.epochAuthenticator, secrets.initSecret,
+            secrets.senderDataSecret, secrets.exporterSecret, secrets.externalSecret, secrets.confirmationKey,
+            secrets.membershipKey, secrets.resumptionPSK, secrets.epochAuthenticator, secrets.initSecret,
         ] {
             writer.writeOpaque(secret)
         }
     }
 
-    static func readEpochSecrets(_ reader: inout TLSReader, provider: CipherSuiteProvider) throws -> EpochSecrets {
+    /// Reads the secrets of `write` (version 2) or the eleven of version 1, whose joiner, welcome
+    /// and encryption secrets are dropped. Secrets are Nh bytes; a removed member's deleted ones
+    /// (`allowDeleted`) are empty.
+    static func readEpochSecrets(
+        _ reader: inout TLSReader, provider: CipherSuiteProvider, version: UInt8, allowDeleted: Bool
+    ) throws -> EpochSecrets {
         var values: [Data] = []
-        for _ in 0..<11 {
+        for _ in 0..<(version == version1 ? 11 : 8) {
             let secret = try reader.readOpaque()
-            guard secret.count == provider.hashLength else { throw TLSDecodingError.invalidValue("epoch secret length") }
+            guard secret.count == provider.hashLength || (allowDeleted && secret.isEmpty) else {
+                throw TLSDecodingError.invalidValue("epoch secret length")
+            }
             values.append(secret)
         }
+        if version == version1 { values = [values[2]] + values[4...] }
         return EpochSecrets(
-            restoring: provider, joinerSecret: values[0], welcomeSecret: values[1], senderDataSecret: values[2],
-            encryptionSecret: values[3], exporterSecret: values[4], externalSecret: values[5],
-            confirmationKey: values[6], membershipKey: values[7], resumptionPSK: values[8],
-            epochAuthenticator: values[9], initSecret: values[10])
+            restoring: provider, joinerSecret: Data(), welcomeSecret: Data(), senderDataSecret: values[0],
+            encryptionSecret: Data(), exporterSecret: values[1], externalSecret: values[2],
+            confirmationKey: values[3], membershipKey: values[4], resumptionPSK: values[5],
+            epochAuthenticator: values[6], initSecret: values[7])
     }
 
     // MARK: Tree
@@ -140,6 +164,9 @@ enum GroupStateEncoding {
 
     static func readTree(_ reader: inout TLSReader, provider: CipherSuiteProvider) throws -> RatchetTree {
         let nodes = try reader.readVectorElements { try $0.readOptional(Node.self) }
+        guard !nodes.isEmpty, nodes.count <= Int(UInt32.max) else {
+            throw TLSDecodingError.invalidValue("ratchet tree width \(nodes.count)")
+        }
         var trimmed = nodes[...]
         while let last = trimmed.last, last == nil { trimmed = trimmed.dropLast() }
         var tree = try RatchetTree(RatchetTreeNodes(nodes: Array(trimmed)), provider: provider)

@@ -10,6 +10,11 @@ extension MLSGroup {
     /// turns that rule off.
     public mutating func encrypt(_ plaintext: Data, authenticatedData: Data = Data()) throws(GroupError) -> MLSMessage {
         guard isActive else { throw .notAMember }
+        // The content and the authenticated data are each an MLS vector, limited to 2^30 - 1 bytes
+        // (§2.1.2), and share one PrivateMessage; leave room for the signature and framing.
+        guard plaintext.count + authenticatedData.count < (1 << 30) - 4096 else {
+            throw .tooLarge("application data of \(plaintext.count + authenticatedData.count) bytes")
+        }
         if configuration.commitBeforeApplication, !pendingProposals.isEmpty {
             throw .pendingProposals(pendingProposals.count)
         }

@@ -6,7 +6,12 @@ extension MLSGroup {
     ///
     /// The commit covers, in order: the pending proposals that can be committed together (by
     /// reference, when `includePendingProposals`), an Add per KeyPackage, a Remove per leaf, then
-    /// `proposals` inline (GroupContextExtensions, PSK, …). It carries an UpdatePath when its
+    /// `proposals` inline (GroupContextExtensions, PSK, …). Each pending proposal is re-validated
+    /// against the current state first; stale ones (a Remove of a leaf already gone, an Update from
+    /// a member no longer in the group, an Add whose KeyPackage expired or whose identity another
+    /// Add already brings) are left out rather than failing the commit, and so is every one that
+    /// `proposalFilter` rejects (the application's policy of who may have what committed, e.g.
+    /// Marmot's admin rules; received Updates and GroupContextExtensions stay pending until then). It carries an UpdatePath when its
     /// proposals require one (§12.4: everything but Add/PSK/ReInit, and an empty commit), when
     /// `forceUpdatePath`, or when `signerRotation` installs a new signature key in this member's leaf.
     ///
@@ -16,7 +21,8 @@ extension MLSGroup {
     public mutating func commit(
         adding keyPackages: [KeyPackage] = [], removing leaves: [LeafIndex] = [], proposals extra: [Proposal] = [],
         includePendingProposals: Bool = true, forceUpdatePath: Bool = false, signerRotation: SignerRotation? = nil,
-        authenticatedData: Data = Data(), externalPSKs: [Data: Data] = [:]
+        authenticatedData: Data = Data(), externalPSKs: [Data: Data] = [:],
+        proposalFilter: ((PendingProposal) -> Bool)? = nil
     ) throws(GroupError) -> PendingCommit {
         guard isActive else { throw .notAMember }
         let own = Sender.member(leafIndex: ownLeafIndex)
@@ -34,7 +40,7 @@ extension MLSGroup {
         var entries: [ProposalOrRef] = []
         var resolved: [ResolvedProposal] = []
         if includePendingProposals {
-            for pending in committablePendingProposals(inline: inline) {
+            for pending in committablePendingProposals(inline: inline, filter: proposalFilter) {
                 entries.append(.reference(pending.ref))
                 resolved.append(ResolvedProposal(proposal: pending.proposal, sender: pending.sender, ref: pending.ref))
             }
@@ -45,11 +51,11 @@ extension MLSGroup {
         }
 
         let applied = try applyProposals(resolved, committer: ownLeafIndex, hasPath: nil)
-        let provisional = provisionalContext(extensions: applied.extensions)
+        let provisional = try provisionalContext(extensions: applied.extensions)
         let newSigner = signerRotation?.signer ?? signer
 
         var newTree = applied.tree
-        var newKeys = privateKeys
+        guard var newKeys = privateKeys else { throw .notAMember }
         var commitSecret = provider.zeroSecret
         var created: CreatedUpdatePath?
         if applied.pathRequired || forceUpdatePath || signerRotation != nil {
@@ -75,6 +81,8 @@ extension MLSGroup {
         if signerRotation != nil, let leaf = newTree.leafNode(at: ownLeafIndex) {
             try validateCommitLeaf(leaf, committer: ownLeafIndex, tree: applied.tree, context: provisional)
         }
+
+        try validateTreeAfterCommit(newTree, context: provisional)
 
         let pskSecret = try pskSecret(for: applied.psks, externalPSKs: externalPSKs)
         let commit = Commit(proposals: entries, path: created?.updatePath)
@@ -128,28 +136,52 @@ extension MLSGroup {
 
     /// An empty commit with an UpdatePath: fresh keys for this member's leaf and direct path
     /// (post-compromise security, §12.4), optionally under a new signature key. Pending proposals
-    /// that can be committed are included.
+    /// that can be committed (and that `proposalFilter` accepts, when given) are included.
     public mutating func selfUpdate(
-        signerRotation: SignerRotation? = nil, authenticatedData: Data = Data(), externalPSKs: [Data: Data] = [:]
+        signerRotation: SignerRotation? = nil, authenticatedData: Data = Data(), externalPSKs: [Data: Data] = [:],
+        proposalFilter: ((PendingProposal) -> Bool)? = nil
     ) throws(GroupError) -> PendingCommit {
         try commit(
             forceUpdatePath: true, signerRotation: signerRotation, authenticatedData: authenticatedData,
-            externalPSKs: externalPSKs)
+            externalPSKs: externalPSKs, proposalFilter: proposalFilter)
+    }
+
+    /// The pending proposals a commit by this member would include now: valid against the current
+    /// state, accepted by `filter`, and combinable (see `commit`). Lets the application preview or
+    /// log what it is about to commit.
+    public func committableProposals(filter: ((PendingProposal) -> Bool)? = nil) -> [PendingProposal] {
+        committablePendingProposals(inline: [], filter: filter)
     }
 
     /// The pending proposals a commit by this member can include together (§12.2, §12.4): not its
     /// own Update, no Remove of itself, one Remove/SelfRemove (preferred) or latest Update per leaf,
     /// one GroupContextExtensions, distinct PSKs, and Adds of clients not already in the group or
-    /// added inline.
-    func committablePendingProposals(inline: [Proposal]) -> [PendingProposal] {
+    /// added inline, one per credential. Each is first re-validated against the current state (as
+    /// this member would commit it: KeyPackage lifetimes checked) and offered to `filter`; those
+    /// that fail are left out.
+    func committablePendingProposals(
+        inline: [Proposal], filter: ((PendingProposal) -> Bool)? = nil
+    ) -> [PendingProposal] {
+        let candidates = pendingProposals.filter { pending in
+            guard filter?(pending) ?? true else { return false }
+            do {
+                try validateProposal(pending.proposal, sender: pending.sender, asCommitter: true)
+                return true
+            } catch {
+                return false
+            }
+        }
         var claimedLeaves = Set<LeafIndex>()
         var addedKeys = Set(tree.leaves.map(\.leaf.signatureKey))
+        var addedCredentials = Set<Credential>()
         var pskIDs = Set<PreSharedKeyID>()
         var hasExtensions = false
         for proposal in inline {
             switch proposal {
             case .remove(let remove): claimedLeaves.insert(remove.removed)
-            case .add(let add): addedKeys.insert(add.keyPackage.leafNode.signatureKey)
+            case .add(let add):
+                addedKeys.insert(add.keyPackage.leafNode.signatureKey)
+                addedCredentials.insert(add.keyPackage.leafNode.credential)
             case .preSharedKey(let psk): pskIDs.insert(psk.psk)
             case .groupContextExtensions: hasExtensions = true
             default: break
@@ -157,7 +189,7 @@ extension MLSGroup {
         }
         var removals: [LeafIndex: PendingProposal] = [:]
         var updates: [LeafIndex: PendingProposal] = [:]
-        for pending in pendingProposals {
+        for pending in candidates {
             switch (pending.proposal, pending.sender) {
             case (.remove(let remove), _) where remove.removed != ownLeafIndex:
                 if removals[remove.removed] == nil { removals[remove.removed] = pending }
@@ -169,7 +201,7 @@ extension MLSGroup {
             }
         }
         var chosen: [PendingProposal] = []
-        for pending in pendingProposals {
+        for pending in candidates {
             switch (pending.proposal, pending.sender) {
             case (.remove, _), (.selfRemove, _):
                 guard let leaf = target(of: pending), removals[leaf]?.ref == pending.ref,
@@ -181,7 +213,9 @@ extension MLSGroup {
                 else { continue }
                 chosen.append(pending)
             case (.add(let add), _):
-                guard addedKeys.insert(add.keyPackage.leafNode.signatureKey).inserted else { continue }
+                guard addedKeys.insert(add.keyPackage.leafNode.signatureKey).inserted,
+                      addedCredentials.insert(add.keyPackage.leafNode.credential).inserted
+                else { continue }
                 chosen.append(pending)
             case (.preSharedKey(let psk), _):
                 guard pskIDs.insert(psk.psk).inserted else { continue }

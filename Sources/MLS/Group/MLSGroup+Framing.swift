@@ -43,6 +43,10 @@ extension MLSGroup {
         switch message.body {
         case .publicMessage(let publicMessage):
             guard configuration.acceptPublicHandshakes else { throw .wireFormatNotAllowed(.publicMessage) }
+            // A leaf index beyond the tree never names a member (no aliasing of 2^31 + i to leaf i).
+            if case .member(let leaf) = publicMessage.content.sender, !tree.size.contains(leaf) {
+                throw .unknownSender(publicMessage.content.sender)
+            }
             let protection = PublicMessageProtection(epochSecrets: epochSecrets, groupContext: groupContext)
             do {
                 let content = try protection.unprotect(publicMessage) { signatureKey(for: $0) }

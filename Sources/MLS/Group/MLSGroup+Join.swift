@@ -48,6 +48,12 @@ extension MLSGroup {
         guard let tree else { throw .invalidWelcome(treeProblem ?? "no ratchet tree") }
 
         let context = joined.groupContext
+        // §12.4.3.1 / §13.4: no extension type twice in the GroupInfo (a second ratchet_tree could
+        // otherwise be read differently by different implementations).
+        var infoTypes = Set<ExtensionType>()
+        for ext in joined.groupInfo.extensions where !infoTypes.insert(ext.type).inserted {
+            throw .invalidWelcome("GroupInfo extension \(ext.type) appears twice")
+        }
         guard tree.treeHash() == context.treeHash else { throw .invalidWelcome("tree hash differs from the GroupContext") }
         do {
             try tree.validate(groupID: context.groupID)

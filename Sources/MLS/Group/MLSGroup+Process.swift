@@ -17,14 +17,16 @@ extension MLSGroup {
 
         if contentType != .application, let sent = sentHandshakes.first(where: { $0.digest == digest(message) }) {
             if let ref = sent.proposalRef { return (.ownProposal(ref), self) }
-            return (.ownCommit(epoch: sent.epoch + 1), self)
+            return (.ownCommit(epoch: sent.epoch &+ 1), self)
         }
 
-        guard messageEpoch == epoch else {
+        // A removed member keeps its last epoch only as a retained one (its current secrets are gone).
+        guard messageEpoch == epoch, isActive else {
             if case .privateMessage(let privateMessage) = message.body, contentType == .application,
-               let index = pastEpochs.firstIndex(where: { $0.groupContext.epoch == messageEpoch }) {
+               let index = pastEpochs.lastIndex(where: { $0.groupContext.epoch == messageEpoch }) {
                 return try processPastApplication(privateMessage, at: index)
             }
+            if messageEpoch == epoch { throw .notAMember }
             throw .wrongEpoch(expected: epoch, got: messageEpoch)
         }
 
@@ -100,6 +102,9 @@ extension MLSGroup {
         switch sender {
         case .member, .external: break
         case .newMemberProposal:
+            guard configuration.acceptNewMemberProposals else {
+                throw .senderNotAllowed("new_member_proposal senders are not accepted by this group's configuration")
+            }
             guard case .add = proposal else { throw .senderNotAllowed("new members may only propose Add") }
         case .newMemberCommit:
             throw .senderNotAllowed("new_member_commit cannot send proposals")

@@ -17,27 +17,40 @@ extension MLSGroup {
         let resolved = try resolve(commit.proposals, committer: content.content.sender)
         let applied = try applyProposals(resolved, committer: committer, hasPath: commit.path != nil)
 
+        let provisional = try provisionalContext(extensions: applied.extensions)
+        if let path = commit.path {
+            try validateCommitLeaf(path.leafNode, committer: committer, tree: applied.tree, context: provisional)
+        }
+
         if applied.removed.contains(where: { $0.leafIndex == ownLeafIndex }) {
+            // Removed: the path secrets are not for us, but the public part of the commit is still
+            // checked (§12.4.2) before the group is left, so a malformed commit is not reported as
+            // our removal: the UpdatePath's shape, keys and parent hashes, and the resulting tree.
+            var publicTree = applied.tree
+            if let path = commit.path {
+                do {
+                    publicTree = try applied.tree.mergingUpdatePath(path, from: committer, groupID: groupID)
+                } catch {
+                    throw .tree(error)
+                }
+            }
+            try validateTreeAfterCommit(publicTree, context: provisional)
             var next = self
-            next.isActive = false
-            next.pendingProposals = []
-            next.pendingUpdateKeys = [:]
+            next.leaveAfterRemoval()
             return (.commit(summary(applied, committer: committer, epoch: epoch, pathUsed: commit.path != nil,
                                     newTree: applied.tree, removedSelf: true)), next)
         }
 
-        var keys = privateKeys
+        guard var keys = privateKeys else { throw .notAMember }
         if let ownUpdate = applied.ownUpdate {
             guard let key = pendingUpdateKeys[ownUpdate] else {
                 throw .invalidCommit("commits this member's Update, whose key is not kept")
             }
             keys.leafKey = key
         }
-        let provisional = provisionalContext(extensions: applied.extensions)
         var newTree = applied.tree
         var commitSecret = provider.zeroSecret
         if let path = commit.path {
-            try validateCommitLeaf(path.leafNode, committer: committer, tree: applied.tree, context: provisional)
             do {
                 let result = try applied.tree.applyUpdatePath(
                     path, from: committer, groupContext: provisional, privateKeys: keys, excluding: applied.addedLeaves)
@@ -50,6 +63,8 @@ extension MLSGroup {
         } else {
             keys.prune(against: newTree)
         }
+
+        try validateTreeAfterCommit(newTree, context: provisional)
 
         let pskSecret = try pskSecret(for: applied.psks, externalPSKs: externalPSKs)
         let next = try nextEpoch(
@@ -66,6 +81,37 @@ extension MLSGroup {
                 confirmed: next.context.confirmedTranscriptHash, confirmationTag: tag, suite: provider))
         return (.commit(summary(applied, committer: committer, epoch: next.context.epoch, pathUsed: commit.path != nil,
                                 newTree: newTree, removedSelf: false)), newGroup)
+    }
+
+    /// The tree a commit produced, checked as a whole before the epoch is adopted (§12.2, last
+    /// bullet; §7.9.2): unmerged leaves, tree-wide key uniqueness, parent hashes, and every leaf valid
+    /// for the new GroupContext (signature, credential, capabilities).
+    func validateTreeAfterCommit(_ newTree: RatchetTree, context: GroupContext) throws(GroupError) {
+        do {
+            try newTree.verifyUnmergedLeaves()
+            try newTree.verifyKeyUniqueness()
+            try newTree.verifyParentHashes()
+        } catch {
+            throw .invalidCommit("tree after the commit: \(error)")
+        }
+        do {
+            try leafValidator.validateTreeLeaves(of: newTree, groupContext: context)
+        } catch {
+            throw .invalidCommit("tree after the commit: leaf \(error)")
+        }
+    }
+
+    /// Leaves the group after a commit removed this member: the current epoch is retained like a
+    /// past one (its late application messages stay readable), and the leaf and path private keys,
+    /// pending proposals and current-epoch secrets are deleted (§9.2), all but exporter_secret.
+    mutating func leaveAfterRemoval(now: UInt64? = nil) {
+        retainCurrentEpoch(now: now)
+        isActive = false
+        pendingProposals = []
+        pendingUpdateKeys = [:]
+        privateKeys = nil
+        epochSecrets = epochSecrets.forgettingAllButExporter()
+        secretTree.erase()
     }
 
     /// What a commit changed, as reported to the application.

@@ -4,8 +4,9 @@ import Foundation
 extension MLSGroup {
     /// The state as a versioned blob: configuration, context, tree, private keys, signature key,
     /// epoch secrets, secret tree with consumed and skipped keys, transcript hashes, pending
-    /// proposals, retained epochs and sent-message digests. It holds every secret of the group:
-    /// store it encrypted.
+    /// proposals, retained epochs and sent-message digests. It holds the group's secrets (never
+    /// joiner_secret, welcome_secret or encryption_secret, which are deleted, §9.2): store it
+    /// encrypted.
     public func serialized() -> Data {
         var w = TLSWriter(capacity: 4096)
         w.write(GroupStateEncoding.version)
@@ -14,7 +15,7 @@ extension MLSGroup {
         GroupStateEncoding.write(tree, to: &w)
         w.write(ownLeafIndex)
         GroupStateEncoding.write(isActive, to: &w)
-        GroupStateEncoding.write(privateKeys, to: &w)
+        w.writeOptional(privateKeys) { v, keys in GroupStateEncoding.write(keys, to: &v) }
         w.writeOpaque(signer.rawBytesForStorage)
         GroupStateEncoding.write(epochSecrets, to: &w)
         GroupStateEncoding.write(secretTree, to: &w)
@@ -38,6 +39,7 @@ extension MLSGroup {
                 v.write(past.groupContext)
                 v.writeOpaque(past.senderDataSecret)
                 v.writeOpaque(past.resumptionPSK)
+                v.write(past.retainedAt)
                 GroupStateEncoding.write(past.secretTree, to: &v)
                 v.writeVector { m in
                     for (leaf, member) in past.members.sorted(by: { $0.key < $1.key }) {
@@ -59,9 +61,12 @@ extension MLSGroup {
     }
 
     /// Restores a state written by `serialized()`; fails with `.invalidState` on any inconsistency.
-    public init(serialized data: Data) throws(GroupError) {
+    /// Retained epochs older than the configuration's `maxPastEpochAge` at `now` are dropped. A
+    /// version 1 state loads without the secrets version 2 no longer keeps; a removed member's
+    /// version 1 state also loses its private keys and current-epoch secrets (§9.2).
+    public init(serialized data: Data, now: UInt64 = UnixTime.now) throws(GroupError) {
         do {
-            self = try Self.decodeState(data)
+            self = try Self.decodeState(data, now: now)
         } catch let error as GroupError {
             throw error
         } catch {
@@ -69,19 +74,24 @@ extension MLSGroup {
         }
     }
 
-    private static func decodeState(_ data: Data) throws -> MLSGroup {
+    private static func decodeState(_ data: Data, now: UInt64) throws -> MLSGroup {
         var r = TLSReader(data)
         let version = try r.readUInt8()
-        guard version == GroupStateEncoding.version else { throw GroupError.invalidState("unknown version \(version)") }
-        let configuration = try GroupStateEncoding.readConfiguration(&r)
+        guard version == GroupStateEncoding.version || version == GroupStateEncoding.version1 else {
+            throw GroupError.invalidState("unknown version \(version)")
+        }
+        let configuration = try GroupStateEncoding.readConfiguration(&r, version: version)
         let context: GroupContext = try r.read()
         let provider = try providerFor(context.cipherSuite)
         let tree = try GroupStateEncoding.readTree(&r, provider: provider)
         let own: LeafIndex = try r.read()
         let isActive = try GroupStateEncoding.readBool(&r)
-        let keys = try GroupStateEncoding.readTreePrivateKeys(&r)
+        let keys: TreePrivateKeys? = version == GroupStateEncoding.version1
+            ? try GroupStateEncoding.readTreePrivateKeys(&r)
+            : try r.readOptional { try GroupStateEncoding.readTreePrivateKeys(&$0) }
         let signer = try SignaturePrivateKey(seed: try r.readOpaque())
-        let secrets = try GroupStateEncoding.readEpochSecrets(&r, provider: provider)
+        let secrets = try GroupStateEncoding.readEpochSecrets(
+            &r, provider: provider, version: version, allowDeleted: !isActive && version != GroupStateEncoding.version1)
         let secretTree = try GroupStateEncoding.readSecretTree(&r, provider: provider)
         let transcript = TranscriptHashes(confirmed: try r.readOpaque(), interim: try r.readOpaque())
         let pending = try r.readVectorElements { v in
@@ -100,6 +110,7 @@ extension MLSGroup {
             let pastContext: GroupContext = try v.read()
             let senderData = try v.readOpaque()
             let resumption = try v.readOpaque()
+            let retainedAt = version == GroupStateEncoding.version1 ? now : try v.readUInt64()
             let pastTree = try GroupStateEncoding.readSecretTree(&v, provider: provider)
             var members: [LeafIndex: PastMember] = [:]
             for (leaf, key, credential) in try v.readVectorElements({ m in
@@ -109,7 +120,7 @@ extension MLSGroup {
             }
             return PastEpoch(
                 groupContext: pastContext, senderDataSecret: senderData, resumptionPSK: resumption,
-                secretTree: pastTree, members: members)
+                secretTree: pastTree, members: members, retainedAt: retainedAt)
         }
         let sent = try r.readVectorElements { v in
             SentHandshake(
@@ -117,18 +128,24 @@ extension MLSGroup {
         }
         try r.finish()
 
-        guard keys.leafIndex == own, tree.size.contains(own) else { throw GroupError.invalidState("own leaf index") }
+        guard tree.size.contains(own), keys.map({ $0.leafIndex == own }) ?? true else {
+            throw GroupError.invalidState("own leaf index")
+        }
         guard secretTree.size == tree.size else { throw GroupError.invalidState("secret tree size") }
         if isActive {
+            guard let keys else { throw GroupError.invalidState("an active member without private keys") }
             guard tree.leafNode(at: own)?.signatureKey == signer.publicKey else {
                 throw GroupError.invalidState("signature key does not match the own leaf")
             }
             try tree.verifyPrivateKeys(keys)
         }
-        return MLSGroup(
+        var group = MLSGroup(
             provider: provider, configuration: configuration, groupContext: context, tree: tree, ownLeafIndex: own,
             isActive: isActive, privateKeys: keys, signer: signer, epochSecrets: secrets, secretTree: secretTree,
             transcriptHashes: transcript, pendingProposals: pending, pendingUpdateKeys: updateKeys, pastEpochs: past,
             sentHandshakes: sent)
+        if !isActive && version == GroupStateEncoding.version1 { group.leaveAfterRemoval(now: now) }
+        group.dropExpiredPastEpochs(now: now)
+        return group
     }
 }

@@ -6,12 +6,21 @@ import Foundation
 extension MLSGroup {
     /// The leaf validator under this group's configuration, at the current time.
     var leafValidator: LeafNodeValidator {
-        LeafNodeValidator(provider: provider, configuration: configuration.validation, now: UnixTime.now)
+        LeafNodeValidator(provider: provider, configuration: configuration.validation, now: now)
     }
 
-    /// The KeyPackage validator under this group's configuration, at the current time.
-    var keyPackageValidator: KeyPackageValidator {
-        KeyPackageValidator(provider: provider, configuration: configuration.validation, now: UnixTime.now)
+    /// The KeyPackage validator under this group's configuration, at the current time. With
+    /// `ownAdd` false (an Add another member sent or committed) the not_before/not_after window is
+    /// not checked: §7.3 only recommends it there, and members processing a commit at different
+    /// times would otherwise disagree on it and fork.
+    func keyPackageValidator(ownAdd: Bool) -> KeyPackageValidator {
+        KeyPackageValidator(provider: provider, configuration: validationConfiguration(ownAdd: ownAdd), now: now)
+    }
+
+    func validationConfiguration(ownAdd: Bool) -> ValidationConfiguration {
+        var validation = configuration.validation
+        validation.checkKeyPackageLifetime = ownAdd
+        return validation
     }
 
     /// The current context and tree, as validators see the group.
@@ -22,7 +31,9 @@ extension MLSGroup {
     func validateProposalList(
         _ proposals: [ResolvedProposal], committer: LeafIndex, hasPath: Bool?
     ) throws(GroupError) -> ValidatedProposalList {
-        let validator = ProposalListValidator(provider: provider, configuration: configuration.validation, now: UnixTime.now)
+        let validator = ProposalListValidator(
+            provider: provider, configuration: validationConfiguration(ownAdd: committer == ownLeafIndex),
+            now: now)
         do {
             return try validator.validate(
                 proposals.map { CommittedProposal(proposal: $0.proposal, sender: $0.sender, reference: $0.ref) },
@@ -36,7 +47,10 @@ extension MLSGroup {
     /// send its type (§6.1, §12.1.8), Adds carry valid KeyPackages, Updates valid leaves for the
     /// sender's position, Removes name a member, PSKs have an Nh-byte nonce and an allowed usage, and
     /// GroupContextExtensions are supported by every member.
-    func validateProposal(_ proposal: Proposal, sender: Sender) throws(GroupError) {
+    ///
+    /// `asCommitter`: checked as this member would commit it, so KeyPackage lifetimes are checked
+    /// even for another member's Add (see `keyPackageValidator(ownAdd:)`).
+    func validateProposal(_ proposal: Proposal, sender: Sender, asCommitter: Bool = false) throws(GroupError) {
         guard proposal.type.canBeSent(by: sender) else {
             throw .senderNotAllowed("\(sender) may not propose \(proposal.type)")
         }
@@ -44,7 +58,8 @@ extension MLSGroup {
         switch proposal {
         case .add(let add):
             do {
-                try keyPackageValidator.validate(add.keyPackage, in: validationContext)
+                try keyPackageValidator(ownAdd: asCommitter || sender == .member(leafIndex: ownLeafIndex))
+                    .validate(add.keyPackage, in: validationContext)
             } catch {
                 throw .invalidKeyPackage(error)
             }
@@ -56,6 +71,7 @@ extension MLSGroup {
                 throw .invalidLeafNode(error)
             }
         case .remove(let remove):
+            guard tree.size.contains(remove.removed) else { throw .tree(.leafOutOfRange(remove.removed)) }
             guard tree.leafNode(at: remove.removed) != nil else {
                 throw .invalidProposal("Remove of blank or unknown \(remove.removed)")
             }

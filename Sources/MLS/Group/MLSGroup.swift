@@ -21,11 +21,13 @@ public struct MLSGroup: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// False once a commit removed this member: nothing can be sent, only late messages read.
     public internal(set) var isActive: Bool
 
-    /// HPKE private keys of this member's leaf and direct path.
-    var privateKeys: TreePrivateKeys
+    /// HPKE private keys of this member's leaf and direct path; nil once this member was removed
+    /// (deleted then, §9.2).
+    var privateKeys: TreePrivateKeys?
     /// The signature key of this member's current leaf.
     var signer: SignaturePrivateKey
-    /// The key schedule output of the current epoch.
+    /// The key schedule output of the current epoch, without joiner_secret, welcome_secret and
+    /// encryption_secret, which are deleted once the secret tree exists (§9.2).
     var epochSecrets: EpochSecrets
     /// The current epoch's secret tree, with consumed keys deleted (§9.2).
     var secretTree: SecretTree
@@ -39,10 +41,14 @@ public struct MLSGroup: Sendable, CustomStringConvertible, CustomDebugStringConv
     var pastEpochs: [PastEpoch]
     /// Digests of handshake messages this member sent, to recognise them when they come back.
     var sentHandshakes: [SentHandshake]
+    /// The clock for lifetime checks and retained-epoch ages, in Unix seconds; injectable for tests.
+    var clock: @Sendable () -> UInt64 = { UnixTime.now }
+    /// The clock's current time.
+    var now: UInt64 { clock() }
 
     init(
         provider: CipherSuiteProvider, configuration: GroupConfiguration, groupContext: GroupContext, tree: RatchetTree,
-        ownLeafIndex: LeafIndex, isActive: Bool, privateKeys: TreePrivateKeys, signer: SignaturePrivateKey,
+        ownLeafIndex: LeafIndex, isActive: Bool, privateKeys: TreePrivateKeys?, signer: SignaturePrivateKey,
         epochSecrets: EpochSecrets, secretTree: SecretTree, transcriptHashes: TranscriptHashes,
         pendingProposals: [PendingProposal] = [], pendingUpdateKeys: [ProposalRef: HPKEPrivateKey] = [:],
         pastEpochs: [PastEpoch] = [], sentHandshakes: [SentHandshake] = []
@@ -55,8 +61,9 @@ public struct MLSGroup: Sendable, CustomStringConvertible, CustomDebugStringConv
         self.isActive = isActive
         self.privateKeys = privateKeys
         self.signer = signer
-        self.epochSecrets = epochSecrets
+        self.epochSecrets = epochSecrets.forgettingTransientSecrets()
         self.secretTree = secretTree
+        self.secretTree.consumeRoot()
         self.transcriptHashes = transcriptHashes
         self.pendingProposals = pendingProposals
         self.pendingUpdateKeys = pendingUpdateKeys
@@ -134,13 +141,17 @@ public struct PendingProposal: Hashable, Sendable {
 }
 
 /// What a retained past epoch keeps to open late application messages (RFC 9420 §14): its context,
-/// sender-data secret, secret tree and the members' signature keys and credentials.
+/// sender-data secret, secret tree (consumed keys deleted) and the members' signature keys and
+/// credentials, plus its resumption PSK for resumption PSK proposals naming it (§8.6), and when it
+/// was retained, so that it can be dropped after `GroupConfiguration.maxPastEpochAge` (§9.2).
 struct PastEpoch: Sendable {
     var groupContext: GroupContext
     var senderDataSecret: Data
     var resumptionPSK: Data
     var secretTree: SecretTree
     var members: [LeafIndex: PastMember]
+    /// Unix seconds when the epoch ended and was retained.
+    var retainedAt: UInt64
 }
 
 /// A member of a past epoch: enough to verify and attribute its messages.

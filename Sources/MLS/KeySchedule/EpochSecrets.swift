@@ -82,6 +82,28 @@ public struct EpochSecrets: Sendable, CustomStringConvertible, CustomDebugString
         self.initSecret = initSecret
     }
 
+    /// A copy without joiner_secret, welcome_secret and encryption_secret (left empty): once the
+    /// Welcome is made and the epoch's secret tree exists they must be deleted (RFC 9420 §9.2), and a
+    /// group state keeps only this form.
+    func forgettingTransientSecrets() -> EpochSecrets {
+        EpochSecrets(
+            restoring: provider, joinerSecret: Data(), welcomeSecret: Data(), senderDataSecret: senderDataSecret,
+            encryptionSecret: Data(), exporterSecret: exporterSecret, externalSecret: externalSecret,
+            confirmationKey: confirmationKey, membershipKey: membershipKey, resumptionPSK: resumptionPSK,
+            epochAuthenticator: epochAuthenticator, initSecret: initSecret)
+    }
+
+    /// What a member removed from the group keeps of its last epoch: only exporter_secret (the
+    /// application may still derive that epoch's outer keys, MIP-03) and epoch_authenticator; every
+    /// secret that could open, forge or advance the group is deleted (§9.2).
+    func forgettingAllButExporter() -> EpochSecrets {
+        EpochSecrets(
+            restoring: provider, joinerSecret: Data(), welcomeSecret: Data(), senderDataSecret: Data(),
+            encryptionSecret: Data(), exporterSecret: exporterSecret, externalSecret: Data(),
+            confirmationKey: Data(), membershipKey: Data(), resumptionPSK: Data(),
+            epochAuthenticator: epochAuthenticator, initSecret: Data())
+    }
+
     /// MLS-Exporter(label, context, length) =
     /// ExpandWithLabel(DeriveSecret(exporter_secret, label), "exported", Hash(context), length) (§8.5).
     public func exporter<C: DataProtocol>(label: String, context: C, length: Int) throws(MLSCryptoError) -> Data {

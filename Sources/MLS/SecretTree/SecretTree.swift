@@ -107,6 +107,27 @@ public struct SecretTree: Sendable, CustomStringConvertible, CustomDebugStringCo
         provider.expandWithLabelUnchecked(secret: leafSecret, label: type.label, context: Data(), length: provider.hashLength)
     }
 
+    /// Replaces the root secret (encryption_secret itself) by its children, or by the ratchets of the
+    /// only leaf, so that encryption_secret is gone once the tree exists (§9.2) and never stored.
+    mutating func consumeRoot() {
+        let root = size.root
+        guard let secret = nodeSecrets.removeValue(forKey: root) else { return }
+        if let left = root.left, let right = root.right {
+            nodeSecrets[left] = deriveChild(secret, "left")
+            nodeSecrets[right] = deriveChild(secret, "right")
+        } else if let leaf = root.leafIndex {
+            ratchets[leaf] = LeafRatchets(
+                handshake: HashRatchet(secret: deriveRatchetRoot(secret, .handshake)),
+                application: HashRatchet(secret: deriveRatchetRoot(secret, .application)))
+        }
+    }
+
+    /// Deletes every secret and ratchet: the tree then answers no key request (§9.2).
+    mutating func erase() {
+        nodeSecrets = [:]
+        ratchets = [:]
+    }
+
     /// Nodes still holding an unconsumed tree secret (for deletion-schedule tests).
     var storedNodes: Set<NodeIndex> { Set(nodeSecrets.keys) }
 

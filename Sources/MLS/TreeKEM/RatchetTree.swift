@@ -86,7 +86,12 @@ public struct RatchetTree: Hashable, Sendable {
     }
 
     /// The member's leaf at `index`, or nil when blank or outside the tree.
-    public func leafNode(at index: LeafIndex) -> LeafNode? { self[index.nodeIndex]?.leafNode }
+    /// Indices at or beyond the leaf count are outside, never aliased to a smaller leaf (2^31 + i
+    /// would otherwise map to node 2i).
+    public func leafNode(at index: LeafIndex) -> LeafNode? {
+        guard size.contains(index) else { return nil }
+        return self[index.nodeIndex]?.leafNode
+    }
 
     /// The parent node at `index`, or nil when blank, a leaf position or outside the tree.
     public func parentNode(at index: NodeIndex) -> ParentNode? { self[index]?.parentNode }

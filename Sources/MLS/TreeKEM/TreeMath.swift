@@ -11,8 +11,9 @@ public struct LeafIndex: RawRepresentable, Hashable, Comparable, Sendable, TLSCo
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     public init(_ rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// The node holding this leaf (2n). Only meaningful for leaves a `TreeSize` contains (n < 2^31);
-    /// larger values wrap instead of trapping, and `TreeSize.contains` rejects them first.
+    /// The node holding this leaf (2n). Only meaningful for leaves a `TreeSize` contains (n < 2^31):
+    /// larger values would alias leaf n - 2^31, so every caller checks `TreeSize.contains` first (the
+    /// tree, secret tree and validators do); this wraps instead of trapping on such input.
     public var nodeIndex: NodeIndex { NodeIndex(rawValue &* 2) }
 
     public static func < (lhs: LeafIndex, rhs: LeafIndex) -> Bool { lhs.rawValue < rhs.rawValue }

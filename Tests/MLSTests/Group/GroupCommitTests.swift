@@ -23,12 +23,17 @@ struct GroupCommitTests {
         #expect(groups[1].member(at: LeafIndex(0))?.signatureKey != oldAliceKey)
         try GroupTest.send("signed with the new key", from: 0, in: &groups)
 
+        // Credentials are immutable by default (MIP-00): a rotation may change the key, not the identity.
         let newBob = SignaturePrivateKey.generate()
+        #expect(throws: GroupError.invalidLeafNode(.credentialChanged(member: LeafIndex(1)))) {
+            try groups[1].selfUpdate(signerRotation: SignerRotation(signer: newBob, credential: .basic(identity: Data("bob2".utf8))))
+        }
         try GroupTest.commit(by: 1, in: &groups) {
-            try $0.selfUpdate(signerRotation: SignerRotation(signer: newBob, credential: .basic(identity: Data("bob2".utf8))))
+            try $0.selfUpdate(signerRotation: SignerRotation(signer: newBob))
         }
         GroupTest.expectInSync(groups)
-        #expect(groups[0].member(at: LeafIndex(1))?.credential == .basic(identity: Data("bob2".utf8)))
+        #expect(groups[0].member(at: LeafIndex(1))?.credential == .basic(identity: Data("bob".utf8)))
+        #expect(groups[0].member(at: LeafIndex(1))?.signatureKey == newBob.publicKey)
         try GroupTest.send("bob rotated", from: 1, in: &groups)
         try GroupTest.send("alice answers", from: 0, in: &groups)
         #expect(groups[0].epoch == 3)

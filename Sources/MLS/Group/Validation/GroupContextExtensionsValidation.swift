@@ -4,6 +4,8 @@ import Foundation
 public enum GroupContextExtensionsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Two extensions of one type (§13.4).
     case duplicateExtension(ExtensionType)
+    /// A GREASE extension type, which must not appear in a GroupContext (§13.5).
+    case greaseExtension(ExtensionType)
     /// A required_capabilities extension whose data does not decode.
     case malformedRequiredCapabilities
     /// The member at this leaf does not support a required capability or an extension type of the
@@ -13,6 +15,7 @@ public enum GroupContextExtensionsError: Error, Hashable, Sendable, CustomString
     public var description: String {
         switch self {
         case .duplicateExtension(let t): "GroupContext extension \(t) appears twice"
+        case .greaseExtension(let t): "GroupContext extension \(t) is a GREASE value"
         case .malformedRequiredCapabilities: "required_capabilities extension is malformed"
         case .unsupportedByMember(let l, let c): "member at \(l) does not support \(c)"
         }
@@ -22,14 +25,17 @@ public enum GroupContextExtensionsError: Error, Hashable, Sendable, CustomString
 /// The checks a GroupContextExtensions proposal, or a group's initial extensions, must pass against
 /// the members that will hold the new context.
 public enum GroupContextExtensionsValidation {
-    /// Checks that `extensions` has no duplicate type, that its required_capabilities (if any) decodes
+    /// Checks that `extensions` has no GREASE type (§13.5) and no duplicate type, that its required_capabilities (if any) decodes
     /// and is supported by every member (§11.1, §12.1.7), and that every member's capabilities list
     /// each non-default extension type it contains (§13.4).
     public static func validate<S: Sequence>(
         _ extensions: [Extension], members: S
     ) throws(GroupContextExtensionsError) where S.Element == (index: LeafIndex, leaf: LeafNode) {
         var seen = Set<ExtensionType>()
-        for ext in extensions where !seen.insert(ext.type).inserted { throw .duplicateExtension(ext.type) }
+        for ext in extensions {
+            guard !ext.type.isGrease else { throw .greaseExtension(ext.type) }
+            guard seen.insert(ext.type).inserted else { throw .duplicateExtension(ext.type) }
+        }
         let required: RequiredCapabilities?
         do {
             required = try RequiredCapabilities.from(extensions)

@@ -12,6 +12,8 @@ public enum KeyPackageValidationError: Error, Hashable, Sendable, CustomStringCo
     case badSignature
     /// init_key equals leaf_node.encryption_key.
     case initKeyEqualsEncryptionKey
+    /// The init_key is not an HPKE public key of the suite (its length is wrong, §5.1.1).
+    case invalidInitKeyLength(Int)
     /// A KeyPackage or leaf extension whose type the leaf's capabilities do not list (§10).
     case unsupportedExtension(ExtensionType)
     /// Two KeyPackage or leaf extensions of one type (§13.4).
@@ -46,6 +48,7 @@ public enum KeyPackageValidationError: Error, Hashable, Sendable, CustomStringCo
         case .cipherSuiteMismatch(let e, let a): "KeyPackage cipher suite \(a), expected \(e)"
         case .badSignature: "KeyPackage signature does not verify"
         case .initKeyEqualsEncryptionKey: "KeyPackage init_key equals its leaf encryption_key"
+        case .invalidInitKeyLength(let n): "KeyPackage init_key is \(n) bytes, not an HPKE public key of the suite"
         case .unsupportedExtension(let t): "extension \(t) is not listed in the leaf capabilities"
         case .duplicateExtension(let t): "extension \(t) appears twice"
         case .expired(let end, let now): "KeyPackage expired at \(end), now \(now)"
@@ -107,6 +110,9 @@ public struct KeyPackageValidator: Sendable {
 
     private func checkPackage(_ keyPackage: KeyPackage) throws(KeyPackageValidationError) {
         guard provider.verifyKeyPackageSignature(keyPackage) else { throw .badSignature }
+        guard keyPackage.initKey.bytes.count == provider.hpkePublicKeyLength else {
+            throw .invalidInitKeyLength(keyPackage.initKey.bytes.count)
+        }
         guard keyPackage.initKey != keyPackage.leafNode.encryptionKey else { throw .initKeyEqualsEncryptionKey }
         do {
             try LeafNodeValidator.checkExtensionList(keyPackage.extensions, listedIn: keyPackage.leafNode.capabilities)

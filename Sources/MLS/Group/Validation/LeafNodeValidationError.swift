@@ -62,6 +62,11 @@ public enum LeafNodeValidationError: Error, Hashable, Sendable, CustomStringConv
     case duplicateEncryptionKey(NodeIndex)
     /// The signature key is already used by the member at this leaf (§7.3).
     case duplicateSignatureKey(LeafIndex)
+    /// An Update or UpdatePath leaf carries another credential than the leaf of this member it
+    /// replaces, while credentials are immutable (MIP-00, §5.3.1).
+    case credentialChanged(member: LeafIndex)
+    /// The encryption_key is not an HPKE public key of the suite (its length is wrong, §5.1.1).
+    case invalidEncryptionKeyLength(Int)
 
     public var description: String {
         switch self {
@@ -80,6 +85,8 @@ public enum LeafNodeValidationError: Error, Hashable, Sendable, CustomStringConv
         case .encryptionKeyNotRefreshed: "leaf keeps the encryption key of the leaf it replaces"
         case .duplicateEncryptionKey(let n): "encryption key already used at \(n)"
         case .duplicateSignatureKey(let l): "signature key already used by the member at \(l)"
+        case .credentialChanged(let l): "leaf changes the credential of the member at \(l)"
+        case .invalidEncryptionKeyLength(let n): "encryption_key is \(n) bytes, not an HPKE public key of the suite"
         }
     }
 }

@@ -51,7 +51,11 @@ public struct LeafNodeValidator: Sendable {
         if let policy = configuration.credentialPolicy, !policy(leaf.credential) {
             throw .credentialRejected(leaf.credential.type)
         }
+        guard leaf.encryptionKey.bytes.count == provider.hpkePublicKeyLength else {
+            throw .invalidEncryptionKeyLength(leaf.encryptionKey.bytes.count)
+        }
         try checkSource(leaf.source, usage: usage)
+        if let group { try checkCredentialUnchanged(leaf, usage: usage, group: group) }
         try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID)
         try checkCapabilities(leaf, group: group)
         if let group { try checkCredentialCompatibility(leaf, usage: usage, group: group) }
@@ -69,6 +73,21 @@ public struct LeafNodeValidator: Sendable {
         case .treeMember: return
         }
         guard source.kind == expected else { throw .unexpectedSource(expected: expected, actual: source.kind) }
+    }
+
+    /// An Update or UpdatePath leaf keeps the credential of the leaf it replaces (MIP-00, §5.3.1):
+    /// otherwise a member could take another member's identity and have its messages shown as theirs.
+    private func checkCredentialUnchanged(
+        _ leaf: LeafNode, usage: LeafNodeUsage, group: GroupValidationContext
+    ) throws(LeafNodeValidationError) {
+        guard configuration.credentialsImmutable else { return }
+        switch usage {
+        case .update(let index), .commit(let index):
+            guard group.tree.size.contains(index), let old = group.tree.leafNode(at: index) else { return }
+            guard old.credential == leaf.credential else { throw .credentialChanged(member: index) }
+        case .keyPackage, .treeMember:
+            return
+        }
     }
 
     private func checkSignature(_ leaf: LeafNode, usage: LeafNodeUsage, groupID: GroupID?) throws(LeafNodeValidationError) {
@@ -121,6 +140,13 @@ public struct LeafNodeValidator: Sendable {
     private func checkLifetime(_ source: LeafNodeSource, usage: LeafNodeUsage) throws(LeafNodeValidationError) {
         guard case .keyPackage(let lifetime) = source else { return }
         if case .treeMember = usage, !configuration.checkLifetimeOfTreeLeaves { return }
+        if case .keyPackage = usage, !configuration.checkKeyPackageLifetime {
+            // Only the span bound, which does not depend on when the leaf is processed.
+            if let maximum = configuration.maxLifetime, let span = lifetime.duration, span > maximum {
+                throw .lifetimeTooLong(span: span, maximum: maximum)
+            }
+            return
+        }
         if now < lifetime.notBefore { throw .notYetValid(notBefore: lifetime.notBefore, now: now) }
         if now > lifetime.notAfter { throw .expired(notAfter: lifetime.notAfter, now: now) }
         if let maximum = configuration.maxLifetime, let span = lifetime.duration, span > maximum {

@@ -16,14 +16,26 @@ public struct ValidationConfiguration: Sendable {
     /// Application credential check (§5.3.1), e.g. Marmot's 32-byte Nostr key in a basic credential;
     /// nil accepts every credential whose type the capabilities allow.
     public var credentialPolicy: (@Sendable (Credential) -> Bool)?
+    /// Whether an Update or UpdatePath leaf must carry the same credential as the leaf it replaces
+    /// (§5.3.1 leaves credential changes to the application; MIP-00 makes the identity immutable).
+    /// The signature key may change. On by default.
+    public var credentialsImmutable: Bool
+    /// Whether a KeyPackage's not_before/not_after window is checked against `now`. On for the
+    /// KeyPackages this member validates for its own Adds; the group turns it off for Adds other
+    /// members sent or committed (§7.3 only recommends the check there, and it would fork late
+    /// processors).
+    public var checkKeyPackageLifetime: Bool
 
     public init(
         maxLifetime: UInt64? = ValidationConfiguration.defaultMaxLifetime, checkLifetimeOfTreeLeaves: Bool = false,
-        credentialPolicy: (@Sendable (Credential) -> Bool)? = nil
+        credentialPolicy: (@Sendable (Credential) -> Bool)? = nil, credentialsImmutable: Bool = true,
+        checkKeyPackageLifetime: Bool = true
     ) {
         self.maxLifetime = maxLifetime
         self.checkLifetimeOfTreeLeaves = checkLifetimeOfTreeLeaves
         self.credentialPolicy = credentialPolicy
+        self.credentialsImmutable = credentialsImmutable
+        self.checkKeyPackageLifetime = checkKeyPackageLifetime
     }
 
     /// MIP-00's credential rule: a basic credential whose identity is a 32-byte x-only Nostr key.

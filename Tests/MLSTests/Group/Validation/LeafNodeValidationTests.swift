@@ -65,6 +65,7 @@ struct LeafNodeValidationTests {
         // Member 1 signs a leaf carrying member 2's signature key: the signature fails first, so sign
         // with member 2's key but present it as an Update of leaf 1.
         var leaf = group.members[2].leaf
+        leaf.credential = group.members[1].leaf.credential
         leaf.encryptionKey = provider.generateKeyPair().publicKey
         leaf.source = .update
         try provider.signLeafNode(&leaf, with: group.members[2].signer, groupID: group.context.groupID, leafIndex: LeafIndex(1))
