@@ -19,8 +19,8 @@ extension MarmotClient {
 
     /// `selfUpdate` for a caller already inside the exclusive section.
     func selfUpdateExclusive(_ id: GroupID) async throws -> CommitOutcome {
-        try await commitExclusive(id) { mls throws(GroupError) in
-            try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
+        try await commitExclusive(id) { mls, filter throws(GroupError) in
+            try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()), proposalFilter: filter)
         }
     }
 

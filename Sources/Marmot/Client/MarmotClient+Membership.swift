@@ -65,8 +65,8 @@ extension MarmotClient {
               session.mls.proposals.contains(where: Self.willCommit)
         else { return }
         do {
-            _ = try await commitExclusive(id) { mls throws(GroupError) in
-                try mls.commit(includePendingProposals: true)
+            _ = try await commitExclusive(id) { mls, filter throws(GroupError) in
+                try mls.commit(includePendingProposals: true, proposalFilter: filter)
             }
             logger.info("committed a pending SelfRemove in \(id)")
         } catch {
@@ -75,10 +75,11 @@ extension MarmotClient {
         }
     }
 
-    /// Builds a commit of ours on a copy of the group that holds only the pending proposals we are
-    /// willing to commit, then publishes it (`publishCommit`). Caller holds the exclusive section.
+    /// Builds a commit of ours (`build` gets the filter of the pending proposals we are willing to
+    /// commit), then publishes it (`publishCommit`). Caller holds the exclusive section.
     func commitExclusive(
-        _ id: GroupID, _ build: (inout MLSGroup) throws(GroupError) -> PendingCommit
+        _ id: GroupID,
+        _ build: (inout MLSGroup, @escaping (PendingProposal) -> Bool) throws(GroupError) -> PendingCommit
     ) async throws -> CommitOutcome {
         let session = try session(id)
         guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }
@@ -86,9 +87,7 @@ extension MarmotClient {
         var mls = session.mls
         let pending: PendingCommit
         do {
-            pending = try mls.withPendingProposals(filteredBy: Self.willCommit) { group throws(GroupError) in
-                try build(&group)
-            }
+            pending = try build(&mls, Self.willCommit)
         } catch {
             throw MarmotClientError.mls(error)
         }

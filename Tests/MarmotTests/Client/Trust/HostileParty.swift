@@ -46,8 +46,11 @@ struct HostileParty {
 
     /// Joins from a Welcome with a key package this party made.
     mutating func join(_ welcome: Welcome, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial) throws {
+        // Modified code: it does not hold itself to the rule that a leaf's identity never changes.
+        var lax = GroupConfiguration.marmot
+        lax.credentialsImmutable = false
         let joined = try MLSGroup.join(
-            welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, configuration: .marmot)
+            welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, configuration: lax)
         group = joined
         nostrGroupID = try NostrGroupData(groupContextExtensions: joined.extensions).nostrGroupID
     }

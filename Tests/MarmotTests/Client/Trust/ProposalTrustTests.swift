@@ -100,6 +100,24 @@ import Testing
         await server.stop()
     }
 
+    /// Mallory, a non-admin member, rotates her leaf into one whose credential claims Alice (the
+    /// admin, and the reader herself): her later messages would show as Alice's. The identity of a
+    /// leaf never changes (MIP-00), so Alice refuses the commit and stays where she was.
+    @Test func selfUpdateCannotTakeAnotherMembersIdentity() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, chat, _) = try await Self.chatWithHostileMember(url)
+        let rotation = SignerRotation(
+            signer: CipherSuiteProvider.mls128X25519.generateSignatureKey(), credential: NostrIdentity.credential(alice.publicKey))
+        let forged = try mallory.commit { try $0.selfUpdate(signerRotation: rotation) }
+        #expect(try await RelayReads.publish(try mallory.event(forged.message, epochOf: forged.before), to: url).isAccepted)
+        let (_, reason) = try await alice.waitForDrop()
+        #expect(reason.description.contains("credential"))
+        #expect(await alice.epochState(chat.id)?.epoch == 1)
+        #expect(try await alice.client.chat(chat.id)?.members.filter { $0 == alice.publicKey }.count == 1)
+        await alice.shutdown()
+        await server.stop()
+    }
+
     /// A rumor whose text looks like a system line stays an ordinary message: notices are known by
     /// their delivery state, which no received rumor can have.
     @Test func memberCannotForgeASystemLine() async throws {
