@@ -31,6 +31,14 @@ public actor MarmotClient {
         /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
         /// once a competing commit can no longer be expected.
         public var snapshotMaxAge: Int64 = 24 * 3600
+        /// Our leaf in a group is rotated (a self-update) once our last commit there is this old, so
+        /// keys rotate even where nobody commits (MDK's `groups_needing_self_update`); nil: never.
+        public var selfUpdateInterval: Int64? = 7 * 24 * 3600
+        /// A stored key package is offered again only while it stays valid this much longer.
+        public var keyPackageMinimumValidity: Int64 = 7 * 24 * 3600
+        /// How long the private half of a consumed key package is kept for Welcomes that were built
+        /// from its event before it was replaced.
+        public var consumedKeyPackageGrace: Int64 = 24 * 3600
         /// Value of the `client` tag on key packages and Welcomes.
         public var clientTag: String? = KeyPackageEvent.defaultClient
 
@@ -276,7 +284,11 @@ public actor MarmotClient {
         feeds[id]?.flushing = false
         switch feed.target {
         case .group(let group): await performDueSelfUpdate(group)
-        case .groups(let groups): for group in groups { await performDueSelfUpdate(group) }
+        case .groups(let groups):
+            for group in groups {
+                await performDueSelfUpdate(group)
+                await rotateIfStale(group)
+            }
         case .giftWraps: break
         }
     }

@@ -123,15 +123,15 @@ actor MarmotMessagingService: MessagingService {
         await pool?.connect()
     }
 
-    /// Publishes a fresh key package and the relay lists peers use to reach this account (MIP-00
+    /// Keeps one key package of ours visible (MIP-00 upkeep) and publishes the relay lists peers use to reach this account (MIP-00
     /// kind 10051 for key packages, NIP-17 kind 10050 for gift-wrapped Welcomes).
     private func announce(client: MarmotClient, relays: [RelayURL]) async {
         do {
-            let published = try await client.publishKeyPackage()
-            if !published.isPublished {
+            let upkeep = try await client.ensureKeyPackage()
+            if !upkeep.isAvailable {
                 logger.warning("key package not accepted by any relay", metadata: ["relays": "\(relays.count)"])
             }
-            continuation?.yield(.keyPackagePublished(published.isPublished))
+            continuation?.yield(.keyPackagePublished(upkeep.isAvailable))
         } catch {
             logger.warning("key package not published", metadata: ["reason": "\(error)"])
             continuation?.yield(.keyPackagePublished(false))
