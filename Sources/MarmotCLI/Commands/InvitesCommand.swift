@@ -159,14 +159,14 @@ extension CLISession {
         try await clearToast()
         let id = invite.inviteID
         dispatch(accept ? .acceptInvite(inviteID: id) : .declineInvite(inviteID: id))
-        _ = try await until("the answer to invitation \(id)", timeout: timeout) { state throws(CLIError) in
+        _ = try await until("the answer to invitation \(id)", timeout: timeout) { (state: AppState) throws(CLIError) -> Bool? in
             if state.busy.answeringInvites.contains(id) { return nil }
             if !state.invites.contains(where: { $0.inviteID == id }) { return true }
             if let toast = state.toast { throw ToastError.map(toast) }
             return nil
         }
         guard accept else { return nil }
-        return try await until("the joined chat to open", timeout: .seconds(30)) { state in
+        return try await until("the joined chat to open", timeout: .seconds(30)) { (state: AppState) -> ChatViewState? in
             if case .chat(let chatID) = state.router.topScreen, let chat = state.currentChat, chat.chatID == chatID {
                 return chat
             }
@@ -190,7 +190,9 @@ extension CLISession {
         }
         if let found = try match(state.invites) { return found }
         do {
-            return try await until("invitation \(argument)", timeout: grace) { state throws(CLIError) in try match(state.invites) }
+            return try await until("invitation \(argument)", timeout: grace) { (state: AppState) throws(CLIError) -> InviteSummary? in
+                try match(state.invites)
+            }
         } catch let error where error.code == .timeout {
             let joined = state.chatList.contains { $0.chatID.rawValue.lowercased() == wanted }
             let hint = joined ? " (that chat is already joined: see `marmot chats`)" : " (see `marmot invites`)"
