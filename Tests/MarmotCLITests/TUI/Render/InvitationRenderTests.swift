@@ -98,7 +98,7 @@ struct InvitationRenderTests {
         let frame = TUIRenderer.render(state, F.ui(for: state, size), RenderContext())
         let lines = frame.text
         F.expectFits(lines, size)
-        #expect(lines[0].contains("Marmot · Climbing (3 members)"))
+        #expect(lines[0].contains(size.columns >= 80 ? "Marmot · Climbing (3 members)" : "Marmot · Climbing (3 m"))
         let row = try! #require(lines.firstIndex { $0.contains("npub1dave… added you") })
         let line = lines[row]
         let text = "· npub1dave… added you · 14:00 ·"
