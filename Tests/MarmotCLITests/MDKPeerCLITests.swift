@@ -107,4 +107,64 @@ struct MDKPeerCLITests {
         await peer?.stop()
         await relay.stop()
     }
+
+    /// MDK invites us to a named group of three: the invitation and the joined chat say so (name,
+    /// member count), as the core words them.
+    @Test func mdkGroupInvitationShowsItsNameAndMembers() async throws {
+        try InteropKit.require()
+        let (relay, url) = try await InteropKit.startRustRelay()
+        let home = try TestHome("mdk-group"), third = try TestHome("mdk-group-third")
+        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
+        var peer: MDKPeer?
+        defer {
+            home.remove()
+            third.remove()
+            try? FileManager.default.removeItem(at: mdkData)
+        }
+        do {
+            let mdk = try await MDKPeer("mdk")
+            peer = mdk
+            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
+            let mdkNpub = try #require(initialised.string("npub"))
+            let ours = try await CLI.createAccount(home, relay: url)
+            let theirs = try await CLI.createAccount(third, relay: url)
+
+            let created = try await mdk.call([
+                "cmd": "create_group", "members": [ours, theirs], "name": "Climbing", "description": "", "admins": [mdkNpub],
+            ])
+            let group = try #require(created.string("group_id"))
+
+            var row: [String: Any]?
+            for _ in 0..<10 where row == nil {
+                let listed = try await CLI.run(["invites", "--json", "--relay", url], home: home)
+                row = listed.objects.first { $0["inviter"] as? String == mdkNpub }
+            }
+            let invite = try #require(row, "no invitation from MDK")
+            #expect(invite["members"] as? Int == 3, "\(invite)")
+            #expect(invite["groupName"] as? String == "Climbing", "\(invite)")
+            #expect((invite["title"] as? String)?.contains("Climbing") == true, "\(invite)")
+
+            let id = try #require(invite["id"] as? String)
+            let accepted = try await CLI.run(["accept", id, "--json", "--relay", url], home: home)
+            #expect(accepted.status == 0, "\(accepted)")
+            #expect((try accepted.object()["chat"] as? String)?.lowercased() == group.lowercased())
+
+            let chats = try await CLI.run(["chats", "--json", "--relay", url], home: home)
+            let chat = try #require(chats.objects.first { $0["type"] as? String == "chat" }, "\(chats)")
+            #expect(chat["group"] as? Bool == true, "\(chat)")
+            #expect(chat["members"] as? Int == 3, "\(chat)")
+            #expect(chat["name"] as? String == "Climbing", "\(chat)")
+            let text = try await CLI.run(["chats", "--relay", url], home: home)
+            #expect(text.stdout.contains("Climbing (3 members)"), "\(text)")
+
+            let errors = await mdk.reportedErrors
+            #expect(errors.isEmpty, "MDK rejected: \(errors)")
+        } catch {
+            await peer?.stop()
+            await relay.stop()
+            throw error
+        }
+        await peer?.stop()
+        await relay.stop()
+    }
 }
