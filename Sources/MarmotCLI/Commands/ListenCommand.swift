@@ -8,9 +8,11 @@ struct ListenCommand: AsyncParsableCommand {
         commandName: "listen",
         abstract: "Print incoming chat invitations and messages until interrupted or the timeout.",
         discussion: """
-            Invitations are accepted automatically. Each event is one line (one JSON object with \
-            --json, whose `type` is `listening`, `invite` or `message`), written as soon as it arrives. \
-            Unread messages already received are printed first. Messages stay unread for `marmot chats`.
+            Invitations are only shown, never accepted: answer them with `marmot accept <id>` or \
+            `marmot decline <id>`. Each event is one line (one JSON object with --json, whose `type` is \
+            `listening`, `invite`, `chat` (a chat joined or started meanwhile) or `message`), written \
+            as soon as it arrives. Pending invitations and unread messages already received are printed \
+            first. Messages stay unread for `marmot chats`.
             Ends on SIGINT/SIGTERM or after --timeout seconds, with exit code 0.
 
             Examples:
@@ -34,10 +36,11 @@ struct ListenCommand: AsyncParsableCommand {
     }
 }
 
-/// Renders the chat list's changes as events: a chat that appears after the stored list was shown is
-/// an invitation (the messaging layer accepts welcomes); a rise in a chat's unread count is an
-/// incoming message, shown with the chat's last message, and unread messages already stored are
-/// shown first. Counts and previews are the core's; nothing is marked read.
+/// Renders the core's changes as events: an invitation the core lists that was not shown yet is an
+/// `invite` (pending ones first; nothing is accepted here); a chat that appears after the stored list
+/// was shown is a `chat` (joined or started elsewhere); a rise in a chat's unread count is an incoming
+/// message, shown with the chat's last message, and unread messages already stored are shown first.
+/// Counts, titles and previews are the core's; nothing is marked read.
 @MainActor
 enum ListenFlow {
     struct Event: Encodable {
@@ -48,6 +51,10 @@ enum ListenFlow {
         let at: Int64?
         let unread: UInt32?
         let npub: String?
+        /// The invitation's id, for `marmot accept` / `marmot decline`.
+        var invite: String? = nil
+        /// Members including this account (invitations and chats).
+        var members: Int? = nil
     }
 
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
@@ -63,11 +70,15 @@ enum ListenFlow {
             let snapshot = session.state
             let consumer = Task { @MainActor in
                 var renderer = Renderer(json: invocation.json)
+                renderer.render(snapshot.invites)
                 renderer.render(snapshot.chatList, rev: snapshot.rev)
                 for await update in updates {
                     switch update {
-                    case .fullState(let state): renderer.render(state.chatList, rev: state.rev)
+                    case .fullState(let state):
+                        renderer.render(state.invites)
+                        renderer.render(state.chatList, rev: state.rev)
                     case .chatListChanged(let rev, let list): renderer.render(list, rev: rev)
+                    case .invitesChanged(_, let invites): renderer.render(invites)
                     default: break
                     }
                 }
@@ -94,8 +105,26 @@ enum ListenFlow {
         /// Unread count last shown per chat.
         private var seen: [ChatID: UInt32] = [:]
         private var lastRev: UInt64 = 0
+        /// Invitations already shown.
+        private var shownInvites: Set<InviteID> = []
 
         init(json: Bool) { self.json = json }
+
+        /// Shows each invitation once, oldest first.
+        mutating func render(_ invites: [InviteSummary]) {
+            for invite in invites.reversed() where !shownInvites.contains(invite.inviteID) {
+                shownInvites.insert(invite.inviteID)
+                var event = Event(
+                    type: "invite", chat: nil, peer: invite.inviterNpub, text: invite.title, at: nil, unread: nil,
+                    npub: nil)
+                event.invite = invite.inviteID.rawValue
+                event.members = invite.memberCount
+                let time = invite.receivedTimeDisplay.isEmpty ? "" : "[\(invite.receivedTimeDisplay)] "
+                Output.emit(
+                    event, json: json,
+                    text: "invite   \(time)\(invite.title) (accept: marmot accept \(invite.inviteID))")
+            }
+        }
 
         mutating func render(_ chats: [ChatSummary], rev: UInt64) {
             guard rev > lastRev else { return }
@@ -104,15 +133,16 @@ enum ListenFlow {
             for chat in chats.reversed() {
                 let previous = seen[chat.chatID]
                 seen[chat.chatID] = chat.unreadCount
-                if previous == nil, !baseline { invite(chat) }
+                if previous == nil, !baseline { joined(chat) }
                 if chat.unreadCount > (previous ?? 0) { message(chat) }
             }
         }
 
-        private func invite(_ chat: ChatSummary) {
-            let event = Event(type: "invite", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: nil, at: nil,
-                              unread: nil, npub: nil)
-            Output.emit(event, json: json, text: "invite   chat \(chat.chatID) with \(chat.peerNpub)")
+        private func joined(_ chat: ChatSummary) {
+            var event = Event(type: "chat", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.displayName,
+                              at: nil, unread: nil, npub: nil)
+            event.members = chat.memberCount
+            Output.emit(event, json: json, text: "chat     \(chat.chatID) with \(chat.displayName)")
         }
 
         private func message(_ chat: ChatSummary) {

@@ -12,8 +12,14 @@ struct ChatView: View {
                 ScrollView {
                     LazyVStack(spacing: 8) {
                         ForEach(chat.messages) { message in
-                            MessageBubble(message: message) {
-                                manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
+                            Group {
+                                if message.kind == .system {
+                                    SystemLine(message: message)
+                                } else {
+                                    MessageBubble(message: message) {
+                                        manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
+                                    }
+                                }
                             }
                             .onAppear { manager.messageAppeared(message.id) }
                         }
@@ -36,9 +42,43 @@ struct ChatView: View {
             }
             .navigationTitle(chat.displayName)
             .navigationBarTitleDisplayMode(.inline)
+            .toolbar {
+                if chat.isGroup {
+                    ToolbarItem(placement: .principal) {
+                        VStack(spacing: 0) {
+                            Text(chat.displayName)
+                                .font(.headline)
+                                .lineLimit(1)
+                            // The other members the core lists, plus this account.
+                            Text("\(chat.memberNpubs.count + 1) members")
+                                .font(.caption)
+                                .foregroundStyle(.secondary)
+                        }
+                    }
+                }
+            }
         } else {
             ProgressView()
         }
+    }
+}
+
+/// A system line (someone added, removed or left): the core's wording, centred and dim, without
+/// bubble, sender or delivery mark.
+struct SystemLine: View {
+    let message: ChatMessage
+
+    var body: some View {
+        VStack(spacing: 2) {
+            Text(message.content)
+                .font(.footnote)
+            Text(message.displayTimestamp)
+                .font(.caption2)
+        }
+        .foregroundStyle(.secondary)
+        .multilineTextAlignment(.center)
+        .frame(maxWidth: .infinity)
+        .padding(.vertical, 4)
     }
 }
 

@@ -40,15 +40,15 @@ enum TUIRenderer {
                 keys = LoginScreen.keys(ui)
             case .chatList:
                 title = "Marmot · Chats"
-                body = ChatListScreen.body(state, ui, layout)
-                keys = ChatListScreen.keys
+                body = ChatListScreen.body(state, ui, layout, spinnerPhase: context.spinnerPhase)
+                keys = ChatListScreen.keys(state, ui)
             case .newChat:
                 title = "Marmot · New chat"
                 body = NewChatScreen.body(state, ui, layout)
                 keys = NewChatScreen.keys
             case .chat(let chatID):
-                let name = state.currentChat.flatMap { $0.chatID == chatID ? $0.displayName : nil }
-                title = "Marmot · " + TextWidth.sanitized(name ?? "Chat")
+                let chat = state.currentChat.flatMap { $0.chatID == chatID ? $0 : nil }
+                title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
                 keys = ChatScreen.keys
             }
@@ -71,6 +71,11 @@ enum TUIRenderer {
         return StyledLine.justified([Span(" " + title, TextStyle(bold: true, reverse: true))], right, width: width, fill: .reverse)
     }
 
+    /// " (3 members)" for a group: the other members the core lists, plus this account.
+    static func memberCount(_ chat: ChatViewState) -> String {
+        chat.isGroup ? " (\(chat.memberNpubs.count + 1) members)" : ""
+    }
+
     private static func restoringBody(_ layout: TUILayout) -> [StyledLine] {
         var body = Array(repeating: StyledLine.blank, count: max(layout.bodyRows / 2 - 1, 0))
         body.append(StyledLine("Restoring your session…", .bold).centered(in: layout.width))
@@ -90,6 +95,11 @@ enum TUIRenderer {
                 " Log out? The key stored on this machine is deleted: export it first to keep the account. y/n",
                 .color(.yellow, bold: true))
         }
+        if let prompted = ui.promptedInvite, let invite = state.invites.first(where: { $0.inviteID == prompted }) {
+            return StyledLine.justified(
+                [Span(" ? " + TextWidth.sanitized(invite.title), .color(.yellow, bold: true))],
+                [Span("a accept  d decline  Esc cancel ", .color(.yellow, bold: true))], width: width)
+        }
         if let toast = state.toast {
             return StyledLine.justified(
                 [Span(" ! " + TextWidth.sanitized(toast), .color(.yellow, bold: true))], [Span("Esc dismiss", .dim)],
@@ -106,12 +116,13 @@ enum TUIRenderer {
         if busy.loggingIn { return "Logging in…" }
         if busy.restoringSession || restoring { return "Restoring session…" }
         if busy.creatingChat { return "Creating chat…" }
+        if !busy.answeringInvites.isEmpty { return "Answering invitation…" }
         return nil
     }
 
     private static let spinnerFrames: [Character] = ["|", "/", "-", "\\"]
 
-    private static func spinner(_ phase: Int) -> Character {
+    static func spinner(_ phase: Int) -> Character {
         spinnerFrames[((phase % spinnerFrames.count) + spinnerFrames.count) % spinnerFrames.count]
     }
 
