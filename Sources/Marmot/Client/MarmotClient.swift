@@ -39,6 +39,8 @@ public actor MarmotClient {
         /// How long the private half of a consumed key package is kept for Welcomes that were built
         /// from its event before it was replaced.
         public var consumedKeyPackageGrace: Int64 = 24 * 3600
+        /// Crash tests only: the process kills itself here (see `CrashPoint`).
+        public var crashPoint: CrashPoint?
         /// Value of the `client` tag on key packages and Welcomes.
         public var clientTag: String? = KeyPackageEvent.defaultClient
 

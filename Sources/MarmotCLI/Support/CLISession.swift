@@ -98,6 +98,8 @@ final class CLISession {
             var options = MarmotMessagingOptions()
             options.logLevel = configuration.logLevel
             options.publishKeyPackageOnStart = configuration.publishKeyPackage
+            // Crash tests only (Tests/MarmotCLITests/CrashRecoveryTests): the process kills itself there.
+            options.crashPoint = ProcessInfo.processInfo.environment["MARMOT_TEST_CRASH_AT"].map(CrashPoint.init(rawValue:))
             appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)
         }
         let dataDirectory = configuration.home.appendingPathComponent("data", isDirectory: true)

@@ -3,6 +3,7 @@ import Logging
 
 // The platform provisions the installation secret; it comes with the core (and so with MarmotAppKit).
 @_exported import struct Marmot.InstallationSecret
+@_exported import struct Marmot.CrashPoint
 
 /// How a `MarmotApp` is wired: relays, the messaging layer, time and logging.
 public struct AppConfiguration: Sendable {

@@ -97,6 +97,9 @@ actor AppCore {
         case .chatCreated(let id, let result):
             guard isCurrent(id) else { return }
             chatCreated(result)
+        case .messageQueued(let id, let outgoing, let result):
+            guard isCurrent(id) else { return }
+            messageQueued(outgoing, result: result)
         case .deliveryFinished(let id, let chatID, let messageID, let outcome):
             guard isCurrent(id) else { return }
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)

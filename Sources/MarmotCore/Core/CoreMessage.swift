@@ -16,6 +16,7 @@ enum InternalEvent: Sendable {
     case serviceFailed(session: UInt64, operation: String, reason: String)
     case chatsLoaded(session: UInt64, [ChatInfo])
     case chatCreated(session: UInt64, Result<ChatInfo, ServiceError>)
+    case messageQueued(session: UInt64, OutgoingMessage, Result<Void, ServiceError>)
     case deliveryFinished(session: UInt64, chatID: ChatID, messageID: MessageID, DeliveryOutcome)
     case pageLoaded(session: UInt64, chatID: ChatID, kind: PageKind, Result<MessagePage, ServiceError>)
     case messaging(session: UInt64, MessagingEvent)

@@ -15,6 +15,9 @@ final class Session {
     /// The chat whose view is in `state.currentChat`, as of the last reduction.
     var visibleChatID: ChatID?
     var relayStatus: RelayStatus?
+    /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
+    var outbox: AsyncStream<OutgoingMessage>.Continuation?
+    var outboxPump: Task<Void, Never>?
     /// Pending invitations as the messaging layer last listed them.
     var invites: [InviteInfo] = []
 

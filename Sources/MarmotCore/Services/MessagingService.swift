@@ -32,8 +32,14 @@ public protocol MessagingService: Sendable {
     /// Refuses an invitation; nothing of its group is kept.
     func declineInvite(_ id: InviteID) async throws
 
-    /// Encrypts and publishes `message`, storing it under `message.id` so later pages return the
-    /// same id. Returns once the outcome is known; throwing means `failed` with the error's description.
+    /// Stores `message` durably as pending (the outbox) under `message.id`, without publishing it.
+    /// The core shows a message as pending only after this returned, so a crash from then on cannot
+    /// lose it: the service sends unsent messages again when it next starts.
+    func queue(_ message: OutgoingMessage) async throws
+
+    /// Encrypts and publishes `message` (queued first if it was not), storing it under `message.id` so
+    /// later pages return the same id. Returns once the outcome is known; throwing means `failed`
+    /// with the error's description.
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome
 
     /// Publishes a message again after a failure, under the same id (it may or may not have been

@@ -163,6 +163,14 @@ actor TestMessagingService: MessagingService {
         continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
     }
 
+    private(set) var queued: [OutgoingMessage] = []
+    var queueFailure: String?
+
+    func queue(_ message: OutgoingMessage) async throws {
+        if let reason = queueFailure { throw TestServiceError(description: reason) }
+        queued.append(message)
+    }
+
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
         sent.append(message)
         return store(message)

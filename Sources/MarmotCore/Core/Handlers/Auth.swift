@@ -128,6 +128,8 @@ extension AppCore {
         guard let session else { return }
         self.session = nil
         session.eventPump?.cancel()
+        session.outbox?.finish()
+        session.outboxPump?.cancel()
         if let service = session.service {
             Task.detached { await service.stop() }
         }

@@ -20,11 +20,53 @@ extension AppCore {
         }
         let outgoing = OutgoingMessage(
             id: .generate(), chatID: chatID, content: text, createdAt: configuration.clock.unixSeconds())
-        record(
-            MessageRecord(
-                id: outgoing.id, chatID: chatID, sender: session.myPublicKey, content: text,
-                createdAt: outgoing.createdAt, delivery: .pending), in: session)
-        spawnDelivery(outgoing, retry: false, service: service, session: session.id)
+        // Pending is shown once the message is durable (the outbox), never before; messages go
+        // through one pipeline per session, so they are stored and sent in the order they were written.
+        outbox(for: session, service: service).yield(outgoing)
+    }
+
+    /// The session's send pipeline: queue (durable) → `messageQueued` → send → `deliveryFinished`,
+    /// one message at a time.
+    private func outbox(for session: Session, service: any MessagingService) -> AsyncStream<OutgoingMessage>.Continuation {
+        if let existing = session.outbox { return existing }
+        let (stream, continuation) = AsyncStream.makeStream(of: OutgoingMessage.self)
+        let inbox = self.inbox
+        let id = session.id
+        session.outboxPump = Task.detached {
+            for await message in stream {
+                do {
+                    try await service.queue(message)
+                } catch {
+                    inbox.yield(.event(.messageQueued(session: id, message, .failure(ServiceError(error)))))
+                    continue
+                }
+                inbox.yield(.event(.messageQueued(session: id, message, .success(()))))
+                let outcome: DeliveryOutcome
+                do {
+                    outcome = try await service.send(message)
+                } catch {
+                    outcome = .failed(reason: ServiceError(error).reason)
+                }
+                inbox.yield(.event(.deliveryFinished(session: id, chatID: message.chatID, messageID: message.id, outcome)))
+            }
+        }
+        session.outbox = continuation
+        return continuation
+    }
+
+    /// The message is in the outbox: shown as pending (the pipeline sends it next); or it could not
+    /// be stored.
+    func messageQueued(_ outgoing: OutgoingMessage, result: Result<Void, ServiceError>) {
+        guard let session else { return }
+        switch result {
+        case .success:
+            record(
+                MessageRecord(
+                    id: outgoing.id, chatID: outgoing.chatID, sender: session.myPublicKey, content: outgoing.content,
+                    createdAt: outgoing.createdAt, delivery: .pending), in: session)
+        case .failure(let error):
+            toast("Could not send: \(error.reason)")
+        }
     }
 
     func retryMessage(chatID: ChatID, messageID: MessageID) {

@@ -71,7 +71,7 @@ extension MarmotMessagingService {
     private func delivery(_ message: StoredMessage) -> MessageDeliveryState {
         switch message.deliveryState {
         case .failed: .failed(reason: MarmotMessagingError.noRelayAccepted)
-        case .pending where message.createdAt < startedAt: .failed(reason: "Sending was interrupted")
+        // A pending message of an earlier run is in the outbox: `resumeOutbox` is sending it again.
         case .pending: .pending
         case .notice: .sent
         default: .sent
@@ -113,6 +113,9 @@ struct LocalMessageIDs {
         rumorByLocal[local] = rumor
         localByRumor[rumor] = local
     }
+
+    /// The rumor bound to a message composed in this session, if any.
+    func boundRumor(for local: MessageID) -> EventID? { rumorByLocal[local] }
 
     func rumor(for local: MessageID) -> EventID? {
         rumorByLocal[local] ?? (try? EventID(hex: local.rawValue))

@@ -27,8 +27,6 @@ actor MarmotMessagingService: MessagingService {
     var background: [Task<Void, Never>] = []
     var continuation: AsyncStream<MessagingEvent>.Continuation?
     var ids = LocalMessageIDs()
-    /// When this session started: `pending` rows older than that were interrupted by a restart.
-    var startedAt: Int64 = 0
     var relayStates: [String: Bool] = [:]
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
@@ -70,6 +68,7 @@ actor MarmotMessagingService: MessagingService {
         var clientOptions = MarmotClient.Options()
         clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
         clientOptions.catchUpTimeout = options.catchUpTimeout
+        clientOptions.crashPoint = options.crashPoint
         let clock = context.clock
         let client = MarmotClient(
             keys: context.keys, store: store, pool: pool, relays: relays, options: clientOptions,
@@ -77,7 +76,6 @@ actor MarmotMessagingService: MessagingService {
         self.client = client
         self.pool = pool
         self.store = store
-        startedAt = clock.unixSeconds()
 
         let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
@@ -85,6 +83,8 @@ actor MarmotMessagingService: MessagingService {
         online = Task { [weak self] in
             try await client.start()
             await self?.yieldInvites(client)
+            // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
+            _ = await client.resumeOutbox()
             guard publishKeyPackage else { return }
             await self?.announce(client: client, relays: relays)
         }
@@ -231,10 +231,24 @@ actor MarmotMessagingService: MessagingService {
         }
     }
 
+    func queue(_ message: OutgoingMessage) async throws {
+        let client = try await connectedClient()
+        let group = try Self.groupID(message.chatID)
+        do {
+            let queued = try await client.queue(content: message.content, to: group)
+            ids.bind(message.id, to: queued.rumorID)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
         let client = try await connectedClient()
         let group = try Self.groupID(message.chatID)
         do {
+            if let rumor = ids.boundRumor(for: message.id) {
+                return Self.outcome(try await client.deliverQueued(rumor, in: group))
+            }
             let sent = try await client.send(text: message.content, to: group)
             ids.bind(message.id, to: sent.id)
             return Self.outcome(sent)
