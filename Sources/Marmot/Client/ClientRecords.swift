@@ -155,6 +155,9 @@ enum ClientSettings {
     /// When a Welcome consumed one of our key packages (Unix seconds as text).
     static func keyPackageConsumed(_ ref: KeyPackageRef) -> String { "client.key_package_consumed.\(ref)" }
 
+    /// A group's parked kind-445 events (that did not decrypt yet), as a list of event JSON.
+    static func parked(_ group: GroupID) -> String { "client.parked.\(group)" }
+
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 

@@ -27,6 +27,11 @@ public actor MarmotClient {
         /// Group events that did not decrypt are retried after the next commit of their group (a
         /// relay may deliver an epoch's messages before its commit); at most this many per group.
         public var parkedEventLimit = 100
+        /// Stored events held for one subscription's catch-up before they are handled anyway (a
+        /// relay flooding a subscription cannot grow the buffer without bound).
+        public var catchUpBufferLimit = 5_000
+        /// Pending proposals kept per group; more are dropped (a member flooding proposals).
+        public var pendingProposalLimit = 64
         /// How long the state of a past epoch is kept for the race rule (§5.7), besides the count
         /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
         /// once a competing commit can no longer be expected.
@@ -132,12 +137,18 @@ public actor MarmotClient {
                 if (try? store.setting(ClientSettings.pendingCommit(group.mlsGroupID))) != nil {
                     pendingCommitGroups.insert(group.mlsGroupID)
                 }
+                parked[group.mlsGroupID] = loadParked(group.mlsGroupID)
             } catch {
                 logger.error("group \(group.mlsGroupID) not loaded: \(error)")
                 emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
             }
         }
         started = true
+        // Replay protection needs records only as far back as events are accepted at all.
+        let horizon = now() - options.eventWindow.maxAge - 24 * 3600
+        if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {
+            logger.info("forgot \(pruned) processed-event records older than the event window")
+        }
         await pool.connect()
         await subscribe(.giftWraps)
         let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
@@ -150,6 +161,7 @@ public actor MarmotClient {
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
     public func stop() async {
         started = false
+        for group in parked.keys { saveParked(group) }
         let current = feeds
         feeds = [:]
         for (id, feed) in current {
@@ -260,6 +272,10 @@ public actor MarmotClient {
         case .event(let event, _):
             if feed.buffering {
                 feeds[id]?.buffer.append(event)
+                if feed.buffer.count + 1 >= options.catchUpBufferLimit {
+                    logger.notice("catch-up buffer of \(id) full: handling its events now")
+                    await flush(id)
+                }
             } else {
                 await handle(event)
             }
