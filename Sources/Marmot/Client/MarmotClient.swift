@@ -88,6 +88,8 @@ public actor MarmotClient {
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
     var alternates: [GroupID: AlternateBranch] = [:]
+    /// Peers' relay lists read during this run (`relayLists(of:)`).
+    var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
     var pendingCommitGroups: Set<GroupID> = []
     var started = false
@@ -144,6 +146,7 @@ public actor MarmotClient {
             }
         }
         started = true
+        await useGroupRelays(Array(Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))).sorted())
         // Replay protection needs records only as far back as events are accepted at all.
         let horizon = now() - options.eventWindow.maxAge - 24 * 3600
         if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {

@@ -136,17 +136,9 @@ actor MarmotMessagingService: MessagingService {
             logger.warning("key package not published", metadata: ["reason": "\(error)"])
             continuation?.yield(.keyPackagePublished(false))
         }
-        guard let pool else { return }
-        for kind in [Kind.keyPackageRelays, Kind.dmRelays] {
-            do {
-                let event = try UnsignedEvent(
-                    pubkey: context.keys.publicKey, createdAt: context.clock.unixSeconds(), kind: kind,
-                    tags: relays.map { Tag(["relay", $0.string]) }, content: ""
-                ).signed(with: context.keys)
-                _ = await pool.publish(event)
-            } catch {
-                logger.warning("relay list not published", metadata: ["kind": "\(kind)", "reason": "\(error)"])
-            }
+        // NIP-65 10002, NIP-17 10050 and MIP-00 10051: how peers on other relays find us.
+        if !(await client.publishRelayLists()) {
+            logger.warning("relay lists not accepted by any relay", metadata: ["relays": "\(relays.count)"])
         }
     }
 
