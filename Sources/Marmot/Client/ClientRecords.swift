@@ -158,6 +158,9 @@ enum ClientSettings {
     /// A group's parked kind-445 events (that did not decrypt yet), as a list of event JSON.
     static func parked(_ group: GroupID) -> String { "client.parked.\(group)" }
 
+    /// The cached kind-0 profile of a person (`Profile`).
+    static func profile(_ person: PublicKey) -> String { "client.profile.\(person.hex)" }
+
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 

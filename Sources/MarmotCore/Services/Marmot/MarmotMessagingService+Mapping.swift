@@ -33,7 +33,8 @@ extension MarmotMessagingService {
             cursor = next
         }
         return ChatInfo(
-            chatID: Self.chatID(chat.id), peer: peer, peerName: nil, createdAt: chat.createdAt,
+            chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
+            createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
             isDirect: chat.peer != nil, groupName: chat.name)
     }

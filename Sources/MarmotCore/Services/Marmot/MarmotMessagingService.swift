@@ -85,6 +85,7 @@ actor MarmotMessagingService: MessagingService {
             await self?.yieldInvites(client)
             // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
             _ = await client.resumeOutbox()
+            await self?.refreshNames(client)
             guard publishKeyPackage else { return }
             await self?.announce(client: client, relays: relays)
         }
