@@ -111,24 +111,8 @@ extension MarmotClient {
 
     /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
     func ownKeyPackageEvents() async -> [Event] {
-        let filter = Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage])
-        let subscription = await pool.subscribe(
-            [filter], id: SubscriptionID("marmot-own-kp-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)))
-        let pool = self.pool
-        let timeout = options.keyPackageFetchTimeout
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            await pool.unsubscribe(subscription.id)
-        }
-        var found: [EventID: Event] = [:]
-        for await message in subscription {
-            if case .event(let event, _) = message, event.pubkey == publicKey { found[event.id] = event }
-            if message == .caughtUp { break }
-        }
-        timer.cancel()
-        await pool.unsubscribe(subscription.id)
-        return Array(found.values)
+        await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool)
+            .filter { $0.pubkey == publicKey }
     }
 
     /// Deletes (NIP-09) our key package events that are not the current one's, and forgets private

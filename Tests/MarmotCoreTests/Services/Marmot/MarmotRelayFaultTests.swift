@@ -4,16 +4,7 @@ import Nostr
 import NostrClient
 import NostrRelay
 import Testing
-
-/// A flag a relay fault reads while the test flips it.
-final class FaultFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var on = false
-    var isOn: Bool {
-        get { lock.withLock { on } }
-        set { lock.withLock { on = newValue } }
-    }
-}
+import TestSupport
 
 /// Relay faults seen from the app: delivery states and the network slice, through app state.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct MarmotRelayFaultTests {
@@ -23,7 +14,7 @@ final class FaultFlag: @unchecked Sendable {
     @Test func relayThatNeverAnswersOKFailsThenRetrySendsOnce() async throws {
         let world = LiveWorld()
         defer { Task { await world.close() } }
-        let withhold = FaultFlag()
+        let withhold = FaultSwitch()
         let (_, relay) = try await world.startRelay(faults: RelayFaults(withholdOK: { $0.kind == .groupMessage && withhold.isOn }))
         let p = try await MarmotMessagingTests.pair(world, relay: relay, options: LiveApp.quickFailureOptions)
         p.bob.dispatch(.pushScreen(.chat(chatID: p.chatID)))
