@@ -13,9 +13,12 @@ let package = Package(
         .package(name: "Marmot", path: ".."),
     ],
     targets: [
+        // The declaration of libFuzzer's LLVMFuzzerRunDriver, which our entry point calls.
+        .target(name: "CFuzzerDriver"),
         .executableTarget(
             name: "MarmotFuzz",
             dependencies: [
+                "CFuzzerDriver",
                 .product(name: "Nostr", package: "Marmot"),
                 .product(name: "MLS", package: "Marmot"),
                 .product(name: "Marmot", package: "Marmot"),

@@ -1,3 +1,4 @@
+import CFuzzerDriver
 import Foundation
 
 /// The libFuzzer entry points. One binary holds every target; `MARMOT_FUZZ_TARGET` picks one.
@@ -32,6 +33,15 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: Unsafe
     target.prepare()
     selected = target
     return 0
+}
+
+/// The process entry: SwiftPM links an executable's `main` to `MarmotFuzz_main`, so libFuzzer's own
+/// `main` is not used; this hands the command line to libFuzzer's driver instead.
+@_cdecl("MarmotFuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { start, size in fuzzerTestOneInput(start, size) }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -76,7 +76,8 @@ import Testing
         #expect(before.count == stored.count, "events sent before the close are not delivered twice")
         #expect(closes.value >= 2, "the client sent its REQ again after the close")
         try await ClientTestSupport.waitFor(subscriber, "back") { $0 == .connected }
-        #expect(await statuses.sawDropThenReconnect(), "statuses: \(await statuses.all)")
+        let seen = await statuses.all
+        #expect(await statuses.sawDropThenReconnect(), "statuses: \(seen)")
 
         let live = try message("live")
         #expect(await publisher.publish(live).isAccepted)
