@@ -16,11 +16,15 @@ shift || true
 ROOT="$PWD"
 SCRATCH="$ROOT/.build-fuzz"
 SWIFT="${SWIFT:-swift}"
+# Swift runtime caches look like leaks to LeakSanitizer; crashes and memory errors still fail.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# The Swift backtracer and ASan fight over a crashing process; libFuzzer prints the stack itself.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 
 start=$(date +%s)
 echo "fuzz: building (scratch $SCRATCH)"
 "$SWIFT" build --package-path Fuzz --scratch-path "$SCRATCH" -c debug \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' | tail -20
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]|Cannot export local symbol' | tail -20
 BIN="$SCRATCH/debug/MarmotFuzz"
 [ -x "$BIN" ] || { echo "fuzz: build failed" >&2; exit 1; }
 built=$(date +%s)
@@ -47,7 +51,7 @@ for target in "${targets[@]}"; do
     log="$SCRATCH/logs/$target.log"
     mkdir -p "$(dirname "$log")"
     status=0
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" MARMOT_FUZZ_TARGET="$target" "$BIN" "$corpus" \
+    MARMOT_FUZZ_TARGET="$target" "$BIN" "$corpus" \
         -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 -max_len=65536 -timeout=20 -rss_limit_mb=3072 \
         -artifact_prefix="$crashes/" >"$log" 2>&1 || status=$?
     runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || true)

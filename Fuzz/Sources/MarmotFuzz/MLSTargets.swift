@@ -65,7 +65,13 @@ enum MLSTargets {
         FuzzTarget(
             name: "mls-process", summary: "MLSGroup.process(bytes:) on Bob's state in a live two-member group",
             seeds: { MLSFixture.material.forBob.map(\.tlsSerialized) },
-            prepare: { _ = MLSFixture.material },
+            prepare: {
+                // The seeds must really reach Bob's group, or the fuzzer only ever sees the framing checks.
+                for message in MLSFixture.material.forBob {
+                    var bob = MLSFixture.material.bob
+                    do { _ = try bob.process(bytes: message.tlsSerialized) } catch { fatalError("mls-process seed rejected: \(error)") }
+                }
+            },
             run: { data in
                 var bob = MLSFixture.material.bob
                 let epoch = bob.epoch
