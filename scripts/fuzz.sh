@@ -36,6 +36,25 @@ else
     mapfile -t targets < <(MARMOT_FUZZ_LIST=1 "$BIN" 2>/dev/null | cut -f1)
 fi
 
+# Extra seeds from the official MLS vectors in ../shared (MARMOT_SHARED), never copied into the repo.
+SHARED="${MARMOT_SHARED:-$ROOT/../shared}"
+if [ -f "$SHARED/vectors/mls/messages.json" ] && [ ! -d "$SCRATCH/corpus/.vectors-done" ]; then
+    python3 - "$SHARED/vectors/mls/messages.json" "$SCRATCH/corpus" <<'PY'
+import json, os, sys
+entries = json.load(open(sys.argv[1]))[:12]
+plan = {"mls-message": ["mls_welcome", "mls_group_info", "mls_key_package", "public_message_application",
+                        "public_message_proposal", "public_message_commit", "private_message"],
+        "ratchet-tree": ["ratchet_tree"]}
+for target, fields in plan.items():
+    os.makedirs(os.path.join(sys.argv[2], target), exist_ok=True)
+    for i, entry in enumerate(entries):
+        for field in fields:
+            with open(os.path.join(sys.argv[2], target, f"vector-{i}-{field}"), "wb") as out:
+                out.write(bytes.fromhex(entry[field]))
+PY
+    mkdir -p "$SCRATCH/corpus/.vectors-done"
+fi
+
 failed=()
 total_runs=0
 printf '%-18s %12s %10s %8s\n' target executions exec/s crashes
@@ -43,7 +62,7 @@ for target in "${targets[@]}"; do
     corpus="$SCRATCH/corpus/$target"
     crashes="$SCRATCH/crashes/$target"
     mkdir -p "$corpus" "$crashes"
-    if [ -z "$(ls -A "$corpus")" ]; then
+    if ! ls "$corpus" | grep -q '^seed-'; then
         MARMOT_FUZZ_TARGET="$target" MARMOT_FUZZ_SEEDS="$corpus" "$BIN" >/dev/null 2>&1 \
             || { echo "fuzz: $target: seed generation failed" >&2; failed+=("$target"); continue; }
     fi

@@ -25,7 +25,7 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: Unsafe
         let seeds = target.seeds()
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (index, seed) in seeds.enumerated() {
-            FileManager.default.createFile(atPath: "\(directory)/seed-\(index)", contents: seed)
+            _ = FileManager.default.createFile(atPath: "\(directory)/seed-\(index)", contents: seed)
         }
         print("\(target.name): \(seeds.count) seeds in \(directory)")
         exit(0)
