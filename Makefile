@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Seconds of libFuzzer per fuzz target in `make test` (scripts/fuzz.sh; the long run is `scripts/fuzz.sh 600`).
-FUZZ_SECONDS ?= 8
+FUZZ_SECONDS ?= 5
 
 .PHONY: run test build setup bench relay fuzz clean
 

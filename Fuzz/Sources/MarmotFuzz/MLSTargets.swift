@@ -86,7 +86,7 @@ enum MLSTargets {
 
     /// A target for a TLS-decodable wire struct: decode, re-encode, decode again; both values and the
     /// re-encoding must agree (a canonical encoding is the only one we accept).
-    static func codec<T: TLSCodable & Equatable>(
+    static func codec<T: TLSCodable & Equatable & Sendable>(
         _ name: String, _ summary: String, _ type: T.Type, seeds: @escaping @Sendable () -> [Data],
         extra: @escaping @Sendable (T) -> Void = { _ in }
     ) -> FuzzTarget {
