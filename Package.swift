@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .library(name: "NostrRelay", targets: ["NostrRelay"]),
         .library(name: "NostrClient", targets: ["NostrClient"]),
+        // For the fuzz package (Fuzz/Package.swift), which needs the Marmot decoders.
+        .library(name: "Marmot", targets: ["Marmot"]),
         .library(name: "MarmotAppKit", targets: ["MarmotAppKit"]),
         .executable(name: "marmot", targets: ["MarmotCLI"]),
         .executable(name: "marmot-bench", targets: ["MarmotBench"]),
