@@ -48,7 +48,7 @@ enum ChatListScreen {
             for (index, invite) in state.invites.enumerated() {
                 let start = lines.count
                 lines += inviteRow(
-                    invite, selected: index == selected, answering: state.busy.answeringInvites.contains(invite.inviteID),
+                    invite, selected: index == selected, answering: !invite.canAnswer,
                     spinnerPhase: spinnerPhase, width: width)
                 if index == selected { selectedRange = start..<lines.count }
             }
