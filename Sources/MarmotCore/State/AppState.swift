@@ -39,6 +39,12 @@ public struct AppState: Sendable, Equatable {
         self.invites = invites
     }
 
+    /// Whether the chat list shows its "No chats yet" placeholder: no chat and no invitation, and the
+    /// session has caught up (or has no messaging layer), so an empty list is not merely unloaded.
+    public var showsNoChatsPlaceholder: Bool {
+        chatList.isEmpty && invites.isEmpty && (network.isCaughtUp || network.sync == .idle || network.sync == .failed)
+    }
+
     /// The logged-out state at rev 0: login screen, nothing loaded.
     public static let initial = AppState(
         rev: 0, router: .loggedOut, auth: .loggedOut, busy: BusyState(), chatList: [], currentChat: nil,
