@@ -9,8 +9,8 @@ struct OutcomeExitTests {
         ("invalid_npub", 4), ("invalid_nsec", 4), ("own_npub", 4), ("no_key_package", 5), ("relay_unreachable", 6),
         ("not_sent", 6), ("unknown_invite", 9), ("storage_failed", 1), ("failed", 1), ("some_future_code", 1),
     ])
-    func exitCodeFromOutcomeCode(raw: String, exit: Int32) {
-        #expect(OutcomeExit.exitCode(for: OutcomeCode(raw)).rawValue == exit)
+    func exitCodeFromOutcomeCode(raw: String, exit: Int) {
+        #expect(Int(OutcomeExit.exitCode(for: OutcomeCode(raw)).rawValue) == exit)
     }
 
     @Test func theWordingDoesNotMatter() {
