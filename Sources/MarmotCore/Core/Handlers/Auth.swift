@@ -33,7 +33,8 @@ extension AppCore {
         if kind == .create {
             keys = .generate()
         } else {
-            do { keys = try Keys(importing: nsec ?? "") } catch { throw .invalidKey }
+            let text = (nsec ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            do { keys = try Keys(importing: text) } catch { throw .invalidKey }
         }
         let directory = dataDirectory.appendingPathComponent(keys.publicKey.hex, isDirectory: true)
         do {

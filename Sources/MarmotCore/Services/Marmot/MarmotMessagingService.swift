@@ -88,7 +88,14 @@ actor MarmotMessagingService: MessagingService {
         let publishKeyPackage = options.publishKeyPackageOnStart
         let catchUp = options.catchUpTimeout
         online = Task { [weak self] in
-            try await client.start()
+            do {
+                try await client.start()
+            } catch {
+                // Nothing more will arrive: what storage holds is all there is, so waiters go on.
+                await self?.yieldInvites(client)
+                await self?.endCatchUp()
+                throw error
+            }
             await self?.yieldInvites(client)
             await self?.trackCatchUp(limit: catchUp)
             guard publishKeyPackage else { return }
@@ -321,6 +328,11 @@ actor MarmotMessagingService: MessagingService {
                 if await self.catchUpOver(quiet: quiet, deadline: deadline) { return }
             }
         }
+    }
+
+    /// Reports `.live` at once (start-up failed: the catch-up is over without the network).
+    func endCatchUp() {
+        continuation?.yield(.syncStatus(.live))
     }
 
     /// True (after reporting `.live`) once the client has been quiet for `quiet` or `deadline` passed.
