@@ -61,6 +61,13 @@ enum ListenFlow {
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession() { session in
+            // Signals are watched before anything is printed, so a caller that stops `listen` as soon
+            // as it sees a line never meets the default (killing) action.
+            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
+            Task {
+                await Signals.waitForTermination()
+                stopper.yield()
+            }
             let updates = session.updates()
             let account = try await session.requireAccount()
             // What is already stored and pending is complete once the core says it caught up.
@@ -87,11 +94,6 @@ enum ListenFlow {
                 }
             }
             // Whichever comes first: a termination signal or the timeout.
-            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
-            Task {
-                await Signals.waitForTermination()
-                stopper.yield()
-            }
             if let timeout {
                 Task {
                     try? await Task.sleep(for: .seconds(timeout))  // renderer-check: allow (--timeout)
