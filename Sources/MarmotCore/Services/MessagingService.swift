@@ -13,7 +13,9 @@ import Nostr
 public protocol MessagingService: Sendable {
     /// Opens storage, connects to relays, publishes key packages and subscribes (welcomes and group
     /// messages). Returns the stream of everything that happens afterwards; the stream finishes when
-    /// the service stops.
+    /// the service stops. The stream must report `invitesChanged` once and `syncStatus(.live)` when the
+    /// start-up catch-up is over (even if it failed): until then the core says "catching up" and
+    /// one-shot commands wait.
     func start() async throws -> AsyncStream<MessagingEvent>
 
     /// Every chat known to this account, from storage, each with its newest message.
