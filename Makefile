@@ -19,6 +19,7 @@ test:
 	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	@bash scripts/check-manifests-test.sh
 	@bash scripts/check-manifests.sh
+	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
 	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)

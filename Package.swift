@@ -93,7 +93,10 @@ let package = Package(
             dependencies: ["Nostr", "MLS", "Marmot", "NostrClient", .product(name: "Logging", package: "swift-log")]
         ),
         // The SwiftUI app's manager and secret stores, in plain Swift so they are tested on Linux.
-        .target(name: "MarmotAppKit", dependencies: ["MarmotCore"]),
+        .target(
+            name: "MarmotAppKit",
+            dependencies: ["MarmotCore", .product(name: "Logging", package: "swift-log")]
+        ),
         // `marmot`, the terminal client.
         .executableTarget(
             name: "MarmotCLI",

@@ -147,26 +147,26 @@ enum ChatFlows {
 
 extension CLISession {
     /// Asks the core for the chat with `npub` (it finds an existing one or creates it) and waits
-    /// until that chat is open; a toast ends the wait with its error.
+    /// until that chat is open; a failed `createChat` outcome ends the wait with its code.
     func openChat(with npub: String, timeout: Duration = .seconds(90)) async throws(CLIError) -> ChatViewState {
-        try await clearToast()
+        let mark = outcomeMark
         dispatch(.createChat(peerNpub: npub))
         return try await until("the chat with \(npub)", timeout: timeout) { state throws(CLIError) in
             if case .chat(let chatID) = state.router.topScreen, let chat = state.currentChat, chat.chatID == chatID {
                 return chat
             }
-            if !state.busy.creatingChat, let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.createChat]) { throw failure }
             return nil
         }
     }
 
     /// Opens a chat the core already lists and waits for its view.
     func openChat(id chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatViewState {
-        try await clearToast()
+        let mark = outcomeMark
         dispatch(.openChat(chatID: chatID))
         return try await until("chat \(chatID) to open", timeout: timeout) { state throws(CLIError) in
             if let chat = state.currentChat, chat.chatID == chatID { return chat }
-            if let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.openChat]) { throw failure }
             return nil
         }
     }

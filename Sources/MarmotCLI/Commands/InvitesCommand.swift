@@ -153,16 +153,18 @@ enum InviteFlows {
 
 extension CLISession {
     /// Dispatches the answer to `invite` and waits until the core no longer lists it nor works on
-    /// it; for an accept, returns the joined chat once the core has opened it. A toast ends the wait
-    /// with its error.
+    /// it; for an accept, returns the joined chat once the core has opened it. A failed outcome of
+    /// the answer ends the wait with its code.
     func answer(_ invite: InviteSummary, accept: Bool, timeout: Duration = .seconds(90)) async throws(CLIError) -> ChatViewState? {
-        try await clearToast()
+        let mark = outcomeMark
         let id = invite.inviteID
         dispatch(accept ? .acceptInvite(inviteID: id) : .declineInvite(inviteID: id))
         _ = try await until("the answer to invitation \(id)", timeout: timeout) { (state: AppState) throws(CLIError) -> Bool? in
             if state.busy.answeringInvites.contains(id) { return nil }
             if !state.invites.contains(where: { $0.inviteID == id }) { return true }
-            if let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.acceptInvite, .declineInvite]) {
+                throw failure
+            }
             return nil
         }
         guard accept else { return nil }
@@ -174,10 +176,9 @@ extension CLISession {
         }
     }
 
-    /// The pending invitation `argument` names (its id or a unique prefix of it). Invitations load
-    /// with the session's catch-up, so an id not listed yet gets a short grace period before it is
-    /// called unknown (`.noInvitation`).
-    func pendingInvite(_ argument: String, grace: Duration = .seconds(5)) async throws(CLIError) -> InviteSummary {
+    /// The pending invitation `argument` names (its id or a unique prefix of it), looked up once the
+    /// session has caught up (`untilSynced`): an id not listed then is unknown (`.noInvitation`).
+    func pendingInvite(_ argument: String) async throws(CLIError) -> InviteSummary {
         let wanted = argument.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !wanted.isEmpty else { throw CLIError(.usage, "the invitation id is empty") }
         func match(_ invites: [InviteSummary]) throws(CLIError) -> InviteSummary? {
@@ -188,15 +189,10 @@ extension CLISession {
             }
             return candidates.first
         }
+        try await untilSynced()
         if let found = try match(state.invites) { return found }
-        do {
-            return try await until("invitation \(argument)", timeout: grace) { (state: AppState) throws(CLIError) -> InviteSummary? in
-                try match(state.invites)
-            }
-        } catch let error where error.code == .timeout {
-            let joined = state.chatList.contains { $0.chatID.rawValue.lowercased() == wanted }
-            let hint = joined ? " (that chat is already joined: see `marmot chats`)" : " (see `marmot invites`)"
-            throw CLIError(.noInvitation, "no pending invitation \(argument)\(hint)")
-        }
+        let joined = state.chatList.contains { $0.chatID.rawValue.lowercased() == wanted }
+        let hint = joined ? " (that chat is already joined: see `marmot chats`)" : " (see `marmot invites`)"
+        throw CLIError(.noInvitation, "no pending invitation \(argument)\(hint)")
     }
 }

@@ -10,7 +10,8 @@ struct ListenCommand: AsyncParsableCommand {
         discussion: """
             Invitations are only shown, never accepted: answer them with `marmot accept <id>` or \
             `marmot decline <id>`. Each event is one line (one JSON object with --json, whose `type` is \
-            `listening`, `invite`, `chat` (a chat joined or started meanwhile) or `message`), written \
+            `listening`, `invite`, `chat` (a chat joined or started meanwhile), `message` or `system` (a \
+            membership change such as someone added or leaving, in the core's wording)), written \
             as soon as it arrives. Pending invitations and unread messages already received are printed \
             first. Messages stay unread for `marmot chats`.
             Ends on SIGINT/SIGTERM or after --timeout seconds, with exit code 0.
@@ -60,8 +61,17 @@ enum ListenFlow {
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession() { session in
+            // Signals are watched before anything is printed, so a caller that stops `listen` as soon
+            // as it sees a line never meets the default (killing) action.
+            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
+            Task {
+                await Signals.waitForTermination()
+                stopper.yield()
+            }
             let updates = session.updates()
             let account = try await session.requireAccount()
+            // What is already stored and pending is complete once the core says it caught up.
+            try await session.untilSynced()
             if invocation.json {
                 Output.json(Event(type: "listening", chat: nil, peer: nil, text: nil, at: nil, unread: nil, npub: account.npub))
             } else {
@@ -72,7 +82,7 @@ enum ListenFlow {
                 var renderer = Renderer(json: invocation.json)
                 renderer.render(snapshot.invites)
                 renderer.render(snapshot.chatList, rev: snapshot.rev)
-                for await update in updates {
+                for await update in updates where update.rev > snapshot.rev {
                     switch update {
                     case .fullState(let state):
                         renderer.render(state.invites)
@@ -84,14 +94,9 @@ enum ListenFlow {
                 }
             }
             // Whichever comes first: a termination signal or the timeout.
-            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
-            Task {
-                await Signals.waitForTermination()
-                stopper.yield()
-            }
             if let timeout {
                 Task {
-                    try? await Task.sleep(for: .seconds(timeout))
+                    try? await Task.sleep(for: .seconds(timeout))  // renderer-check: allow (--timeout)
                     stopper.yield()
                 }
             }
@@ -145,12 +150,18 @@ enum ListenFlow {
             Output.emit(event, json: json, text: "chat     \(chat.chatID) with \(chat.displayName)")
         }
 
+        /// A new message, or a system line (`type` "system") when the core says the newest is one.
         private func message(_ chat: ChatSummary) {
+            let system = chat.lastMessageKind == .system
             let event = Event(
-                type: "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.lastMessage,
+                type: system ? "system" : "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.lastMessage,
                 at: chat.lastMessageAt, unread: chat.unreadCount, npub: nil)
             let time = chat.lastMessageTimeDisplay.isEmpty ? "" : "[\(chat.lastMessageTimeDisplay)] "
-            Output.emit(event, json: json, text: "message  \(time)\(chat.displayName): \(chat.lastMessage ?? "")")
+            let text =
+                system
+                ? "system   \(time)\(chat.displayName): \(chat.lastMessage ?? "")"
+                : "message  \(time)\(chat.displayName): \(chat.lastMessage ?? "")"
+            Output.emit(event, json: json, text: text)
         }
     }
 }

@@ -20,6 +20,11 @@ final class Session {
     var outboxPump: Task<Void, Never>?
     /// Pending invitations as the messaging layer last listed them.
     var invites: [InviteInfo] = []
+    /// Whether the stored chat list has been read once this session.
+    var chatsListed = false
+    /// Whether the messaging layer reported that it is catching up, or that it is live.
+    var serviceCatchingUp = false
+    var serviceLive = false
 
     init(id: UInt64, keys: Keys, directory: URL, service: (any MessagingService)?) {
         self.id = id

@@ -43,7 +43,12 @@ enum TUIFixtures {
         answering: Set<InviteID> = []
     ) -> AppState {
         var state = loggedIn(chats: chats)
-        state.invites = invites
+        // As the core projects it: an invitation being answered cannot be answered again.
+        state.invites = invites.map { invite in
+            var invite = invite
+            invite.canAnswer = !answering.contains(invite.inviteID)
+            return invite
+        }
         state.busy.answeringInvites = answering
         return state
     }

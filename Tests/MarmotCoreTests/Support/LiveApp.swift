@@ -31,7 +31,7 @@ final class LiveApp: Sendable {
         self.installationSecret = installationSecret
         let configuration = AppConfiguration(
             relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .notice,
-            installationSecret: installationSecret)
+            installationSecret: installationSecret, toastDuration: .seconds(600))
         app = MarmotApp(dataDirectory: directory, configuration: configuration)
         initial = app.state()
         app.listenForUpdates(recorder)

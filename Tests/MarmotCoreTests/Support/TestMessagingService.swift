@@ -102,6 +102,13 @@ actor TestMessagingService: MessagingService {
     /// Emits an arbitrary event.
     func emit(_ event: MessagingEvent) { continuation?.yield(event) }
 
+    /// Plays the end of the start-up catch-up: the invitations listed, then `.syncStatus(.live)`.
+    func finishCatchUp() {
+        continuation?.yield(.syncStatus(.catchingUp))
+        continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
+        continuation?.yield(.syncStatus(.live))
+    }
+
     /// Plays someone inviting this account: the invitation waits for accept or decline, and the
     /// chat it leads to is `chat`.
     func offerInvite(_ invite: InviteInfo, chat: ChatInfo) {

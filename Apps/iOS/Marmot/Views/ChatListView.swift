@@ -5,6 +5,8 @@ import SwiftUI
 /// Screens: Chat List). Nobody joins a chat without tapping Accept.
 struct ChatListView: View {
     let manager: AppManager
+    /// Whether the "show my secret key" confirmation is up (UI-only state).
+    @State private var confirmingExport = false
 
     var body: some View {
         List {
@@ -13,7 +15,7 @@ struct ChatListView: View {
                     ForEach(manager.state.invites) { invite in
                         InviteRow(
                             invite: invite,
-                            answering: manager.state.busy.answeringInvites.contains(invite.inviteID),
+                            answering: !invite.canAnswer,
                             accept: { manager.dispatch(.acceptInvite(inviteID: invite.inviteID)) },
                             decline: { manager.dispatch(.declineInvite(inviteID: invite.inviteID)) })
                     }
@@ -31,16 +33,32 @@ struct ChatListView: View {
             }
         }
         .overlay {
-            if manager.state.chatList.isEmpty && manager.state.invites.isEmpty {
+            if manager.state.showsNoChatsPlaceholder {
                 ContentUnavailableView(
                     "No chats yet", systemImage: "bubble.left.and.bubble.right",
                     description: Text("Start one with New Chat."))
             }
         }
         .navigationTitle("Chats")
+        // The nsec is asked from the core only after an explicit confirmation, and shown from the
+        // core's side effect (`AppManager.exportedSecret`); no view reads the Keychain.
+        .confirmationDialog(
+            "Show your secret key?", isPresented: $confirmingExport, titleVisibility: .visible
+        ) {
+            Button("Show Secret Key", role: .destructive) { manager.exportSecret() }
+            Button("Cancel", role: .cancel) {}
+        } message: {
+            Text("Anyone who sees it can read and send your messages. Never share it.")
+        }
+        .sheet(isPresented: exportShown) {
+            SecretKeyView(nsec: manager.exportedSecret ?? "") { manager.clearExportedSecret() }
+        }
         .toolbar {
             ToolbarItem(placement: .topBarLeading) {
-                Button("Log Out", role: .destructive) { manager.logout() }
+                Menu("Account") {
+                    Button("Export Secret Key…") { confirmingExport = true }
+                    Button("Log Out", role: .destructive) { manager.logout() }
+                }
             }
             ToolbarItem(placement: .topBarTrailing) {
                 Button {
@@ -50,6 +68,39 @@ struct ChatListView: View {
                 }
             }
         }
+    }
+}
+
+extension ChatListView {
+    /// Up while the core's exported nsec is held; dismissing forgets it.
+    private var exportShown: Binding<Bool> {
+        Binding(
+            get: { @MainActor in manager.exportedSecret != nil },
+            set: { @MainActor shown in if !shown { manager.clearExportedSecret() } })
+    }
+}
+
+/// The exported nsec, selectable for copying, with a warning; forgotten when dismissed.
+struct SecretKeyView: View {
+    let nsec: String
+    let done: () -> Void
+
+    var body: some View {
+        VStack(spacing: 16) {
+            Text("Your secret key")
+                .font(.headline)
+            Text("Anyone who has it can read and send your messages. Keep it somewhere safe.")
+                .font(.callout)
+                .foregroundStyle(.secondary)
+                .multilineTextAlignment(.center)
+            Text(nsec)
+                .font(.system(.body, design: .monospaced))
+                .textSelection(.enabled)
+                .privacySensitive()
+            Button("Done", action: done)
+                .buttonStyle(.borderedProminent)
+        }
+        .padding()
     }
 }
 

@@ -36,7 +36,7 @@ struct ChatView: View {
                         manager.dispatch(.sendMessage(chatID: chat.chatID, content: draft))
                         draft = ""
                     }
-                    .disabled(draft.isEmpty)
+                    .disabled(!chat.canSend(draft: draft))
                 }
                 .padding()
             }
@@ -49,8 +49,7 @@ struct ChatView: View {
                             Text(chat.displayName)
                                 .font(.headline)
                                 .lineLimit(1)
-                            // The other members the core lists, plus this account.
-                            Text("\(chat.memberNpubs.count + 1) members")
+                            Text("\(chat.memberCount) members")
                                 .font(.caption)
                                 .foregroundStyle(.secondary)
                         }
@@ -101,8 +100,8 @@ struct MessageBubble: View {
                     Text(message.displayTimestamp)
                         .font(.caption2)
                         .foregroundStyle(.secondary)
-                    if message.isMine {
-                        DeliveryIndicator(delivery: message.delivery, retry: retry)
+                    if !message.deliveryMark.isEmpty {
+                        DeliveryIndicator(message: message, retry: retry)
                     }
                 }
             }
@@ -111,24 +110,30 @@ struct MessageBubble: View {
     }
 }
 
-/// Pending: a spinner; sent: a checkmark; failed: a warning and Retry.
+/// Pending: a spinner; sent: a checkmark; failed: a warning and Retry when the core allows it. The
+/// core's delivery mark is the accessibility label.
 struct DeliveryIndicator: View {
-    let delivery: MessageDeliveryState
+    let message: ChatMessage
     let retry: () -> Void
 
     var body: some View {
-        switch delivery {
-        case .pending:
-            ProgressView()
-                .controlSize(.mini)
-        case .sent:
-            Image(systemName: "checkmark")
-                .font(.caption2)
-                .foregroundStyle(.secondary)
-        case .failed(let reason):
-            Image(systemName: "exclamationmark.circle.fill")
-                .foregroundStyle(.red)
-                .accessibilityLabel(reason)
+        Group {
+            switch message.delivery {
+            case .pending:
+                ProgressView()
+                    .controlSize(.mini)
+            case .sent:
+                Image(systemName: "checkmark")
+                    .font(.caption2)
+                    .foregroundStyle(.secondary)
+            case .failed:
+                Image(systemName: "exclamationmark.circle.fill")
+                    .foregroundStyle(.red)
+                    .accessibilityHint(message.failureReason ?? "")
+            }
+        }
+        .accessibilityLabel(message.deliveryMark)
+        if message.canRetry {
             Button("Retry", action: retry)
                 .font(.caption2)
         }

@@ -63,9 +63,9 @@ enum TUIKeyMap {
         if ui.importingKey {
             switch key {
             case .enter:
-                let nsec = ui.nsecInput.trimmingCharacters(in: .whitespacesAndNewlines)
+                let nsec = ui.nsecInput
                 ui.nsecInput = ""
-                return (ui, nsec.isEmpty ? [] : [.login(nsec: nsec)])
+                return (ui, state.busy.canLogin(nsec: nsec) ? [.login(nsec: nsec)] : [])
             case .escape:
                 ui.importingKey = false
                 ui.nsecInput = ""
@@ -132,7 +132,7 @@ enum TUIKeyMap {
                 return (ui, [.openChat(chatID: chatID)])
             case .invite(let inviteID):
                 ui.select(.invite(inviteID))
-                if !state.busy.answeringInvites.contains(inviteID) { ui.promptedInvite = inviteID }
+                if state.invites.first(where: { $0.inviteID == inviteID })?.canAnswer == true { ui.promptedInvite = inviteID }
             case nil:
                 break
             }
@@ -153,7 +153,7 @@ enum TUIKeyMap {
 
     /// The answer to a pending invitation, unless the core is already answering it.
     private static func answer(_ id: InviteID, accept: Bool, state: AppState) -> [AppAction] {
-        guard state.invites.contains(where: { $0.inviteID == id }), !state.busy.answeringInvites.contains(id) else { return [] }
+        guard state.invites.first(where: { $0.inviteID == id })?.canAnswer == true else { return [] }
         return [accept ? .acceptInvite(inviteID: id) : .declineInvite(inviteID: id)]
     }
 
@@ -165,9 +165,8 @@ enum TUIKeyMap {
         case .escape:
             return (ui, back(state))
         case .enter:
-            let npub = ui.npubInput.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !npub.isEmpty, !state.busy.creatingChat else { return (ui, []) }
-            return (ui, [.createChat(peerNpub: npub)])
+            guard state.busy.canCreateChat(peerNpub: ui.npubInput) else { return (ui, []) }
+            return (ui, [.createChat(peerNpub: ui.npubInput)])
         default:
             if state.busy.creatingChat { return (ui, []) }
             ui.npubInput = edited(ui.npubInput, with: key)

@@ -84,16 +84,17 @@ struct ChatTranscript: Equatable {
     /// of its own, wrapped to the bubble.
     private static func metaLines(_ message: ChatMessage, selected: Bool, width: Int) -> [StyledLine] {
         let time = Span(TextWidth.sanitized(message.displayTimestamp), .dim)
-        guard message.isMine else { return [StyledLine([time])] }
+        let mark = message.deliveryMark
+        guard !mark.isEmpty else { return [StyledLine([time])] }
         switch message.delivery {
         case .pending:
-            return [StyledLine([time, Span(" · sending…", .dim)])]
+            return [StyledLine([time, Span(" · \(mark)", .dim)])]
         case .sent:
-            return [StyledLine([time, Span(" ✓", .color(.green))])]
-        case .failed(let reason):
-            var first = [time, Span(" ✗ not sent", .color(.red, bold: true))]
-            if selected { first.append(Span(" · r: retry", .color(.red, bold: true))) }
-            let reasons = TextWidth.wrapped(reason, width: width).filter { !$0.isEmpty }
+            return [StyledLine([time, Span(" \(mark)", .color(.green))])]
+        case .failed:
+            var first = [time, Span(" \(mark)", .color(.red, bold: true))]
+            if selected && message.canRetry { first.append(Span(" · r: retry", .color(.red, bold: true))) }
+            let reasons = TextWidth.wrapped(message.failureReason ?? "", width: width).filter { !$0.isEmpty }
             return [StyledLine(first)] + reasons.map { StyledLine($0, .color(.red)) }
         }
     }

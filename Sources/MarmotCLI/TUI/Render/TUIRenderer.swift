@@ -65,15 +65,15 @@ enum TUIRenderer {
 
     private static func titleBar(_ title: String, state: AppState, width: Int) -> StyledLine {
         var right: [Span] = []
-        if case .loggedIn(let npub, _) = state.auth {
-            right = [Span(DisplayFormatter().shortNpub(npub) + " ", .reverse)]
+        if let short = state.auth.shortNpub {
+            right = [Span(short + " ", .reverse)]
         }
         return StyledLine.justified([Span(" " + title, TextStyle(bold: true, reverse: true))], right, width: width, fill: .reverse)
     }
 
-    /// " (3 members)" for a group: the other members the core lists, plus this account.
+    /// " (3 members)" for a group, with the core's member count.
     static func memberCount(_ chat: ChatViewState) -> String {
-        chat.isGroup ? " (\(chat.memberNpubs.count + 1) members)" : ""
+        chat.isGroup ? " (\(chat.memberCount) members)" : ""
     }
 
     private static func restoringBody(_ layout: TUILayout) -> [StyledLine] {
@@ -111,13 +111,11 @@ enum TUIRenderer {
         return .blank
     }
 
+    /// The core's busy text; while the manager hands a stored session over (before the core marks
+    /// itself busy) the core's wording for a restore.
     static func busyText(_ busy: BusyState, restoring: Bool) -> String? {
-        if busy.creatingAccount { return "Creating account…" }
-        if busy.loggingIn { return "Logging in…" }
-        if busy.restoringSession || restoring { return "Restoring session…" }
-        if busy.creatingChat { return "Creating chat…" }
-        if !busy.answeringInvites.isEmpty { return "Answering invitation…" }
-        return nil
+        if let text = busy.statusText { return text }
+        return restoring ? BusyState(restoringSession: true).statusText : nil
     }
 
     private static let spinnerFrames: [Character] = ["|", "/", "-", "\\"]

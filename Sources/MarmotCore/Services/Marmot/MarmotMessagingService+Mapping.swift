@@ -199,3 +199,24 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         }
     }
 }
+
+extension MarmotMessagingError: OutcomeCoded {
+    /// The stable code of the failure, so the core and the CLI decide without reading its text.
+    var outcomeCode: OutcomeCode {
+        switch self {
+        case .noRelays, .noRelayReachable: .relayUnreachable
+        case .invalidRelay: .relayUnreachable
+        case .alreadyStarted, .notStarted: .messagingUnavailable
+        case .storage: .storageFailed
+        case .unknownChat, .notOneToOne: .unknownChat
+        case .unknownMessage, .nothingToRetry, .other: .failed
+        case .noKeyPackage: .noKeyPackage
+        case .cannotChatWithSelf: .ownNpub
+        case .chatInactive: .chatInactive
+        case .unknownInvite: .unknownInvite
+        case .notAdmin: .notAdmin
+        case .commitPending: .commitPending
+        case .notPublished: .notSent
+        }
+    }
+}

@@ -31,6 +31,10 @@ actor MarmotMessagingService: MessagingService {
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
+    /// When the client last emitted an event; the start-up catch-up is taken as over once it is quiet.
+    var lastClientEventAt = ContinuousClock.now
+    /// The task that reports `.syncStatus(.live)`.
+    var catchUpWatch: Task<Void, Never>?
 
     init(context: SessionContext, options: MarmotMessagingOptions) {
         self.context = context
@@ -80,9 +84,18 @@ actor MarmotMessagingService: MessagingService {
         let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
         let publishKeyPackage = options.publishKeyPackageOnStart
+        let catchUp = options.catchUpTimeout
         online = Task { [weak self] in
-            try await client.start()
+            do {
+                try await client.start()
+            } catch {
+                // Nothing more will arrive: what storage holds is all there is, so waiters go on.
+                await self?.yieldInvites(client)
+                await self?.endCatchUp()
+                throw error
+            }
             await self?.yieldInvites(client)
+            await self?.trackCatchUp(limit: catchUp)
             // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
             _ = await client.resumeOutbox()
             await self?.refreshNames(client)
@@ -107,6 +120,7 @@ actor MarmotMessagingService: MessagingService {
         startWaiters.forEach { $0.resume() }
         startWaiters = []
         online?.cancel()
+        catchUpWatch?.cancel()
         background.forEach { $0.cancel() }
         background = []
         await client?.stop()
@@ -272,6 +286,7 @@ actor MarmotMessagingService: MessagingService {
 
     private func forward(_ event: MarmotClientEvent) async {
         guard let continuation, let client else { return }
+        lastClientEventAt = ContinuousClock.now
         switch event {
         case .inviteReceived:
             await yieldInvites(client)
@@ -299,6 +314,42 @@ actor MarmotMessagingService: MessagingService {
         case .failure(let chat, let reason):
             logger.warning("background step failed", metadata: ["chat": "\(chat?.description ?? "-")", "reason": "\(reason)"])
         }
+    }
+
+    /// Reports the start-up catch-up: `.catchingUp` now (the client is subscribed), then `.live` once
+    /// a relay is connected and the client's events have been quiet for a moment, at most `limit` plus a second after
+    /// subscribing.
+    ///
+    /// An approximation: `MarmotClient` holds each subscription's stored events until every relay
+    /// sent EOSE (or `catchUpTimeout` passed) and has no public signal for "all feeds flushed". With
+    /// one (an event or an awaitable `caughtUp()`), `.live` would be exact and need no quiet window.
+    func trackCatchUp(limit: Duration) {
+        continuation?.yield(.syncStatus(.catchingUp))
+        let quiet = Duration.milliseconds(400)
+        let deadline = ContinuousClock.now + limit + .seconds(1)
+        lastClientEventAt = ContinuousClock.now
+        catchUpWatch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                guard let self else { return }
+                if await self.catchUpOver(quiet: quiet, deadline: deadline) { return }
+            }
+        }
+    }
+
+    /// Reports `.live` at once (start-up failed: the catch-up is over without the network).
+    func endCatchUp() {
+        continuation?.yield(.syncStatus(.live))
+    }
+
+    /// True (after reporting `.live`) once the client has been quiet for `quiet` or `deadline` passed.
+    private func catchUpOver(quiet: Duration, deadline: ContinuousClock.Instant) -> Bool {
+        guard !stopped else { return true }
+        let now = ContinuousClock.now
+        let settled = relayStates.values.contains(true) && now - lastClientEventAt >= quiet
+        guard settled || now >= deadline else { return false }
+        continuation?.yield(.syncStatus(.live))
+        return true
     }
 
     private func relayChanged(_ change: RelayStatusChange) {

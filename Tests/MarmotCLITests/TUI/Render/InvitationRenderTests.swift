@@ -94,6 +94,7 @@ struct InvitationRenderTests {
         var state = F.inChat(messages: [notice] + F.conversation)
         state.currentChat?.isGroup = true
         state.currentChat?.memberNpubs = ["npub1alice", "npub1dave"]
+        state.currentChat?.memberCount = 3
         state.currentChat?.displayName = "Climbing"
         let frame = TUIRenderer.render(state, F.ui(for: state, size), RenderContext())
         let lines = frame.text

@@ -33,6 +33,11 @@ enum ChatListScreen {
         body.append(StyledLine(String(repeating: "─", count: width), .dim))
         guard !state.chatList.isEmpty || !state.invites.isEmpty else {
             body.append(.blank)
+            guard state.showsNoChatsPlaceholder else {
+                // Empty only because the session has not caught up yet: say so, not "no chats".
+                body.append(StyledLine(" " + state.network.sync.statusText, .dim))
+                return body
+            }
             body.append(StyledLine(" No chats yet.", .bold))
             body += TextWidth.wrapped("Press n to start one with someone's npub; invitations others send you appear here.", width: width - 2)
                 .map { StyledLine(" " + $0) }
@@ -48,7 +53,7 @@ enum ChatListScreen {
             for (index, invite) in state.invites.enumerated() {
                 let start = lines.count
                 lines += inviteRow(
-                    invite, selected: index == selected, answering: state.busy.answeringInvites.contains(invite.inviteID),
+                    invite, selected: index == selected, answering: !invite.canAnswer,
                     spinnerPhase: spinnerPhase, width: width)
                 if index == selected { selectedRange = start..<lines.count }
             }
