@@ -101,7 +101,7 @@ private func hex(_ text: String) -> [UInt8] { Hex.decode(text) ?? [] }
         let a = Keys.generate().publicKey, b = Keys.generate().publicKey
         let policy = try AdminPolicy(admins: [a, b, a])
         #expect(policy.admins == [a, b].sorted())
-        #expect(policy.bytes.count == 1 + 64 && policy.bytes[0] == 64)
+        #expect(Array(policy.bytes.prefix(2)) == [0x40, 0x40] && policy.bytes.count == 2 + 64)  // varint(64) is two bytes
         #expect(try AdminPolicy(bytes: policy.bytes) == policy)
     }
 
@@ -109,9 +109,10 @@ private func hex(_ text: String) -> [UInt8] { Hex.decode(text) ?? [] }
         let keys = [Keys.generate().publicKey, Keys.generate().publicKey].sorted()
         #expect(throws: V2ComponentError.emptyAdminPolicy) { try AdminPolicy(bytes: [0]) }
         #expect(throws: V2ComponentError.emptyAdminPolicy) { try AdminPolicy(admins: []) }
-        #expect(throws: V2ComponentError.unsortedAdmins) { try AdminPolicy(bytes: [64] + keys[1].bytes + keys[0].bytes) }
-        #expect(throws: V2ComponentError.unsortedAdmins) { try AdminPolicy(bytes: [64] + keys[0].bytes + keys[0].bytes) }
+        #expect(throws: V2ComponentError.unsortedAdmins) { try AdminPolicy(bytes: [0x40, 0x40] + keys[1].bytes + keys[0].bytes) }
+        #expect(throws: V2ComponentError.unsortedAdmins) { try AdminPolicy(bytes: [0x40, 0x40] + keys[0].bytes + keys[0].bytes) }
         #expect(throws: V2ComponentError.adminPolicyLength) { try AdminPolicy(bytes: [31] + [UInt8](repeating: 1, count: 31)) }
+        #expect(throws: V2ComponentError.nonMinimalVarint) { try AdminPolicy(bytes: [0x40, 0x20] + keys[0].bytes) }
     }
 }
 
