@@ -127,3 +127,17 @@ private func hex(_ text: String) -> [UInt8] { Hex.decode(text) ?? [] }
         }
     }
 }
+
+@Suite struct V2AppDataUpdateBatchTests {
+    @Test func replacesTheDictionaryInGroupContextExtensions() throws {
+        let required = Extension(type: .requiredCapabilities, data: Data([0x02, 0x00, 0x06, 0x00, 0x00]))
+        let dict = try AppDataDictionary([ComponentData(componentID: 0x800c, data: Data([0]))])
+        let extensions = [required, Extension(dict)]
+        let renamed = try extensions.applyingAppDataUpdates([.update(0x8001, Data([1, 0x41, 0])), .update(0x800c, Data([1]))])
+        #expect(renamed.count == 2 && renamed[0] == required)
+        let after = try #require(try renamed.payload(AppDataDictionary.self))
+        #expect(after.componentIDs == [0x8001, 0x800c] && after[0x800c] == Data([1]))
+        #expect(try extensions.applyingAppDataUpdates([]) == extensions)
+        #expect(throws: AppDataUpdateError.removeOfAbsentComponent(0x8005)) { try extensions.applyingAppDataUpdates([.remove(0x8005)]) }
+    }
+}

@@ -143,17 +143,35 @@ import Testing
     @Test func nonAdminsOnlySelfUpdateOrSelfRemove() throws {
         try V2CommitAuthorization.authorize(commit(member, []), admins: policy)
         try V2CommitAuthorization.authorize(commit(member, [.init(type: .selfRemove, sender: other)]), admins: policy)
-        for proposals: [V2CommitSummary.ProposalEntry] in [
-            [.init(type: .add, sender: member)],
-            [.init(type: .remove, sender: member)],
-            [.init(type: .appDataUpdate, sender: member)],
-            [.init(type: .groupContextExtensions, sender: member)],
-            [.init(type: .update, sender: other)],
-            [.init(type: .selfRemove, sender: other), .init(type: .add, sender: member)],
-        ] {
-            #expect(throws: V2AuthorizationError.requiresAdmin) { try V2CommitAuthorization.authorize(commit(member, proposals), admins: policy) }
+        for type in [ProposalType.add, .remove, .appDataUpdate, .groupContextExtensions, .update] {
+            #expect(throws: V2AuthorizationError.proposalSenderNotAdmin(type)) {
+                try V2CommitAuthorization.authorize(commit(member, [.init(type: type, sender: member)]), admins: policy)
+            }
+        }
+        // An admin's by-reference Add committed by a non-admin: the shape still needs an admin committer.
+        #expect(throws: V2AuthorizationError.requiresAdmin) {
+            try V2CommitAuthorization.authorize(commit(member, [.init(type: .add, sender: admin, byReference: true)]), admins: policy)
+        }
+        #expect(throws: V2AuthorizationError.requiresAdmin) {
+            try V2CommitAuthorization.authorize(
+                commit(member, [.init(type: .selfRemove, sender: other), .init(type: .remove, sender: admin, byReference: true)]),
+                admins: policy)
         }
         #expect(throws: V2AuthorizationError.requiresAdmin) { try V2CommitAuthorization.authorize(commit(member, [], path: false), admins: policy) }
+    }
+
+    /// A non-admin's Update proposal committed by an admin is still refused (MDK: current profile).
+    @Test func proposalSendersAreCheckedEvenInAnAdminCommit() {
+        #expect(throws: V2AuthorizationError.proposalSenderNotAdmin(.update)) {
+            try V2CommitAuthorization.authorize(commit(admin, [.init(type: .update, sender: member, byReference: true)]), admins: policy)
+        }
+        #expect(throws: V2AuthorizationError.lifecycleUpdateByReference) {
+            try V2CommitAuthorization.authorize(
+                commit(admin, [.init(type: .appDataUpdate, sender: admin, byReference: true, componentID: 0x800c)]), admins: policy)
+        }
+        #expect(throws: V2AuthorizationError.unsupportedProposal(.psk)) {
+            try V2CommitAuthorization.authorize(commit(admin, [.init(type: .psk, sender: admin)]), admins: policy)
+        }
     }
 
     @Test func privateMessageCommitIsRefused() {
