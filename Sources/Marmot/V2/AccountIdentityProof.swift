@@ -72,14 +72,14 @@ public struct AccountIdentityProof: Hashable, Sendable {
     /// added), 0x0002 empty, 0x8009 this proof — as one `app_data_dictionary` leaf extension.
     public func leafExtension(supported: [UInt16] = []) -> Extension {
         let list = ComponentsList(supported + [MarmotComponentID.appComponents, MarmotComponentID.safeAAD, MarmotComponentID.accountIdentityProof])
-        let entries = [
+        // Three distinct ids in ascending order: a valid dictionary, written directly.
+        var writer = TLSWriter()
+        writer.writeVector([
             ComponentData(componentID: MarmotComponentID.appComponents, data: Data(list.bytes)),
             ComponentData(componentID: MarmotComponentID.safeAAD, data: Data([0x00])),
             ComponentData(componentID: MarmotComponentID.accountIdentityProof, data: Data(bytes)),
-        ]
-        // Three distinct fixed ids: the dictionary is always valid.
-        let dictionary = (try? AppDataDictionary(entries)) ?? (try? AppDataDictionary([]))
-        return dictionary.map { Extension($0) } ?? Extension(type: .appDataDictionary, data: Data())
+        ])
+        return Extension(type: .appDataDictionary, data: writer.data)
     }
 
     /// Verifies a leaf as MDK does on key packages, Adds, Updates, UpdatePath leaves and at join:

@@ -78,4 +78,28 @@ import Testing
             leafExtensions: [proof.leafExtension(supported: V2KeyPackage.defaultSupportedComponents)])
         #expect(throws: V2ProofError.badSignature) { try AccountIdentityProof.verify(leaf: forged.keyPackage.leafNode) }
     }
+
+    /// A leaf whose 0x0001 list omits 0x8009, or that has no proof at all, is refused.
+    @Test func proofMustBePresentAndAdvertised() throws {
+        let keys = Keys.generate()
+        let signer = CipherSuiteProvider.mls128X25519.generateSignatureKey()
+        let proof = try AccountIdentityProof.sign(keys: keys, mlsSignatureKey: signer.publicKey.bytes, createdAt: 1_800_000_000)
+        func leaf(_ entries: [ComponentData]) throws -> LeafNode {
+            try KeyPackage.create(
+                identity: Data(keys.publicKey.bytes), capabilities: V2KeyPackage.capabilities,
+                leafExtensions: [Extension(try AppDataDictionary(entries))], signer: signer).keyPackage.leafNode
+        }
+        let unlisted = try leaf([
+            ComponentData(componentID: 0x0001, data: Data(ComponentsList([0x0001, 0x0002]).bytes)),
+            ComponentData(componentID: 0x8009, data: Data(proof.bytes)),
+        ])
+        #expect(throws: V2ProofError.proofNotAdvertised) { try AccountIdentityProof.verify(leaf: unlisted) }
+        let absent = try leaf([ComponentData(componentID: 0x0001, data: Data(ComponentsList([0x0001, 0x8009]).bytes))])
+        #expect(throws: V2ProofError.missingProof) { try AccountIdentityProof.verify(leaf: absent) }
+        let good = try leaf([
+            ComponentData(componentID: 0x0001, data: Data(ComponentsList([0x0001, 0x8009]).bytes)),
+            ComponentData(componentID: 0x8009, data: Data(proof.bytes)),
+        ])
+        try AccountIdentityProof.verify(leaf: good)
+    }
 }
