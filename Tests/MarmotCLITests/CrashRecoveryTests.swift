@@ -25,6 +25,9 @@ struct CrashRecoveryTests {
         }
         let accepted = try await CLI.run(["accept", try #require(inviteID), "--json", "--relay", relay.url], home: bob)
         #expect(accepted.status == 0, "\(accepted)")
+        // Bob listens throughout and records every message line he is shown.
+        let bobListen = try CLI.start(["listen", "--json", "--timeout", "120", "--relay", relay.url], home: bob, name: "bob listen")
+        _ = try await TwoHomesTests.next(bobListen, type: "listening", timeout: 30) { _ in true }
 
         let first = try await CLI.run(["send", bobNpub, "before the crash", "--json", "--relay", relay.url], home: alice)
         #expect(first.status == 0, "\(first)")
@@ -42,9 +45,17 @@ struct CrashRecoveryTests {
         #expect(after.status == 0, "\(after)")
         #expect(try after.object()["delivery"] as? String == "sent")
 
-        let bobSees = try await CLI.run(["listen", "--json", "--timeout", "6", "--relay", relay.url], home: bob)
-        let texts = bobSees.objects.filter { $0["type"] as? String == "message" }.compactMap { $0["text"] as? String }
-        #expect(texts == ["before the crash", "killed at \(point)", "after the restart"], "\(bobSees)")
+        var texts: [String] = []
+        while texts.last != "after the restart" {
+            let line = try await TwoHomesTests.next(bobListen, type: "message", timeout: 30) { _ in true }
+            texts.append(line["text"] as? String ?? "?")
+        }
+        try await Task.sleep(for: .seconds(1))
+        while let extra = await bobListen.nextJSON(timeout: 0.5) {
+            if extra["type"] as? String == "message" { texts.append(extra["text"] as? String ?? "?") }
+        }
+        await bobListen.stop()
+        #expect(texts == ["before the crash", "killed at \(point)", "after the restart"])
         await relay.stop()
     }
 }

@@ -7,7 +7,8 @@ import NostrClient
 extension MarmotClient {
     /// Pending invitations, newest first.
     public func invites() -> [Invite] {
-        sessions.values.filter { $0.stored.status == .pending }.compactMap { invite($0.id) }
+        try? loadStoredGroups()
+        return sessions.values.filter { $0.stored.status == .pending }.compactMap { invite($0.id) }
             .sorted {
                 $0.receivedAt != $1.receivedAt ? $0.receivedAt > $1.receivedAt : $0.id.bytes.lexicographicallyPrecedes($1.id.bytes)
             }

@@ -92,6 +92,8 @@ public actor MarmotClient {
     var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
     var pendingCommitGroups: Set<GroupID> = []
+    /// Whether `loadStoredGroups` ran.
+    var groupsLoaded = false
     var started = false
     private var exclusive = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
@@ -130,6 +132,28 @@ public actor MarmotClient {
     public func start() async throws {
         guard !started else { return }
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
+        try loadStoredGroups()
+        started = true
+        await useGroupRelays(Array(Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))).sorted())
+        // Replay protection needs records only as far back as events are accepted at all.
+        let horizon = now() - options.eventWindow.maxAge - 24 * 3600
+        if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {
+            logger.info("forgot \(pruned) processed-event records older than the event window")
+        }
+        await pool.connect()
+        await subscribe(.giftWraps)
+        let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
+        if !active.isEmpty { await subscribe(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
+        if !pendingCommitGroups.isEmpty {
+            Task { [weak self] in await self?.resumePendingCommits() }
+        }
+    }
+
+    /// Loads the stored groups' MLS states once, so queries answered before `start()` (the chat list
+    /// at launch) already know every group's members.
+    func loadStoredGroups() throws {
+        guard !groupsLoaded else { return }
+        groupsLoaded = true
         let stored = try storage { try store.groups() }
         for group in stored {
             do {
@@ -144,20 +168,6 @@ public actor MarmotClient {
                 logger.error("group \(group.mlsGroupID) not loaded: \(error)")
                 emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
             }
-        }
-        started = true
-        await useGroupRelays(Array(Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))).sorted())
-        // Replay protection needs records only as far back as events are accepted at all.
-        let horizon = now() - options.eventWindow.maxAge - 24 * 3600
-        if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {
-            logger.info("forgot \(pruned) processed-event records older than the event window")
-        }
-        await pool.connect()
-        await subscribe(.giftWraps)
-        let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
-        if !active.isEmpty { await subscribe(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
-        if !pendingCommitGroups.isEmpty {
-            Task { [weak self] in await self?.resumePendingCommits() }
         }
     }
 
@@ -177,7 +187,8 @@ public actor MarmotClient {
 
     /// All chats, most recent activity first.
     public func chats() throws -> [Chat] {
-        try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
+        try loadStoredGroups()
+        return try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
             Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [])
         }
     }

@@ -11,6 +11,8 @@ public struct NetworkState: Sendable, Equatable {
     /// Whether the pending invitations have been listed once this session (an empty
     /// `AppState.invites` then means "none", not "not loaded yet").
     public var invitesLoaded: Bool
+    /// Whether the stored chats have been listed once this session.
+    public var chatsLoaded: Bool = false
     /// "2 of 3 relays connected", "Connecting to 1 relay…", "Offline" — ready to show.
     public var statusText: String
 
@@ -31,7 +33,7 @@ public struct NetworkState: Sendable, Equatable {
 
     /// The session has caught up: stored chats listed, the messaging layer's start-up catch-up done
     /// and the invitations listed. One-shot commands wait for this instead of for silence.
-    public var isCaughtUp: Bool { sync == .live && invitesLoaded }
+    public var isCaughtUp: Bool { sync == .live && invitesLoaded && chatsLoaded }
 
     static func text(connected: Int, total: Int) -> String {
         let noun = total == 1 ? "relay" : "relays"

@@ -55,6 +55,7 @@ extension AppCore {
 
     func chatsLoaded(_ chats: [ChatInfo]) {
         for info in chats { upsertChat(info) }
+        state.network.chatsLoaded = true
         state.busy.restoringSession = false
         session?.chatsListed = true
         updateSync()

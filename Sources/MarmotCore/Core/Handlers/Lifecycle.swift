@@ -23,10 +23,12 @@ extension AppCore {
     func relayStatusChanged(_ status: RelayStatus) {
         guard let session else { return }
         session.relayStatus = status
+        let chatsLoaded = state.network.chatsLoaded
         state.network = NetworkState(
             connectedRelays: status.connected, totalRelays: status.total,
             keyPackagePublished: state.network.keyPackagePublished, sync: state.network.sync,
             invitesLoaded: state.network.invitesLoaded)
+        state.network.chatsLoaded = chatsLoaded
         updateSync()
         logger.info("relays", metadata: ["connected": "\(status.connected)", "total": "\(status.total)"])
     }

@@ -100,6 +100,7 @@ struct TUIRendererTests {
         #expect(!text.contains("No chats yet."))
         state.network.sync = .live
         state.network.invitesLoaded = true
+        state.network.chatsLoaded = true
         #expect(F.render(state).joined(separator: "\n").contains("No chats yet."))
     }
 

@@ -202,6 +202,7 @@ struct ChatsTests {
     func quietEvents() async throws {
         let h = AppHarness()
         try await h.createAccount()
+        try await h.waitFor("chats listed") { $0.network.chatsLoaded }
         try await h.waitForListener()
         let rev = h.state().rev
         let service = try #require(h.service)
