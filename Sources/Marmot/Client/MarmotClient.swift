@@ -94,6 +94,10 @@ public actor MarmotClient {
     var pendingCommitGroups: Set<GroupID> = []
     /// Whether `loadStoredGroups` ran.
     var groupsLoaded = false
+    /// The subscriptions `start()` opened whose stored events are not yet handled, and who waits
+    /// for them (`caughtUp()`).
+    var startFeedsPending: Set<SubscriptionID>?
+    var caughtUpWaiters: [CheckedContinuation<Void, Never>] = []
     var started = false
     private var exclusive = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
@@ -141,9 +145,12 @@ public actor MarmotClient {
             logger.info("forgot \(pruned) processed-event records older than the event window")
         }
         await pool.connect()
-        await subscribe(.giftWraps)
+        var startFeeds: [Feed.Target] = [.giftWraps]
         let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
-        if !active.isEmpty { await subscribe(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
+        if !active.isEmpty { startFeeds.append(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
+        startFeedsPending = Set(startFeeds.compactMap { Self.subscriptionID($0, sessions: sessions, me: publicKey) })
+        for target in startFeeds { await subscribe(target) }
+        noteFeedFlushed(nil)
         if !pendingCommitGroups.isEmpty {
             Task { [weak self] in await self?.resumePendingCommits() }
         }
@@ -171,9 +178,27 @@ public actor MarmotClient {
         }
     }
 
+    /// Returns once the stored events of every subscription `start()` opened were handled (each
+    /// relay sent EOSE, or `catchUpTimeout` passed): the chat list and invitations are then as the
+    /// relays had them. Returns at once when that already happened.
+    public func caughtUp() async {
+        if let pending = startFeedsPending, pending.isEmpty { return }
+        await withCheckedContinuation { caughtUpWaiters.append($0) }
+    }
+
+    /// A start feed finished its catch-up (or, with nil, none may be left).
+    func noteFeedFlushed(_ id: SubscriptionID?) {
+        if let id { startFeedsPending?.remove(id) }
+        guard let pending = startFeedsPending, pending.isEmpty else { return }
+        caughtUpWaiters.forEach { $0.resume() }
+        caughtUpWaiters = []
+    }
+
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
     public func stop() async {
         started = false
+        startFeedsPending = []
+        noteFeedFlushed(nil)
         for group in parked.keys { saveParked(group) }
         let current = feeds
         feeds = [:]
@@ -314,6 +339,7 @@ public actor MarmotClient {
         guard feeds[id] != nil else { return }
         feeds[id]?.buffering = false
         feeds[id]?.flushing = false
+        noteFeedFlushed(id)
         switch feed.target {
         case .group(let group): await performDueSelfUpdate(group)
         case .groups(let groups):

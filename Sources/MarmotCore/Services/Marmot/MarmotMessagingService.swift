@@ -31,10 +31,10 @@ actor MarmotMessagingService: MessagingService {
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
-    /// When the client last emitted an event; the start-up catch-up is taken as over once it is quiet.
-    var lastClientEventAt = ContinuousClock.now
     /// The task that reports `.syncStatus(.live)`.
     var catchUpWatch: Task<Void, Never>?
+    var catchUpDeadline: Task<Void, Never>?
+    var reportedLive = false
 
     init(context: SessionContext, options: MarmotMessagingOptions) {
         self.context = context
@@ -95,7 +95,7 @@ actor MarmotMessagingService: MessagingService {
                 throw error
             }
             await self?.yieldInvites(client)
-            await self?.trackCatchUp(limit: catchUp)
+            await self?.trackCatchUp(limit: catchUp, client: client)
             // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
             _ = await client.resumeOutbox()
             await self?.refreshNames(client)
@@ -121,6 +121,7 @@ actor MarmotMessagingService: MessagingService {
         startWaiters = []
         online?.cancel()
         catchUpWatch?.cancel()
+        catchUpDeadline?.cancel()
         background.forEach { $0.cancel() }
         background = []
         await client?.stop()
@@ -286,7 +287,6 @@ actor MarmotMessagingService: MessagingService {
 
     private func forward(_ event: MarmotClientEvent) async {
         guard let continuation, let client else { return }
-        lastClientEventAt = ContinuousClock.now
         switch event {
         case .inviteReceived:
             await yieldInvites(client)
@@ -317,39 +317,35 @@ actor MarmotMessagingService: MessagingService {
     }
 
     /// Reports the start-up catch-up: `.catchingUp` now (the client is subscribed), then `.live` once
-    /// a relay is connected and the client's events have been quiet for a moment, at most `limit` plus a second after
-    /// subscribing.
-    ///
-    /// An approximation: `MarmotClient` holds each subscription's stored events until every relay
-    /// sent EOSE (or `catchUpTimeout` passed) and has no public signal for "all feeds flushed". With
-    /// one (an event or an awaitable `caughtUp()`), `.live` would be exact and need no quiet window.
-    func trackCatchUp(limit: Duration) {
+    /// the client says every start-up subscription's stored events were handled
+    /// (`MarmotClient.caughtUp()`), or at the latest `limit` plus a second later.
+    func trackCatchUp(limit: Duration, client: MarmotClient) {
         continuation?.yield(.syncStatus(.catchingUp))
-        let quiet = Duration.milliseconds(400)
-        let deadline = ContinuousClock.now + limit + .seconds(1)
-        lastClientEventAt = ContinuousClock.now
+        reportedLive = false
         catchUpWatch = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
-                guard let self else { return }
-                if await self.catchUpOver(quiet: quiet, deadline: deadline) { return }
-            }
+            await client.caughtUp()
+            await self?.reportLiveOnce(client)
         }
+        catchUpDeadline = Task { [weak self] in
+            try? await Task.sleep(for: limit + .seconds(1))
+            guard !Task.isCancelled else { return }
+            await self?.reportLiveOnce(client)
+        }
+    }
+
+    /// Reports `.live` the first time it is called after `trackCatchUp`, with the invitations as
+    /// the client has them then (their own events may still be on the way).
+    private func reportLiveOnce(_ client: MarmotClient) async {
+        guard !reportedLive, !stopped else { return }
+        reportedLive = true
+        catchUpDeadline?.cancel()
+        await yieldInvites(client)
+        continuation?.yield(.syncStatus(.live))
     }
 
     /// Reports `.live` at once (start-up failed: the catch-up is over without the network).
     func endCatchUp() {
         continuation?.yield(.syncStatus(.live))
-    }
-
-    /// True (after reporting `.live`) once the client has been quiet for `quiet` or `deadline` passed.
-    private func catchUpOver(quiet: Duration, deadline: ContinuousClock.Instant) -> Bool {
-        guard !stopped else { return true }
-        let now = ContinuousClock.now
-        let settled = relayStates.values.contains(true) && now - lastClientEventAt >= quiet
-        guard settled || now >= deadline else { return false }
-        continuation?.yield(.syncStatus(.live))
-        return true
     }
 
     private func relayChanged(_ change: RelayStatusChange) {

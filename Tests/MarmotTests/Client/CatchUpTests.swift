@@ -1,0 +1,31 @@
+import Foundation
+import MLS
+import Nostr
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// `caughtUp()`: the exact "stored events handled" signal the app's sync status is built on.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct CatchUpTests {
+    /// An invitation sent while Bob was away is known by the time `caughtUp()` returns after his
+    /// restart, and a second call returns at once.
+    @Test func invitationSentWhileAwayIsKnownOnceCaughtUp() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let alice = try await TestAccount("alice", relayURLs: [url])
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.ensureKeyPackage()
+        await bob.shutdown()
+        _ = try await alice.client.createChat(with: bob.publicKey)
+
+        let back = try await bob.restarted()
+        await back.client.caughtUp()
+        #expect(await back.client.invites().count == 1)
+        let started = ContinuousClock.now
+        await back.client.caughtUp()
+        #expect(ContinuousClock.now - started < .milliseconds(100))
+        await back.shutdown()
+        await alice.shutdown()
+        await server.stop()
+    }
+}
