@@ -31,6 +31,15 @@ import Testing
         return (alice, bob, carol, created.chat.id)
     }
 
+    /// `body` fails with `MarmotClientError.notAdmin(id)`.
+    static func expectNotAdmin(_ id: GroupID, _ body: () async throws -> Void) async {
+        let error = await #expect(throws: MarmotClientError.self) { try await body() }
+        guard case .notAdmin(id)? = error else {
+            Issue.record("expected notAdmin(\(id)), got \(String(describing: error))")
+            return
+        }
+    }
+
     static func shutdown(_ accounts: TestAccount...) async {
         for account in accounts { await account.shutdown() }
     }
@@ -42,18 +51,10 @@ import Testing
         let (alice, bob, carol, id) = try await Self.trio(relay: url)
         let dave = Keys.generate().publicKey
         let epoch = try #require(try await bob.client.chat(id)).epoch
-        await #expect { _ = try await bob.client.addMembers([dave], to: id) } throws: { error in
-            if case MarmotClientError.notAdmin(id) = error { true } else { false }
-        }
-        await #expect { _ = try await bob.client.removeMembers([carol.publicKey], from: id) } throws: { error in
-            if case MarmotClientError.notAdmin(id) = error { true } else { false }
-        }
-        await #expect { _ = try await bob.client.updateGroupData(id, name: "Mine now") } throws: { error in
-            if case MarmotClientError.notAdmin(id) = error { true } else { false }
-        }
-        await #expect { _ = try await bob.client.updateGroupData(id, admins: [bob.publicKey]) } throws: { error in
-            if case MarmotClientError.notAdmin(id) = error { true } else { false }
-        }
+        await Self.expectNotAdmin(id) { _ = try await bob.client.addMembers([dave], to: id) }
+        await Self.expectNotAdmin(id) { _ = try await bob.client.removeMembers([carol.publicKey], from: id) }
+        await Self.expectNotAdmin(id) { _ = try await bob.client.updateGroupData(id, name: "Mine now") }
+        await Self.expectNotAdmin(id) { _ = try await bob.client.updateGroupData(id, admins: [bob.publicKey]) }
         let after = try #require(try await bob.client.chat(id))
         #expect(after.epoch == epoch)
         #expect(after.name == "Trio")
@@ -155,8 +156,13 @@ import Testing
         let bob = try await TestAccount("bob", relayURLs: [url])
         _ = try await bob.client.publishKeyPackage()
         let missing = Keys.generate().publicKey
-        await #expect { _ = try await alice.client.createGroup(name: "x", members: [bob.publicKey, missing]) } throws: { error in
-            if case MarmotClientError.noKeyPackage(missing, _) = error { true } else { false }
+        let error = await #expect(throws: MarmotClientError.self) {
+            _ = try await alice.client.createGroup(name: "x", members: [bob.publicKey, missing])
+        }
+        if case .noKeyPackage(let who, _)? = error {
+            #expect(who == missing)
+        } else {
+            Issue.record("expected noKeyPackage naming the member, got \(String(describing: error))")
         }
         #expect(try await alice.client.chats().isEmpty)
         await Self.shutdown(alice, bob)

@@ -73,7 +73,7 @@ struct MDKGroupInteropTests {
                     name: "Trio", description: "three of us", members: [ctx.mdkKey, carol.key], admins: [ctx.mdkKey])
                 #expect(created.isNew)
                 #expect(created.welcomes.count == 2)
-                #expect(created.welcomes.values.allSatisfy(\.isSent))
+                #expect(created.welcomes.values.allSatisfy { $0.isSent })
                 #expect(created.chat.peer == nil)
                 #expect(created.chat.name == "Trio")
                 #expect(Set(created.chat.admins) == [us.publicKey, ctx.mdkKey])
