@@ -203,11 +203,14 @@ struct MDKGroupInteropTests {
         }
     }
 
-    /// An MDK member leaves our group: we (admin) commit its SelfRemove, the other MDK member
-    /// agrees on the new epoch.
+    /// An MDK member leaves our group. MDK 0.8.0 auto-commits a SelfRemove at ANY member (not only
+    /// admins), so our commit (we are the admin) and the other MDK member's race for the same
+    /// epoch; MDK keeps its own and reports ours unprocessable, and we follow its branch once its
+    /// traffic arrives (§5.7 with the alternate branch). Either way everyone agrees on the members
+    /// and the epoch, and keeps talking.
     @Test(arguments: InteropRelay.allCases)
-    func mdkMemberLeavesAndWeCommitItsSelfRemove(relay: InteropRelay) async throws {
-        try await InteropContext.run(relay) { ctx in
+    func mdkMemberLeavesAndTheGroupConverges(relay: InteropRelay) async throws {
+        try await InteropContext.run(relay, allowMDKErrors: true) { ctx in
             let us = await ctx.us
             _ = try await ctx.mdk.call(["cmd": "publish_key_package"])
             try await withPeers(["carol"], on: ctx) { peers in
@@ -218,25 +221,30 @@ struct MDKGroupInteropTests {
                 _ = try await carol.peer.waitForEvent("welcome")
 
                 _ = try await carol.peer.call(["cmd": "leave_group", "group_id": group])
-                #expect(try await us.waitForCommit(epoch: 2, by: us.publicKey) == us.publicKey)
-                _ = try await ctx.mdk.waitForEvent("commit") { $0.int("epoch") == 2 }
+                _ = try await us.waitForCommit(epoch: 2)
+                _ = try await ctx.mdk.waitForEvent("proposal")
+                try await ctx.mdkSends("after carol left", in: group)
+                try await ctx.weSend("indeed", in: created.chat.id)
                 let after = try #require(try await us.client.chat(created.chat.id))
                 #expect(Set(after.members) == [us.publicKey, ctx.mdkKey])
+                #expect(after.epoch == 2)
                 let notice = try #require(try await us.allMessages(created.chat.id).last { $0.deliveryState == .notice })
-                #expect(SystemNotice(content: notice.content) == SystemNotice(change: .left, actor: us.publicKey, subject: carol.key))
+                let line = try #require(SystemNotice(content: notice.content))
+                #expect(line.change == .left)
+                #expect(line.subject == carol.key)
                 let seen = try await ExtraPeer.members(of: ctx.mdk, group)
                 #expect(seen.epoch == 2)
                 #expect(seen.members == [us.publicKey, ctx.mdkKey])
-                try await ctx.mdkSends("after carol left", in: group)
-                try await ctx.weSend("indeed", in: created.chat.id)
             }
         }
     }
 
     /// We leave a group MDK administers: MDK commits our SelfRemove, our chat becomes inactive.
+    /// (The other MDK member auto-commits it too, MDK's any-member rule, so the two MDK peers may
+    /// race and report each other's commit; that is between them.)
     @Test(arguments: InteropRelay.allCases)
     func weLeaveAGroupMDKAdministers(relay: InteropRelay) async throws {
-        try await InteropContext.run(relay) { ctx in
+        try await InteropContext.run(relay, allowMDKErrors: true) { ctx in
             let us = await ctx.us
             _ = try await us.client.publishKeyPackage()
             try await withPeers(["carol"], on: ctx) { peers in
@@ -262,9 +270,13 @@ struct MDKGroupInteropTests {
                 await #expect(throws: MarmotClientError.self) { _ = try await us.client.send(text: "too late", to: chat.id) }
                 let seen = try await ExtraPeer.members(of: ctx.mdk, group)
                 #expect(seen.members == [ctx.mdkKey, carol.key])
-                _ = try await carol.peer.waitForEvent("commit") { $0.int("epoch") == 3 }
-                let carolSees = try await ExtraPeer.members(of: carol.peer, group)
-                #expect(carolSees.members == [ctx.mdkKey, carol.key])
+                // The other MDK member's competing commit of our SelfRemove, when it comes, finds
+                // us out of the group: dropped as "not a member", nothing else may be.
+                try await Task.sleep(for: .seconds(1))
+                let drops = await us.pendingEvents().compactMap { event -> DropReason? in
+                    if case .dropped(_, let reason) = event { reason } else { nil }
+                }
+                #expect(drops.allSatisfy { $0 == .mls(.notAMember) }, "we dropped: \(drops)")
             }
         }
     }
