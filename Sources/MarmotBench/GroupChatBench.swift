@@ -58,12 +58,14 @@ enum GroupChatBench {
         let groupData = NostrGroupData(
             nostrGroupID: .random(), name: "bench \(size)", description: "", admins: [creatorKeys.publicKey], relays: [relay])
         let groupID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
+        // The admin's and the member's rows live in one store here, so they need distinct `h` values.
+        let memberID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
+        let memberH = NostrGroupID.random()
         func save(_ group: MLSGroup, id: GroupID) throws {
             try store.saveGroup(StoredGroup(
-                mlsGroupID: id, nostrGroupID: groupData.nostrGroupID, mlsState: group.serialized(), epoch: group.epoch,
+                mlsGroupID: id, nostrGroupID: id == memberID ? memberH : groupData.nostrGroupID, mlsState: group.serialized(), epoch: group.epoch,
                 name: groupData.name, admins: groupData.admins, relays: groupData.relays))
         }
-        let memberID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
 
         // Create: the group, the Add commit for every invitee, merged and stored.
         var creator: MLSGroup?
