@@ -37,8 +37,9 @@ public enum GroupChangeError: Error, Sendable, Equatable, CustomStringConvertibl
 /// What `addMembers` did: the published commit and each invitee's gift-wrapped Welcome.
 public struct MembershipChange: Sendable, Hashable {
     public let commit: CommitOutcome
-    /// Per-relay verdicts for each invitee's Welcome (a failed one can be re-sent by adding again
-    /// only after removing; the commit is already in effect).
+    /// Per-relay verdicts for each invitee's Welcome. The commit is in effect whatever these say:
+    /// an invitee whose Welcome no relay took is a member that cannot read yet (remove and add it
+    /// again to retry).
     public let welcomes: [PublicKey: PoolPublishResult]
 
     public init(commit: CommitOutcome, welcomes: [PublicKey: PoolPublishResult]) {
@@ -195,8 +196,11 @@ extension MarmotClient {
 
     /// Asks to leave the group: a SelfRemove proposal (PublicMessage, MIP-03) that an admin
     /// commits; the chat becomes inactive when that commit arrives. An admin first steps down
-    /// (`selfDemote`, as MIP-03 requires) — impossible when it is the only admin (`.lastAdmin`).
-    /// Returns the relays' verdicts for the proposal.
+    /// (`selfDemote`, as MIP-03 requires and MDK enforces: it ignores an admin's SelfRemove) —
+    /// impossible when it is the only admin (`.lastAdmin`). If the proposal then reaches no relay,
+    /// the demotion stays and `.notPublished` is thrown. Returns the relays' verdicts for the
+    /// proposal. Note that MDK members auto-commit a SelfRemove whether admin or not, so several
+    /// commits may race for it (resolved by the race rule, marmot-wire §5.7).
     @discardableResult
     public func leaveGroup(_ id: GroupID) async throws -> PoolPublishResult {
         try requireStarted()
