@@ -1,5 +1,5 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
-// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot app.
+// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups app.
 #if DEBUG
 print("marmot-bench (debug build: figures are pessimistic; `make bench` builds release)")
 #else
@@ -14,4 +14,5 @@ if wanted("framing") { MLSFramingBench.run() }
 if wanted("group") { MLSGroupBench.run() }
 if wanted("relay") { await RelayBench.run() }
 if wanted("marmot") { await MarmotProtocolBench.run() }
+if wanted("groups") { GroupChatBench.run() }
 if wanted("app") { await AppCoreBench.run() }

@@ -27,7 +27,8 @@ extension MarmotClient {
         let welcome: Welcome
         let groupID: GroupID
         do {
-            (groupID, welcome) = try createGroup(inviting: invitee, name: name, description: description)
+            (groupID, welcome) = try buildGroup(
+                inviting: [invitee], name: name, description: description, admins: [publicKey], peer: peer)
         } catch {
             release()
             throw error
@@ -54,12 +55,15 @@ extension MarmotClient {
         return ChatCreation(chat: try session(groupID).chat, isNew: true, welcome: result)
     }
 
-    /// Builds, commits and stores the group; returns its id and the Welcome.
-    private func createGroup(inviting invitee: PeerKeyPackage, name: String, description: String) throws -> (GroupID, Welcome) {
+    /// Builds, commits and stores the group with `invitees` added (`admins` must include us; `peer`
+    /// is the proven 1:1 peer, nil for a group); returns its id and the Welcome.
+    func buildGroup(
+        inviting invitees: [PeerKeyPackage], name: String, description: String, admins: [PublicKey], peer: PublicKey?
+    ) throws -> (GroupID, Welcome) {
         let provider = CipherSuiteProvider.mls128X25519
         let groupID = GroupID(provider.randomBytes(16))
         let groupData = NostrGroupData(
-            nostrGroupID: .random(), name: name, description: description, admins: [publicKey], relays: relays)
+            nostrGroupID: .random(), name: name, description: description, admins: admins, relays: relays)
         var group: MLSGroup
         let pending: PendingCommit
         do {
@@ -67,9 +71,9 @@ extension MarmotClient {
                 groupID: groupID, signer: provider.generateSignatureKey(), credential: NostrIdentity.credential(publicKey),
                 capabilities: .marmotDefault(grease: true),
                 groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
-                    groupData: groupData, invitees: [invitee.keyPackage]),
+                    groupData: groupData, invitees: invitees.map(\.keyPackage)),
                 configuration: .marmot)
-            pending = try group.commit(adding: [invitee.keyPackage])
+            pending = try group.commit(adding: invitees.map(\.keyPackage))
         } catch {
             throw MarmotClientError.mls(error)
         }
@@ -78,7 +82,7 @@ extension MarmotClient {
         let row = StoredGroup(
             mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
-            relays: groupData.relays, peer: invitee.author, status: .active, createdAt: now())
+            relays: groupData.relays, peer: peer, status: .active, createdAt: now())
         try storage { try store.saveGroup(row) }
         sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
         do {
@@ -92,7 +96,7 @@ extension MarmotClient {
     }
 
     /// Removes a group whose Welcome could not be delivered (nothing was sent in it).
-    private func discardNewGroup(_ id: GroupID) async {
+    func discardNewGroup(_ id: GroupID) async {
         await acquire()
         await unsubscribe(.group(id))
         sessions[id] = nil

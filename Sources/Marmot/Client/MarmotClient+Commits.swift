@@ -45,7 +45,9 @@ extension MarmotClient {
         }
         let record = PendingOwnCommit(
             epoch: mls.epoch, preState: mls.serialized(), newState: pending.newGroup.serialized(), event: event,
-            notices: Self.notices(for: pending.summary, committer: publicKey),
+            notices: Self.notices(
+                for: pending.summary, committer: publicKey,
+                previous: try? NostrGroupData(groupContextExtensions: mls.extensions)),
             changesGroupData: pending.summary.extensionsChanged)
         try storage {
             try persist(mls, for: id)

@@ -186,7 +186,9 @@ extension MarmotClient {
             throw .storage("\(error)")
         }
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
-        noteMembershipChanges(summary, committer: committer, commit: event, group: session.id)
+        noteMembershipChanges(
+            summary, committer: committer, previous: try? NostrGroupData(groupContextExtensions: before.extensions),
+            commit: event, group: session.id)
         logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)

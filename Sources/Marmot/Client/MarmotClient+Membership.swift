@@ -6,8 +6,10 @@ import NostrClient
 /// Membership as the chat shows it (system lines) and the proposals we are willing to commit
 /// (MIP-03 authorization, as MDK 0.8.0 applies it).
 extension MarmotClient {
-    /// The system lines for a commit: one per member it added, removed or let go (SelfRemove).
-    static func notices(for summary: CommitSummary, committer: PublicKey) -> [SystemNotice] {
+    /// The system lines for a commit: one per member it added, removed or let go (SelfRemove), and,
+    /// when it changed the group data from `previous`, a rename and one per admin promoted or
+    /// demoted (a removed admin gets only its removal line).
+    static func notices(for summary: CommitSummary, committer: PublicKey, previous: NostrGroupData? = nil) -> [SystemNotice] {
         var notices: [SystemNotice] = []
         for added in summary.added {
             if let subject = NostrIdentity.publicKey(added.credential) {
@@ -19,13 +21,28 @@ extension MarmotClient {
             let change: SystemNotice.Change = summary.selfRemoved.contains(removed.leafIndex) ? .left : .removed
             notices.append(SystemNotice(change: change, actor: committer, subject: subject))
         }
+        guard let previous, let extensions = summary.newExtensions,
+              let data = try? NostrGroupData(groupContextExtensions: extensions)
+        else { return notices }
+        if data.name != previous.name {
+            notices.append(SystemNotice(change: .renamed, actor: committer, subject: committer))
+        }
+        let removed = Set(summary.removed.compactMap { NostrIdentity.publicKey($0.credential) })
+        for admin in data.admins where !previous.admins.contains(admin) {
+            notices.append(SystemNotice(change: .promoted, actor: committer, subject: admin))
+        }
+        for admin in previous.admins where !data.admins.contains(admin) && !removed.contains(admin) {
+            notices.append(SystemNotice(change: .demoted, actor: committer, subject: admin))
+        }
         return notices
     }
 
     /// Stores and reports the system lines of another member's commit.
-    func noteMembershipChanges(_ summary: CommitSummary, committer: PublicKey?, commit: Event, group: GroupID) {
+    func noteMembershipChanges(
+        _ summary: CommitSummary, committer: PublicKey?, previous: NostrGroupData? = nil, commit: Event, group: GroupID
+    ) {
         guard let committer else { return }
-        store(Self.notices(for: summary, committer: committer), commit: commit, group: group)
+        store(Self.notices(for: summary, committer: committer, previous: previous), commit: commit, group: group)
     }
 
     /// Stores each notice as a message of the chat and reports it as `membershipChanged`; the chat

@@ -52,13 +52,17 @@ public struct ChatCreation: Sendable, Hashable {
     public let chat: Chat
     /// False when a chat with this peer already existed and was returned as is.
     public let isNew: Bool
-    /// Per-relay verdicts for the gift-wrapped Welcome (nil for an existing chat).
+    /// Per-relay verdicts for the gift-wrapped Welcome (nil for an existing chat; for a group, the
+    /// first invitee's).
     public let welcome: PoolPublishResult?
+    /// Per-relay verdicts for each invitee's Welcome (`createGroup`; empty for an existing chat).
+    public let welcomes: [PublicKey: PoolPublishResult]
 
-    public init(chat: Chat, isNew: Bool, welcome: PoolPublishResult?) {
+    public init(chat: Chat, isNew: Bool, welcome: PoolPublishResult?, welcomes: [PublicKey: PoolPublishResult] = [:]) {
         self.chat = chat
         self.isNew = isNew
         self.welcome = welcome
+        self.welcomes = welcomes
     }
 }
 

@@ -20,6 +20,12 @@ public struct SystemNotice: Sendable, Hashable {
         public static let removed = Change(rawValue: "removed")
         /// `subject` left (its SelfRemove was committed by `actor`).
         public static let left = Change(rawValue: "left")
+        /// `actor` renamed the group (`subject` is `actor`; the new name is the chat's current one).
+        public static let renamed = Change(rawValue: "renamed")
+        /// `actor` made `subject` an admin (NostrGroupData admins, MIP-01).
+        public static let promoted = Change(rawValue: "promoted")
+        /// `actor` took `subject` off the admins (`subject` == `actor`: it stepped down).
+        public static let demoted = Change(rawValue: "demoted")
     }
 
     /// The local-only rumor kind notices are stored under; never published.

@@ -1,0 +1,329 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// Why a group operation was refused before anything was built or sent (MIP-01 group data rules,
+/// MIP-03 admin rules as MDK 0.8.0 applies them). Thrown by `createGroup`, `addMembers`,
+/// `removeMembers`, `leaveGroup`, `updateGroupData` and `selfDemote`; the other failures of those
+/// calls are `MarmotClientError`s.
+public enum GroupChangeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The call names no member.
+    case noMembers
+    /// We cannot be an invitee or removed by our own commit (MLS: a member never commits its own
+    /// removal; leave with `leaveGroup`).
+    case cannotTargetSelf
+    /// This key is already a member of the group.
+    case alreadyMember(PublicKey)
+    /// This key is not a member of the group.
+    case notAMember(PublicKey)
+    /// An admin must be a member (MDK's rule on create and on group data updates).
+    case adminNotMember(PublicKey)
+    /// The change would leave the group without an admin that is a member (MIP-03).
+    case lastAdmin(GroupID)
+
+    public var description: String {
+        switch self {
+        case .noMembers: "group: no member given"
+        case .cannotTargetSelf: "group: cannot invite or remove oneself (use leaveGroup)"
+        case .alreadyMember(let key): "group: \(key.hex) is already a member"
+        case .notAMember(let key): "group: \(key.hex) is not a member"
+        case .adminNotMember(let key): "group: admin \(key.hex) is not a member"
+        case .lastAdmin(let id): "group: \(id) would have no admin left; name another admin first"
+        }
+    }
+}
+
+/// What `addMembers` did: the published commit and each invitee's gift-wrapped Welcome.
+public struct MembershipChange: Sendable, Hashable {
+    public let commit: CommitOutcome
+    /// Per-relay verdicts for each invitee's Welcome. The commit is in effect whatever these say:
+    /// an invitee whose Welcome no relay took is a member that cannot read yet (remove and add it
+    /// again to retry).
+    public let welcomes: [PublicKey: PoolPublishResult]
+
+    public init(commit: CommitOutcome, welcomes: [PublicKey: PoolPublishResult]) {
+        self.commit = commit
+        self.welcomes = welcomes
+    }
+}
+
+/// MIP-01/02/03 group chats: creating a group of several members, adding and removing members,
+/// leaving, and changing the group data (name, description, admins).
+extension MarmotClient {
+    /// Creates a group with `members` and sends each one a Welcome.
+    ///
+    /// Every member's newest valid KeyPackage is fetched first; one without fails the whole call
+    /// (`.noKeyPackage` naming it) before anything is created. The group is built as MDK builds it:
+    /// NostrGroupData v2 with `name`, `description`, admins = us + `admins` (each must be one of
+    /// `members`), our relays, required_capabilities from all invitees. The Add commit is merged
+    /// locally without publishing (MIP-03 exception for the initial commit), then one gift-wrapped
+    /// Welcome goes to each invitee (the author of the KeyPackage its `e` tag names). When no
+    /// Welcome reached any relay the group is deleted and `.notPublished` is thrown.
+    public func createGroup(
+        name: String, description: String = "", members: [PublicKey], admins: [PublicKey] = []
+    ) async throws -> ChatCreation {
+        try requireStarted()
+        let invitees = Self.unique(members)
+        guard !invitees.isEmpty else { throw GroupChangeError.noMembers }
+        guard !invitees.contains(publicKey) else { throw GroupChangeError.cannotTargetSelf }
+        for admin in admins where admin != publicKey && !invitees.contains(admin) {
+            throw GroupChangeError.adminNotMember(admin)
+        }
+        var packages: [PeerKeyPackage] = []
+        for member in invitees { packages.append(try await fetchKeyPackage(of: member)) }
+
+        await acquire()
+        let groupID: GroupID
+        let welcome: Welcome
+        do {
+            (groupID, welcome) = try buildGroup(
+                inviting: packages, name: name, description: description, admins: Self.unique([publicKey] + admins),
+                peer: nil)
+        } catch {
+            release()
+            throw error
+        }
+        await subscribe(.group(groupID))
+        release()
+
+        let welcomes: [PublicKey: PoolPublishResult]
+        do {
+            welcomes = try await sendWelcomes(welcome, to: packages, relays: relays)
+        } catch {
+            await discardNewGroup(groupID)
+            throw error
+        }
+        guard let first = packages.first.flatMap({ welcomes[$0.author] }) else {
+            await discardNewGroup(groupID)
+            throw MarmotClientError.encoding("no welcome was built")
+        }
+        guard welcomes.values.contains(where: \.isSent) else {
+            await discardNewGroup(groupID)
+            throw MarmotClientError.notPublished(first)
+        }
+        logger.info("group \(groupID) created with \(invitees.count) members")
+        return ChatCreation(chat: try session(groupID).chat, isNew: true, welcome: first, welcomes: welcomes)
+    }
+
+    /// Adds `members` to a group we administer.
+    ///
+    /// Their KeyPackages are fetched first (any missing fails the call before the commit). The Add
+    /// commit is published and merged once a relay accepted it; only then do the Welcomes go out,
+    /// one per invitee (MIP-02: a Welcome for an epoch the others may never see would strand the
+    /// joiner).
+    public func addMembers(_ members: [PublicKey], to id: GroupID) async throws -> MembershipChange {
+        try requireStarted()
+        let invitees = Self.unique(members)
+        try checkAdd(invitees, session: try session(id))
+        var packages: [PeerKeyPackage] = []
+        for member in invitees { packages.append(try await fetchKeyPackage(of: member)) }
+
+        await acquire()
+        let outcome: CommitOutcome
+        var welcome: Welcome?
+        do {
+            try checkAdd(invitees, session: try session(id))
+            outcome = try await commitExclusive(id) { mls, filter throws(GroupError) in
+                let pending = try mls.commit(adding: packages.map(\.keyPackage), proposalFilter: filter)
+                welcome = pending.welcome
+                return pending
+            }
+        } catch {
+            release()
+            throw error
+        }
+        let groupRelays = sessions[id]?.stored.relays ?? relays
+        release()
+        guard let welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
+        let welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays)
+        logger.info("added \(invitees.count) members to \(id)")
+        return MembershipChange(commit: outcome, welcomes: welcomes)
+    }
+
+    /// Removes `members` from a group we administer. A removed admin is also taken off the admin
+    /// list in the same commit (a GroupContextExtensions proposal next to the Removes, as MDK does);
+    /// the group must keep an admin. Published, then merged once a relay accepted it.
+    public func removeMembers(_ members: [PublicKey], from id: GroupID) async throws -> CommitOutcome {
+        try requireStarted()
+        let targets = Self.unique(members)
+        await acquire()
+        defer { release() }
+        let session = try session(id)
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
+        guard !targets.isEmpty else { throw GroupChangeError.noMembers }
+        guard !targets.contains(publicKey) else { throw GroupChangeError.cannotTargetSelf }
+        var leaves: [LeafIndex] = []
+        for target in targets {
+            let found = session.mls.members.filter { NostrIdentity.publicKey($0.credential) == target }
+            guard !found.isEmpty else { throw GroupChangeError.notAMember(target) }
+            leaves += found.map(\.leafIndex)
+        }
+        var extra: [Proposal] = []
+        let data = try currentGroupData(session)
+        if targets.contains(where: data.isAdmin) {
+            var updated = data
+            updated.admins = data.admins.filter { !targets.contains($0) }
+            let remaining = Set(session.memberKeys).subtracting(targets)
+            guard updated.admins.contains(where: remaining.contains) else { throw GroupChangeError.lastAdmin(id) }
+            extra.append(.groupContextExtensions(GroupContextExtensions(extensions: Self.replacing(updated, in: session.mls))))
+        }
+        return try await commitExclusive(id) { mls, filter throws(GroupError) in
+            try mls.commit(removing: leaves, proposals: extra, proposalFilter: filter)
+        }
+    }
+
+    /// Changes the group data of a group we administer: name, description, admins (nil keeps the
+    /// current value). Admins must be members and at least one. A GroupContextExtensions commit
+    /// with the new 0xF2EE value (MIP-01), published then merged once a relay accepted it.
+    public func updateGroupData(
+        _ id: GroupID, name: String? = nil, description: String? = nil, admins: [PublicKey]? = nil
+    ) async throws -> CommitOutcome {
+        try requireStarted()
+        await acquire()
+        defer { release() }
+        return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins)
+    }
+
+    /// Takes us off the admin list of a group that has another admin who is a member (MDK's
+    /// `self_demote`; MIP-03 asks an admin to do this before leaving).
+    public func selfDemote(_ id: GroupID) async throws -> CommitOutcome {
+        try requireStarted()
+        await acquire()
+        defer { release() }
+        return try await selfDemoteExclusive(id)
+    }
+
+    /// Asks to leave the group: a SelfRemove proposal (PublicMessage, MIP-03) that an admin
+    /// commits; the chat becomes inactive when that commit arrives. An admin first steps down
+    /// (`selfDemote`, as MIP-03 requires and MDK enforces: it ignores an admin's SelfRemove) —
+    /// impossible when it is the only admin (`.lastAdmin`). If the proposal then reaches no relay,
+    /// the demotion stays and `.notPublished` is thrown. Returns the relays' verdicts for the
+    /// proposal. Note that MDK members auto-commit a SelfRemove whether admin or not, so several
+    /// commits may race for it (resolved by the race rule, marmot-wire §5.7).
+    @discardableResult
+    public func leaveGroup(_ id: GroupID) async throws -> PoolPublishResult {
+        try requireStarted()
+        await acquire()
+        defer { release() }
+        var session = try session(id)
+        guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }
+        if isAdmin(session) {
+            _ = try await selfDemoteExclusive(id)
+            session = try self.session(id)
+        }
+        var mls = session.mls
+        let message: MLSMessage
+        do {
+            message = try mls.proposeSelfRemove()
+        } catch {
+            throw MarmotClientError.mls(error)
+        }
+        let event: Event
+        do {
+            event = try GroupEvent.build(
+                mlsMessage: message.tlsSerialized, nostrGroupID: session.stored.nostrGroupID,
+                key: try session.currentEventKey(), createdAt: now())
+        } catch {
+            throw MarmotClientError.encoding("leave proposal event: \(error)")
+        }
+        try storage {
+            try persist(mls, for: id)
+            try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+        }
+        let result = await pool.publish(event)
+        guard result.isSent else { throw MarmotClientError.notPublished(result) }
+        logger.info("asked to leave \(id)")
+        return result
+    }
+
+    // MARK: Helpers
+
+    func updateGroupDataExclusive(
+        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?
+    ) async throws -> CommitOutcome {
+        let session = try session(id)
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
+        var data = try currentGroupData(session)
+        if let name { data.name = name }
+        if let description { data.groupDescription = description }
+        if let admins {
+            let members = Set(session.memberKeys)
+            guard !admins.isEmpty else { throw GroupChangeError.lastAdmin(id) }
+            for admin in admins where !members.contains(admin) { throw GroupChangeError.adminNotMember(admin) }
+            data.admins = Self.unique(admins).sorted()
+        }
+        let extensions = Self.replacing(data, in: session.mls)
+        return try await commitExclusive(id) { mls, filter throws(GroupError) in
+            try mls.commit(
+                proposals: [.groupContextExtensions(GroupContextExtensions(extensions: extensions))], proposalFilter: filter)
+        }
+    }
+
+    func selfDemoteExclusive(_ id: GroupID) async throws -> CommitOutcome {
+        let session = try session(id)
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
+        let members = Set(session.memberKeys)
+        let others = session.stored.admins.filter { $0 != publicKey && members.contains($0) }
+        guard !others.isEmpty else { throw GroupChangeError.lastAdmin(id) }
+        return try await updateGroupDataExclusive(id, name: nil, description: nil, admins: others)
+    }
+
+    private func checkAdd(_ invitees: [PublicKey], session: GroupSession) throws {
+        guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(session.id) }
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(session.id) }
+        guard !invitees.isEmpty else { throw GroupChangeError.noMembers }
+        guard !invitees.contains(publicKey) else { throw GroupChangeError.cannotTargetSelf }
+        let members = Set(session.memberKeys)
+        for invitee in invitees where members.contains(invitee) { throw GroupChangeError.alreadyMember(invitee) }
+    }
+
+    /// The group's NostrGroupData as its MLS state holds it.
+    private func currentGroupData(_ session: GroupSession) throws -> NostrGroupData {
+        do {
+            return try NostrGroupData(groupContextExtensions: session.mls.extensions)
+        } catch {
+            throw MarmotClientError.encoding("group data: \(error)")
+        }
+    }
+
+    /// The group's extensions with the 0xF2EE value replaced (others kept in place, so
+    /// required_capabilities stays).
+    static func replacing(_ data: NostrGroupData, in mls: MLSGroup) -> [Extension] {
+        let encoded = Extension(data)
+        var extensions = mls.extensions
+        if let index = extensions.firstIndex(where: { $0.type == encoded.type }) {
+            extensions[index] = encoded
+        } else {
+            extensions.insert(encoded, at: 0)
+        }
+        return extensions
+    }
+
+    /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it.
+    private func sendWelcomes(
+        _ welcome: Welcome, to packages: [PeerKeyPackage], relays groupRelays: [RelayURL]
+    ) async throws -> [PublicKey: PoolPublishResult] {
+        var results: [PublicKey: PoolPublishResult] = [:]
+        for package in packages {
+            let wrap: Event
+            do {
+                wrap = try WelcomeRumor.wrap(
+                    welcome: welcome, author: keys, invitee: package, relays: groupRelays, client: options.clientTag,
+                    createdAt: now()
+                ).giftWrap
+            } catch {
+                throw MarmotClientError.encoding("welcome: \(error)")
+            }
+            let result = await pool.publish(wrap)
+            if !result.isSent { logger.warning("welcome to \(package.author.hex) not accepted by any relay") }
+            results[package.author] = result
+        }
+        return results
+    }
+
+    static func unique(_ keys: [PublicKey]) -> [PublicKey] {
+        var seen: Set<PublicKey> = []
+        return keys.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import MLS
+import Marmot
+import Nostr
+
+/// Group chats (issue 14) by size: the Marmot group operations at 2, 10, 50 and 200 members, each
+/// followed by what the client does after it — the MLS state of every touched member written to
+/// the on-disk encrypted store (`GRDBMarmotStore` on a temp file). In process, no relay: the cost of
+/// the protocol and the store, not of the network.
+///
+/// Per size: create (group + Add commit for everyone, as `createGroup`) and join (one invitee's
+/// Welcome); add one member (commit + Welcome, then processed by another member); remove one;
+/// self-update created and processed; one 100-byte message encrypted and decrypted. Every
+/// operation starts from the same state (MLS groups are values), so runs are independent.
+enum GroupChatBench {
+    static let sizes = [2, 10, 50, 200]
+    static let plaintext = Data(repeating: 0x61, count: 100)
+
+    static func run() {
+        Bench.section("Marmot group chats by size (MLS + on-disk encrypted store)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-bench-groups-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let keys = Keys.generate()
+            let store = try GRDBMarmotStore(
+                path: directory.appendingPathComponent("bench.sqlite").path,
+                key: StorageKey(deriving: keys.secretKey, installationSecret: .generate()))
+            var rows: [[String]] = []
+            for size in sizes {
+                rows.append(try measure(size: size, store: store))
+            }
+            try? store.close()
+            print("members | create | join | add 1 (commit+process) | remove 1 (commit+process) | self-update create | self-update process | message enc+dec")
+            for row in rows { print(row.joined(separator: " | ")) }
+        } catch {
+            print("group chat bench failed: \(error)")
+        }
+    }
+
+    /// Iterations per size: enough to average small groups, few for 200 members.
+    static func iterations(_ size: Int) -> Int {
+        switch size {
+        case ...10: 10
+        case ...50: 4
+        default: 2
+        }
+    }
+
+    static func measure(size: Int, store: GRDBMarmotStore) throws -> [String] {
+        let runs = iterations(size)
+        let creatorKeys = Keys.generate()
+        let invitees = try (1..<size).map { _ in
+            try KeyPackage.create(
+                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+        }
+        let relay = try RelayURL("ws://127.0.0.1:7777")
+        let groupData = NostrGroupData(
+            nostrGroupID: .random(), name: "bench \(size)", description: "", admins: [creatorKeys.publicKey], relays: [relay])
+        let groupID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
+        // The admin's and the member's rows live in one store here, so they need distinct `h` values.
+        let memberID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
+        let memberH = NostrGroupID.random()
+        func save(_ group: MLSGroup, id: GroupID) throws {
+            try store.saveGroup(StoredGroup(
+                mlsGroupID: id, nostrGroupID: id == memberID ? memberH : groupData.nostrGroupID, mlsState: group.serialized(), epoch: group.epoch,
+                name: groupData.name, admins: groupData.admins, relays: groupData.relays))
+        }
+
+        // Create: the group, the Add commit for every invitee, merged and stored.
+        var creator: MLSGroup?
+        var welcome: Welcome?
+        let create = try timed(runs) {
+            var group = try MLSGroup.create(
+                groupID: groupID, signer: .generate(), credential: .basic(identity: Data(creatorKeys.publicKey.bytes)),
+                capabilities: .marmotDefault(grease: true),
+                groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
+                    groupData: groupData, invitees: invitees.map(\.keyPackage)),
+                configuration: .marmot)
+            let pending = try group.commit(adding: invitees.map(\.keyPackage))
+            try save(pending.newGroup, id: groupID)
+            creator = pending.newGroup
+            welcome = pending.welcome
+        }
+        guard var admin = creator, let welcome, let first = invitees.first else { throw BenchSkip("no group") }
+
+        // Join: the first invitee opens the Welcome and stores its state.
+        var joined: MLSGroup?
+        let join = try timed(runs) {
+            let group = try MLSGroup.join(
+                welcome: welcome, keyPackage: first.keyPackage, privateMaterial: first.privateMaterial, configuration: .marmot)
+            try save(group, id: memberID)
+            joined = group
+        }
+        guard let member = joined else { throw BenchSkip("no join") }
+
+        // Add one: commit + Welcome by the admin, processed by the member; both stored.
+        let newcomer = try KeyPackage.create(
+            identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+        let add = try timed(runs) {
+            var a = admin
+            let pending = try a.commit(adding: [newcomer.keyPackage])
+            try save(pending.newGroup, id: groupID)
+            var m = member
+            _ = try m.process(pending.message)
+            try save(m, id: memberID)
+        }
+
+        // Remove one: the last member (the joined one itself in a 2-member group).
+        let removedLeaf = admin.members.last?.leafIndex ?? LeafIndex(1)
+        let remove = try timed(runs) {
+            var a = admin
+            let pending = try a.commit(removing: [removedLeaf])
+            try save(pending.newGroup, id: groupID)
+            var m = member
+            _ = try m.process(pending.message)
+            try save(m, id: memberID)
+        }
+
+        // Self-update: created by the admin (stored), processed by the member (stored).
+        var updates: [PendingCommit] = []
+        let updateCreate = try timed(runs) {
+            var a = admin
+            let pending = try a.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
+            try save(pending.newGroup, id: groupID)
+            updates.append(pending)
+        }
+        var index = 0
+        let updateProcess = try timed(runs) {
+            var m = member
+            _ = try m.process(updates[index % updates.count].message)
+            try save(m, id: memberID)
+            index += 1
+        }
+
+        // One 100-byte message: encrypted by the admin, decrypted by the member; both stored.
+        let message = try timed(runs * 5) {
+            let sealed = try admin.encrypt(plaintext)
+            try save(admin, id: groupID)
+            var m = member
+            _ = try m.process(sealed)
+            try save(m, id: memberID)
+        }
+        admin = creator ?? admin
+        let row = [String(size), ms(create), ms(join), ms(add), ms(remove), ms(updateCreate), ms(updateProcess), ms(message)]
+        print("  \(size) members: state \(admin.serialized().count) bytes; " + row.dropFirst().joined(separator: ", "))
+        return row
+    }
+
+    /// Mean milliseconds per run of `body`.
+    static func timed(_ runs: Int, _ body: () throws -> Void) throws -> Double {
+        let start = Bench.now()
+        for _ in 0..<runs { try body() }
+        return Double(Bench.now() - start) / Double(runs) / 1_000_000
+    }
+
+    static func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
+}
