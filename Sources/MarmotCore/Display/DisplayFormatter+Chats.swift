@@ -17,6 +17,10 @@ extension DisplayFormatter {
         case .added: return "\(actor) added \(subject)"
         case .removed: return "\(actor) removed \(subject)"
         case .left: return notice.subject == me ? "You left" : "\(shortNpub(notice.subject.npub)) left"
+        case .renamed: return "\(actor) renamed the group"
+        case .promoted: return "\(actor) made \(subject) an admin"
+        case .demoted:
+            return notice.subject == notice.actor ? "\(actor) stepped down as admin" : "\(actor) removed \(subject) as admin"
         }
     }
 

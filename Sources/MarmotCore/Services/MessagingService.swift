@@ -148,6 +148,12 @@ public enum MembershipChange: String, Sendable, Equatable {
     case added
     case removed
     case left
+    /// `actor` renamed the group (the subject is the actor).
+    case renamed
+    /// `actor` made `subject` an admin.
+    case promoted
+    /// `actor` took admin rights from `subject` (itself: stepped down).
+    case demoted
 }
 
 /// A system line: `actor` added or removed `subject`, or `subject` left.

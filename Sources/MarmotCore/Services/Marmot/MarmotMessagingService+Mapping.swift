@@ -57,6 +57,9 @@ extension MarmotMessagingService {
             switch notice.change {
             case .added: .added
             case .left: .left
+            case .renamed: .renamed
+            case .promoted: .promoted
+            case .demoted: .demoted
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)
