@@ -33,6 +33,20 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// message; `limit` 0 means the core's page size.
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
 
+    // Groups
+    /// A named group with the given npubs (each needs a key package); the core opens it.
+    case createGroup(name: String, memberNpubs: [String])
+    /// Adds people to a group we administer.
+    case addMembers(chatID: ChatID, npubs: [String])
+    /// Removes a member from a group we administer.
+    case removeMember(chatID: ChatID, npub: String)
+    /// Renames a group we administer.
+    case renameChat(chatID: ChatID, name: String)
+    /// Makes a member an admin, or takes it away (our own: stepping down).
+    case setAdmin(chatID: ChatID, npub: String, isAdmin: Bool)
+    /// Leaves a group (a SelfRemove proposal an admin commits).
+    case leaveChat(chatID: ChatID)
+
     // Invitations
     /// Joins the chat an invitation is for and opens it.
     case acceptInvite(inviteID: InviteID)
@@ -63,6 +77,12 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
         case .acceptInvite(let id): "acceptInvite(\(id))"
         case .declineInvite(let id): "declineInvite(\(id))"
+        case .createGroup(_, let members): "createGroup(members: \(members.count))"
+        case .addMembers(let chatID, let npubs): "addMembers(chat: \(chatID), count: \(npubs.count))"
+        case .removeMember(let chatID, _): "removeMember(chat: \(chatID))"
+        case .renameChat(let chatID, _): "renameChat(chat: \(chatID))"
+        case .setAdmin(let chatID, _, let isAdmin): "setAdmin(chat: \(chatID), admin: \(isAdmin))"
+        case .leaveChat(let chatID): "leaveChat(chat: \(chatID))"
         case .clearToast: "clearToast"
         case .foregrounded: "foregrounded"
         }

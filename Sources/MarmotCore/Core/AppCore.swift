@@ -86,6 +86,12 @@ actor AppCore {
         case .loadOlder(let chatID): loadOlder(chatID: chatID)
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
+        case .createGroup(let name, let npubs): createGroup(name: name, memberNpubs: npubs)
+        case .addMembers(let chatID, let npubs): changeGroup(chatID, npubs: npubs) { .add($0) }
+        case .removeMember(let chatID, let npub): changeGroup(chatID, npubs: [npub]) { .remove($0[0]) }
+        case .renameChat(let chatID, let name): changeGroup(chatID, .rename(name))
+        case .setAdmin(let chatID, let npub, let isAdmin): changeGroup(chatID, npubs: [npub]) { .setAdmin($0[0], isAdmin) }
+        case .leaveChat(let chatID): changeGroup(chatID, .leave)
         case .acceptInvite(let id): answerInvite(id, accept: true)
         case .declineInvite(let id): answerInvite(id, accept: false)
         case .clearToast: state.toast = nil
@@ -120,6 +126,9 @@ actor AppCore {
         case .messaging(let id, let event):
             guard isCurrent(id) else { return }
             messagingEvent(event)
+        case .groupOperationFinished(let id, let operation, let result):
+            guard isCurrent(id) else { return }
+            groupOperationFinished(operation, result)
         case .inviteAnswered(let id, let invite, let accepted, let result):
             guard isCurrent(id) else { return }
             inviteAnswered(invite, accepted: accepted, result: result)

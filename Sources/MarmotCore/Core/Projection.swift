@@ -73,11 +73,14 @@ extension AppCore {
                 isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
                 displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
         }
-        return ChatViewState(
+        var view = ChatViewState(
             chatID: chatID, peerNpub: entry.peerNpub, peerName: entry.info.peerName,
             displayName: formatter.chatTitle(entry.info),
             messages: messages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder,
             isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub),
             isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
+        view.adminNpubs = entry.info.admins.map(\.npub)
+        view.canManage = entry.info.admins.contains(me)
+        return view
     }
 }

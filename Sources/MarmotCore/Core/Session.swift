@@ -65,6 +65,7 @@ struct ChatEntry {
         info.members = fresh.members
         info.isDirect = fresh.isDirect
         info.groupName = fresh.groupName
+        info.admins = fresh.admins
         if let last = fresh.lastMessage { noteMessage(last) }
     }
 

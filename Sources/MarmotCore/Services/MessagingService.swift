@@ -25,6 +25,12 @@ public protocol MessagingService: Sendable {
     /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
     func createChat(with peer: PublicKey) async throws -> ChatInfo
 
+    /// Creates a named group with `members` (each must have a key package) and invites them.
+    func createGroup(name: String, members: [PublicKey]) async throws -> ChatInfo
+
+    /// Changes a group we administer; its new look arrives as `chatUpdated`.
+    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws
+
     /// Invitations received and not yet answered, newest first. Changes arrive as `invitesChanged`.
     func listInvites() async throws -> [InviteInfo]
 
@@ -122,6 +128,15 @@ public enum MessagingSyncStatus: String, Sendable, Equatable {
     case live
 }
 
+/// A change to a group's membership or data (MIP-01/03; admins only, except leaving).
+public enum GroupChange: Sendable, Equatable {
+    case add([PublicKey])
+    case remove(PublicKey)
+    case rename(String)
+    case setAdmin(PublicKey, Bool)
+    case leave
+}
+
 /// An invitation to a chat as the messaging layer keeps it: who sent it (proven by its signature)
 /// and what the group looks like.
 public struct InviteInfo: Sendable, Equatable {
@@ -188,12 +203,15 @@ public struct ChatInfo: Sendable, Equatable {
     public var isDirect: Bool
     /// The group's name; empty when unnamed.
     public var groupName: String
+    /// The group's admins (they alone add, remove and rename).
+    public var admins: [PublicKey]
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,
         lastMessage: MessageRecord? = nil, unreadCount: UInt32 = 0, members: [PublicKey]? = nil,
-        isDirect: Bool = true, groupName: String = ""
+        isDirect: Bool = true, groupName: String = "", admins: [PublicKey] = []
     ) {
+        self.admins = admins
         self.chatID = chatID
         self.peer = peer
         self.peerName = peerName

@@ -61,6 +61,10 @@ public struct ChatViewState: Sendable, Equatable {
     public var memberNpubs: [String]
     /// Members including this account.
     public var memberCount: Int
+    /// The group's admins' npubs.
+    public var adminNpubs: [String] = []
+    /// Whether this account may add, remove, rename and change admins (it is an admin).
+    public var canManage: Bool = false
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],

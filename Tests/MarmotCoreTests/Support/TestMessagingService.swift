@@ -149,6 +149,25 @@ actor TestMessagingService: MessagingService {
         return info
     }
 
+    private(set) var groupChanges: [(ChatID, GroupChange)] = []
+    var groupFailure: String?
+
+    func createGroup(name: String, members: [PublicKey]) async throws -> ChatInfo {
+        if let reason = groupFailure { throw TestServiceError(description: reason) }
+        let info = ChatInfo(
+            chatID: ChatID("group-\(chats.count)"), peer: members[0], createdAt: context.clock.unixSeconds(),
+            members: members, isDirect: false, groupName: name, admins: [context.keys.publicKey])
+        chats[info.chatID] = info
+        return info
+    }
+
+    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws {
+        if let reason = groupFailure { throw TestServiceError(description: reason) }
+        groupChanges.append((chatID, change))
+    }
+
+    func failGroups(_ reason: String?) { groupFailure = reason }
+
     func listInvites() async throws -> [InviteInfo] { pendingInvites.map(\.invite) }
 
     func acceptInvite(_ id: InviteID) async throws -> ChatInfo {

@@ -36,7 +36,7 @@ extension MarmotMessagingService {
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
-            isDirect: chat.peer != nil, groupName: chat.name)
+            isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins)
     }
 
     /// Messages the app shows: kind-9 chat messages and the system lines of membership changes.
