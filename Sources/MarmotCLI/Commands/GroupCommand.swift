@@ -1,0 +1,212 @@
+import ArgumentParser
+import Foundation
+import MarmotCore
+
+/// `marmot group …`: named group chats (create, members, admins, rename, add, remove, leave).
+struct GroupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract: "Group chats: create, add, remove, rename, promote, demote, leave, members.",
+        discussion: """
+            Only admins add, remove, rename and change admins; anyone may leave. Exit code 4 for an invalid \
+            npub, 5 when an invitee has no key package, 6 when no relay took the change.
+
+            Examples:
+              marmot group create --name "Climbing" npub1… npub1…
+              marmot group add <chat-id> npub1…
+              marmot group members <chat-id> --json
+            """,
+        subcommands: [Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Leave.self, Members.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a named group with these npubs and print its id.")
+        @Option(help: "The group's name.") var name: String
+        @Argument(help: ArgumentHelp("The members' npubs.", valueName: "npub")) var npubs: [String]
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.create(name: name, npubs: npubs, Invocation(relay: relay, output: output))
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add npubs to a group you administer.")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @Argument(help: ArgumentHelp("The npubs to add.", valueName: "npub")) var npubs: [String]
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "added \(npubs.count)", Invocation(relay: relay, output: output)) { id in
+                .addMembers(chatID: id, npubs: npubs)
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member from a group you administer.")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "removed", Invocation(relay: relay, output: output)) { id in
+                .removeMember(chatID: id, npub: npub)
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a group you administer.")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @Argument(help: ArgumentHelp("The new name.", valueName: "name")) var name: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "renamed", Invocation(relay: relay, output: output)) { id in
+                .renameChat(chatID: id, name: name)
+            }
+        }
+    }
+
+    struct Promote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a member an admin.")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "promoted", Invocation(relay: relay, output: output)) { id in
+                .setAdmin(chatID: id, npub: npub, isAdmin: true)
+            }
+        }
+    }
+
+    struct Demote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take admin rights from a member (your own npub: step down).")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "demoted", Invocation(relay: relay, output: output)) { id in
+                .setAdmin(chatID: id, npub: npub, isAdmin: false)
+            }
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Leave a group (an admin of it commits your departure).")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.change(chat, "left", Invocation(relay: relay, output: output)) { id in .leaveChat(chatID: id) }
+        }
+    }
+
+    struct Members: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a chat's members and admins.")
+        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await GroupFlows.members(chat, Invocation(relay: relay, output: output))
+        }
+    }
+}
+
+/// What `group …` does: dispatch the core's group actions and wait for their outcome.
+@MainActor
+enum GroupFlows {
+    struct Done: Encodable {
+        let chat: String
+        let name: String
+        let members: Int
+        let change: String
+    }
+
+    struct MemberList: Encodable {
+        let chat: String
+        let name: String
+        let members: [String]
+        let admins: [String]
+        let canManage: Bool
+    }
+
+    static func create(name: String, npubs: [String], _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let mark = session.outcomeMark
+            session.dispatch(.createGroup(name: name, memberNpubs: npubs))
+            let chat = try await session.until("the group to be created", timeout: .seconds(90)) { state throws(CLIError) -> ChatViewState? in
+                if let failure = OutcomeExit.failure(in: state, after: mark, of: [.createGroup]) { throw failure }
+                guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .createGroup,
+                      outcome.isSuccess, let chat = state.currentChat
+                else { return nil }
+                return chat
+            }
+            let done = Done(chat: chat.chatID.rawValue, name: chat.displayName, members: chat.memberCount, change: "created")
+            Output.emit(done, json: invocation.json, text: "Created group \(chat.chatID) (\(chat.displayName), \(chat.memberCount) members)")
+        }
+    }
+
+    static func change(
+        _ argument: String, _ verb: String, _ invocation: Invocation, _ action: @escaping (ChatID) -> AppAction
+    ) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let id = try session.chatID(argument)
+            let mark = session.outcomeMark
+            session.dispatch(action(id))
+            _ = try await session.until("the group change", timeout: .seconds(90)) { state throws(CLIError) -> Bool? in
+                guard let outcome = state.lastOutcome, outcome.sequence > mark,
+                      [.changeGroup].contains(outcome.operation)
+                else { return nil }
+                if !outcome.isSuccess { throw OutcomeExit.error(outcome) }
+                return true
+            }
+            let row = session.state.chatList.first { $0.chatID == id }
+            let done = Done(chat: id.rawValue, name: row?.displayName ?? "", members: row?.memberCount ?? 0, change: verb)
+            Output.emit(done, json: invocation.json, text: "Group \(id): \(verb)")
+        }
+    }
+
+    static func members(_ argument: String, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let id = try session.chatID(argument)
+            session.dispatch(.openChat(chatID: id))
+            let chat = try await session.until("the chat to open", timeout: .seconds(30)) { state -> ChatViewState? in
+                state.currentChat?.chatID == id ? state.currentChat : nil
+            }
+            let me: String? = if case .loggedIn(let npub, _) = session.state.auth { npub } else { nil }
+            let list = MemberList(
+                chat: id.rawValue, name: chat.displayName, members: ([me].compactMap { $0 } + chat.memberNpubs),
+                admins: chat.adminNpubs, canManage: chat.canManage)
+            let text = list.members.map { npub in
+                (list.admins.contains(npub) ? "admin   " : "member  ") + npub + (npub == me ? "  (you)" : "")
+            }.joined(separator: "\n")
+            Output.emit(list, json: invocation.json, text: text)
+        }
+    }
+}
+
+extension CLISession {
+    /// The chat `argument` names: its id or a unique prefix of it (`.usage` otherwise).
+    func chatID(_ argument: String) throws(CLIError) -> ChatID {
+        let wanted = argument.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let matches = state.chatList.filter { $0.chatID.rawValue.lowercased().hasPrefix(wanted) }
+        if let exact = matches.first(where: { $0.chatID.rawValue.lowercased() == wanted }) { return exact.chatID }
+        guard matches.count == 1, !wanted.isEmpty else {
+            throw CLIError(.usage, matches.isEmpty ? "no chat \(argument) (see `marmot chats`)" : "\"\(argument)\" matches \(matches.count) chats")
+        }
+        return matches[0].chatID
+    }
+}
