@@ -6,7 +6,7 @@ struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Create, import, show or export this home's Nostr account.",
-        subcommands: [Create.self, Import.self, Show.self, Export.self]
+        subcommands: [Create.self, Import.self, Show.self, Export.self, Name.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -68,6 +68,30 @@ struct AccountCommand: AsyncParsableCommand {
                 secret = try SecretInput.read(prompt: "nsec: ")
             }
             try await AccountFlows.importAccount(nsec: secret, Invocation(relay: relay, output: output))
+        }
+    }
+
+    struct Name: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print, or set, the name others see instead of your npub (profile, kind 0).",
+            discussion: """
+            Names are public. Control characters are removed, long names cut, and a name that looks \
+            like an npub is refused.
+
+            Examples:
+              marmot account name
+              marmot account name "Alice Liddell" --json
+            """
+        )
+
+        @Argument(help: ArgumentHelp("The new name; omit it to print the current one.", valueName: "name"))
+        var name: String?
+
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await AccountFlows.name(name, Invocation(relay: relay, output: output))
         }
     }
 

@@ -57,6 +57,31 @@ enum AccountFlows {
         }
     }
 
+    /// Prints this account's profile name, or publishes a new one and prints it as published.
+    static func name(_ name: String?, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            struct Named: Encodable { let name: String? }
+            guard let name else {
+                let current = session.state.profile.name
+                Output.emit(Named(name: current), json: invocation.json, text: current ?? "(no name set)")
+                return
+            }
+            let mark = session.outcomeMark
+            session.dispatch(.setProfileName(name: name))
+            let published = try await session.until("the name to be published", timeout: .seconds(30)) { state throws(CLIError) -> String? in
+                if let failure = OutcomeExit.failure(in: state, after: mark, of: [.setProfileName]) { throw failure }
+                guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .setProfileName,
+                      outcome.isSuccess
+                else { return nil }
+                return state.profile.name
+            }
+            Output.emit(Named(name: published), json: invocation.json, text: "Name set: \(published)")
+        }
+    }
+
     /// Prints the nsec through the core's export path (`AppAction.exportSecret` → `secretExported`),
     /// the same one the app uses behind its confirmation.
     static func export(_ invocation: Invocation) async throws {

@@ -33,6 +33,10 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// message; `limit` 0 means the core's page size.
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
 
+    // Profile
+    /// Publishes this account's name (kind 0); the core cleans it up first.
+    case setProfileName(name: String)
+
     // Groups
     /// A named group with the given npubs (each needs a key package); the core opens it.
     case createGroup(name: String, memberNpubs: [String])
@@ -77,6 +81,7 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
         case .acceptInvite(let id): "acceptInvite(\(id))"
         case .declineInvite(let id): "declineInvite(\(id))"
+        case .setProfileName: "setProfileName"
         case .createGroup(_, let members): "createGroup(members: \(members.count))"
         case .addMembers(let chatID, let npubs): "addMembers(chat: \(chatID), count: \(npubs.count))"
         case .removeMember(let chatID, _): "removeMember(chat: \(chatID))"

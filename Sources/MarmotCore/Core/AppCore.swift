@@ -86,6 +86,7 @@ actor AppCore {
         case .loadOlder(let chatID): loadOlder(chatID: chatID)
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
+        case .setProfileName(let name): setProfileName(name)
         case .createGroup(let name, let npubs): createGroup(name: name, memberNpubs: npubs)
         case .addMembers(let chatID, let npubs): changeGroup(chatID, npubs: npubs) { .add($0) }
         case .removeMember(let chatID, let npub): changeGroup(chatID, npubs: [npub]) { .remove($0[0]) }
@@ -126,6 +127,9 @@ actor AppCore {
         case .messaging(let id, let event):
             guard isCurrent(id) else { return }
             messagingEvent(event)
+        case .profileSaved(let id, let result):
+            guard isCurrent(id) else { return }
+            profileSaved(result)
         case .groupOperationFinished(let id, let operation, let result):
             guard isCurrent(id) else { return }
             groupOperationFinished(operation, result)
@@ -191,6 +195,7 @@ actor AppCore {
         }
         if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
         if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
+        if before.profile != now.profile { changed.append { .profileChanged(rev: $0, profile: now.profile) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

@@ -25,6 +25,9 @@ public protocol MessagingService: Sendable {
     /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
     func createChat(with peer: PublicKey) async throws -> ChatInfo
 
+    /// Publishes this account's name (kind 0) and returns it as published (cleaned up).
+    func setProfileName(_ name: String) async throws -> String
+
     /// Creates a named group with `members` (each must have a key package) and invites them.
     func createGroup(name: String, members: [PublicKey]) async throws -> ChatInfo
 
@@ -118,6 +121,8 @@ public enum MessagingEvent: Sendable, Equatable {
     /// How far the start-up catch-up with the relays has got (issue 16): the core shows "live" once
     /// this says `.live` and the stored chats are listed, and one-shot commands wait for that.
     case syncStatus(MessagingSyncStatus)
+    /// This account's profile name as cached or found on the relays.
+    case ownProfileName(String?)
 }
 
 /// The messaging layer's catch-up with its relays after `start()`.

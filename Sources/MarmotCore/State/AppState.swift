@@ -21,6 +21,8 @@ public struct AppState: Sendable, Equatable {
     public var network: NetworkState
     /// Invitations waiting for the user to accept or decline, newest first (shown above the chats).
     public var invites: [InviteSummary]
+    /// This account's public profile (the name others see instead of the npub).
+    public var profile: ProfileState = ProfileState()
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
@@ -150,4 +152,17 @@ public struct BusyState: Sendable, Equatable {
 
     /// Whether the invitation can be accepted or declined now (not already being answered).
     public func canAnswer(_ invite: InviteID) -> Bool { !answeringInvites.contains(invite) }
+}
+
+/// This account's profile as published (NIP-01 kind 0).
+public struct ProfileState: Sendable, Equatable {
+    /// The name others see; nil until one is set or found on the relays.
+    public var name: String?
+    /// Whether a new name is being published.
+    public var saving: Bool
+
+    public init(name: String? = nil, saving: Bool = false) {
+        self.name = name
+        self.saving = saving
+    }
 }

@@ -27,6 +27,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case networkChanged(rev: UInt64, network: NetworkState)
     /// The pending invitations changed (one arrived, was accepted or declined).
     case invitesChanged(rev: UInt64, invites: [InviteSummary])
+    /// This account's profile (its name) changed.
+    case profileChanged(rev: UInt64, profile: ProfileState)
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
@@ -47,7 +49,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .fullState(let state): state.rev
         case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
             .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _),
-            .networkChanged(let rev, _), .invitesChanged(let rev, _):
+            .networkChanged(let rev, _), .invitesChanged(let rev, _), .profileChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
         case .outcomeChanged(let rev, _, _): rev
@@ -79,6 +81,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .networkChanged(let rev, let network):
             "networkChanged(rev: \(rev), relays: \(network.connectedRelays)/\(network.totalRelays))"
         case .invitesChanged(let rev, let invites): "invitesChanged(rev: \(rev), invites: \(invites.count))"
+        case .profileChanged(let rev, let profile): "profileChanged(rev: \(rev), named: \(profile.name != nil))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
         case .outcomeChanged(let rev, let outcome, let toast):
             "outcomeChanged(rev: \(rev), code: \(outcome?.code.rawValue ?? "none"), toast: \(toast != nil))"
@@ -106,6 +109,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .busyChanged(_, let busy): next.busy = busy
         case .networkChanged(_, let network): next.network = network
         case .invitesChanged(_, let invites): next.invites = invites
+        case .profileChanged(_, let profile): next.profile = profile
         case .outcomeChanged(_, let outcome, let toast):
             next.lastOutcome = outcome
             next.toast = toast

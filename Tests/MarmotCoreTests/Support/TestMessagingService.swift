@@ -168,6 +168,11 @@ actor TestMessagingService: MessagingService {
 
     func failGroups(_ reason: String?) { groupFailure = reason }
 
+    func setProfileName(_ name: String) async throws -> String {
+        if let reason = groupFailure { throw TestServiceError(description: reason) }
+        return name
+    }
+
     func listInvites() async throws -> [InviteInfo] { pendingInvites.map(\.invite) }
 
     func acceptInvite(_ id: InviteID) async throws -> ChatInfo {

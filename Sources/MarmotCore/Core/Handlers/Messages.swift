@@ -237,6 +237,7 @@ extension AppCore {
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
         case .relayStatus(let status): relayStatusChanged(status)
         case .keyPackagePublished(let published): state.network.keyPackagePublished = published
+        case .ownProfileName(let name): state.profile.name = name
         case .invitesChanged(let invites):
             session?.invites = invites
             state.network.invitesLoaded = true

@@ -5,6 +5,15 @@ import Nostr
 
 /// Group chats through the Marmot client (MIP-01/03 as MDK 0.8.0 does them).
 extension MarmotMessagingService {
+    func setProfileName(_ name: String) async throws -> String {
+        let client = try await connectedClient()
+        do {
+            return try await client.publishProfile(name: name).shownName ?? name
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
     func createGroup(name: String, members: [PublicKey]) async throws -> ChatInfo {
         let client = try await connectedClient()
         do {

@@ -41,8 +41,10 @@ extension MarmotMessagingService {
     /// Refreshes the profiles (kind 0) of everyone in our chats and re-sends the chats whose names
     /// changed; a failure only leaves the cached names.
     func refreshNames(_ client: MarmotClient) async {
-        guard let chats = try? await client.chats() else { return }
         let me = context.keys.publicKey
+        continuation?.yield(.ownProfileName(await client.cachedProfile(of: me)?.shownName))
+        if let mine = await client.refreshProfiles(of: [me])[me] { continuation?.yield(.ownProfileName(mine.shownName)) }
+        guard let chats = try? await client.chats() else { return }
         let changed = await client.refreshProfiles(of: chats.flatMap(\.members).filter { $0 != me })
         guard !changed.isEmpty else { return }
         for chat in chats where chat.status == .active && chat.members.contains(where: { changed[$0] != nil }) {
