@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: run test build setup bench relay clean
+.PHONY: run test build setup bench relay clean ffi-test web-test
 
 setup:
 	@bash scripts/setup.sh
@@ -19,6 +19,8 @@ test:
 	@bash scripts/check-manifests.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
+	@bash scripts/ffi-test.sh
+	@bash scripts/web-test.sh
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
 PORT ?= 7447
@@ -32,3 +34,11 @@ bench: setup
 
 clean:
 	@rm -rf .build
+
+# The C ABI from C and Python ctypes; `marmot web` in headless Chromium (both also run by `make test`).
+ffi-test: setup
+	@bash scripts/ffi-test.sh
+
+web-test:
+	@bash scripts/setup.sh --interop
+	@bash scripts/web-test.sh
