@@ -111,7 +111,7 @@ extension ContractJSON {
         case .logout: object["type"] = "logout"
         case .pushScreen(let screen): object.merge(["type": "pushScreen", "screen": self.screen(screen)]) { $1 }
         case .updateScreenStack(let stack):
-            object.merge(["type": "updateScreenStack", "screenStack": stack.map(screen)]) { $1 }
+            object.merge(["type": "updateScreenStack", "screenStack": stack.map { Self.screen($0) }]) { $1 }
         case .createChat(let npub): object.merge(["type": "createChat", "peerNpub": npub]) { $1 }
         case .sendMessage(let chatID, let content):
             object.merge(["type": "sendMessage", "chatId": chatID.rawValue, "content": content]) { $1 }

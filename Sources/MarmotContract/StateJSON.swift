@@ -15,7 +15,7 @@ extension ContractJSON {
 
     static func stateBody(_ state: AppState) -> Object {
         [
-            "rev": state.rev,
+            "rev": Int(truncatingIfNeeded: state.rev),
             "router": router(state.router),
             "auth": auth(state.auth),
             "busy": busy(state.busy),
@@ -59,8 +59,8 @@ extension ContractJSON {
     static func chatSummary(_ chat: ChatSummary) -> Object {
         [
             "chatId": chat.chatID.rawValue, "peerNpub": chat.peerNpub, "peerName": orNull(chat.peerName),
-            "lastMessage": orNull(chat.lastMessage), "lastMessageAt": orNull(chat.lastMessageAt),
-            "unreadCount": chat.unreadCount, "displayName": chat.displayName,
+            "lastMessage": orNull(chat.lastMessage), "lastMessageAt": orNull(chat.lastMessageAt.map { Int($0) }),
+            "unreadCount": Int(chat.unreadCount), "displayName": chat.displayName,
             "lastMessagePreview": chat.lastMessagePreview, "lastMessageTimeDisplay": chat.lastMessageTimeDisplay,
             "isGroup": chat.isGroup, "memberCount": chat.memberCount,
         ]
@@ -77,7 +77,7 @@ extension ContractJSON {
     static func message(_ message: ChatMessage) -> Object {
         [
             "id": message.id.rawValue, "senderPubkey": message.senderPubkey, "content": message.content,
-            "timestamp": message.timestamp, "isMine": message.isMine, "delivery": delivery(message.delivery),
+            "timestamp": Int(message.timestamp), "isMine": message.isMine, "delivery": delivery(message.delivery),
             "displayTimestamp": message.displayTimestamp,
             "kind": message.kind == .system ? "system" : "text",
         ]

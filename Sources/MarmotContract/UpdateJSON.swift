@@ -6,7 +6,7 @@ extension ContractJSON {
     /// One update, tagged by `type`, with `schemaVersion` and `rev`. `accountCreated` carries the nsec:
     /// it is the only object of the contract that does, and must never be logged.
     public static func updateObject(_ update: AppUpdate) -> Object {
-        var object: Object = ["schemaVersion": schemaVersion, "rev": update.rev]
+        var object: Object = ["schemaVersion": schemaVersion, "rev": Int(truncatingIfNeeded: update.rev)]
         switch update {
         case .fullState(let state):
             object["type"] = "fullState"

@@ -44,8 +44,9 @@ struct WebCommand: AsyncParsableCommand {
         logger.logLevel = level
         let gate = WebGate(port: port)
         let server = WebServer(gate: gate, bridge: WebBridge(session: session, logger: logger), logger: logger)
+        let requestedPort = port
         let serverTask = Task {
-            try await server.run(port: port) { bound in
+            try await server.run(port: requestedPort) { bound in
                 gate.port = bound
                 FileHandle.standardOutput.write(Data("http://127.0.0.1:\(bound)/?token=\(gate.token)\n".utf8))
             }

@@ -61,7 +61,7 @@ final class WebServer: Sendable {
             router: router,
             server: .http1WebSocketUpgrade(
                 webSocketRouter: wsRouter,
-                configuration: .init(maxFrameSize: 1 << 22, autoPing: .enabled(timePeriod: .seconds(30)))),
+                configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .enabled(timePeriod: .seconds(30))))),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in await onBound(channel.localAddress?.port ?? port) },
             logger: logger)
