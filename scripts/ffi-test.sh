@@ -21,7 +21,7 @@ for _ in $(seq 100); do [ -s "$scratch/relay.out" ] && break; sleep 0.1; done
 relay="$(head -1 "$scratch/relay.out")"
 [ -n "$relay" ] || { echo "ffi-test: the relay did not start" >&2; cat "$scratch/relay.err" >&2; exit 1; }
 
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I Sources/MarmotFFI/include Tests/FFI/ffi_test.c \
+cc -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I Sources/MarmotFFI/include Tests/FFI/ffi_test.c \
     -L "$(dirname "$lib")" -lMarmotFFI -Wl,-rpath,"$(dirname "$lib")" -lpthread -o "$scratch/ffi_test"
 echo "ffi-test: C program (Tests/FFI/ffi_test.c) over $lib, relay $relay"
 "$scratch/ffi_test" "$relay" "$scratch/c"

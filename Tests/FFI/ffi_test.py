@@ -25,8 +25,9 @@ class Mirror:
         self.gaps = self.stale = self.applied = 0
         self.account = None  # (npub, nsec), kept as a platform would keep it in secure storage
         self.callback = CALLBACK(self.on_update)  # must outlive the app
-        assert lib.marmot_app_set_listener(app, self.callback, None) == 0
-        with self.lock:
+        with self.lock:  # no update is handled before the first snapshot is in place
+            assert lib.marmot_app_set_listener(app, self.callback, None) == 0
+            assert lib.marmot_app_set_listener(app, self.callback, None) == 8  # one listener only
             self.state = self.read_state()
 
     def read_state(self):
