@@ -31,7 +31,7 @@ final class WebServer: Sendable {
         let router = Router()
         router.get("/") { request, _ -> Response in
             if let reason = gate.refusal(
-                host: request.head.authority ?? request.headers[.host], origin: request.headers[.origin],
+                host: request.head.authority, origin: request.headers[.origin],
                 token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
             {
                 logger.notice("web: page request refused", metadata: ["reason": "\(reason)"])
@@ -46,7 +46,7 @@ final class WebServer: Sendable {
             "/ws",
             shouldUpgrade: { request, _ in
                 if let reason = gate.refusal(
-                    host: request.head.authority ?? request.headers[.host], origin: request.headers[.origin],
+                    host: request.head.authority, origin: request.headers[.origin],
                     token: request.uri.queryParameters["token"].map(String.init), requireOrigin: true)
                 {
                     logger.notice("web: WebSocket refused", metadata: ["reason": "\(reason)"])
@@ -80,9 +80,9 @@ final class WebServer: Sendable {
     static func securityHeaders(port: Int) -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPFields.Element.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPFields.Element.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPFields.Element.Name("X-Content-Type-Options")!] = "nosniff"
         headers[.contentSecurityPolicy] =
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
             + "connect-src ws://127.0.0.1:\(port) ws://localhost:\(port); frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
