@@ -17,6 +17,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -80,7 +81,9 @@ class Page:
 
     def wait(self, what, predicate):
         try:
-            return WebDriverWait(self.driver, TIMEOUT, poll_frequency=0.1).until(lambda d: predicate(d))
+            # Lists are rebuilt on every update: an element read mid-rebuild is stale, so poll again.
+            return WebDriverWait(self.driver, TIMEOUT, poll_frequency=0.1,
+                                 ignored_exceptions=[StaleElementReferenceException]).until(lambda d: predicate(d))
         except Exception:
             self.shot("timeout")
             raise AssertionError(f"{self.name}: timed out waiting for {what}")
