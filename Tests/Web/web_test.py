@@ -170,7 +170,17 @@ def main():
         # The nsec never reached the page unasked.
         for page in (alice, bob):
             assert not re.search(r"nsec1[02-9ac-hj-np-z]{50}", page.driver.page_source), f"{page.name}: nsec in the page"
-        print(f"web_test: unread badge, reload restores the chat; ok in {time.monotonic() - started:.1f}s")
+        # Export: nothing without the confirmation, the nsec with it.
+        alice.click("#screen-chat .back")
+        alice.screen("chatList")
+        alice.click("#export-key")
+        alice.driver.switch_to.alert.dismiss()
+        time.sleep(0.3)
+        assert alice.driver.find_element(By.ID, "exported-nsec").text == "", "export without confirmation"
+        alice.click("#export-key")
+        alice.driver.switch_to.alert.accept()
+        alice.wait("exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
+        print(f"web_test: unread badge, reload restores the chat, export needs a confirmation; ok in {time.monotonic() - started:.1f}s")
         print(f"web_test: screenshots in {shots}")
     finally:
         alice.driver.quit()

@@ -91,7 +91,7 @@ function receive(message) {
   if (message.kind !== "update" || state === null) return;
   const update = message.update;
   if (update.type === "accountCreated") {
-    notice = "Account created. Your secret key is kept by marmot in $MARMOT_HOME/nsec; use Export key to copy it.";
+    notice = "Account created. Your secret key is kept by marmot in $MARMOT_HOME/nsec; use Export key to copy it. (Click to dismiss.)";
   }
   if (update.rev <= lastRev) return;
   if (update.rev !== lastRev + 1) { if (!resyncing) { resyncing = true; send({kind: "resync"}); } return; }
@@ -195,6 +195,7 @@ $("send").onclick = () => {
 };
 $("composer").onkeydown = event => { if (event.key === "Enter") $("send").onclick(); };
 $("load-older").onclick = () => { const chat = state.currentChat; if (chat && chat.messages.length) dispatch({type: "loadOlderMessages", chatId: chat.chatId, beforeMessageId: chat.messages[0].id, limit: 50}); };
+$("notice").onclick = () => { notice = ""; render(); };
 $("toast-close").onclick = () => dispatch({type: "clearToast"});
 $("logout").onclick = () => { if (confirm("Log out? The key is deleted from this machine; export it first to keep the account.")) { notice = ""; $("exported-nsec").textContent = ""; dispatch({type: "logout"}); } };
 $("export-key").onclick = () => { if (confirm("Show your secret key (nsec)? Anyone who sees it can read and send your messages.")) send({kind: "exportNsec", confirm: true}); };
