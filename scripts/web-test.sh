@@ -30,4 +30,6 @@ alice="$(first_line "$scratch/alice.out")"
 bob="$(first_line "$scratch/bob.out")"
 rm -rf "$shots"
 echo "web-test: two \`marmot web\` over $relay; headless Chromium via selenium"
-.venv-web/bin/python Tests/Web/web_test.py "$alice" "$bob" "$shots"
+# The test stops the relay (RELAY_PID) and starts it again on the same port for the retry check.
+RELAY_PID="${pids[0]}" RELAY_PORT="${relay##*:}" RELAY_HOME="$scratch/relay" MARMOT_BIN="$bin/marmot" \
+    .venv-web/bin/python Tests/Web/web_test.py "$alice" "$bob" "$shots"

@@ -8,6 +8,8 @@ the ✓ mark; an unread badge; a reload mid-chat brings the state back. Screensh
 import base64
 import os
 import re
+import signal
+import subprocess
 import socket
 import sys
 import time
@@ -108,6 +110,35 @@ class Page:
         return path
 
 
+def relay_outage(alice, started):
+    """The relay goes down: a message ends failed with Retry; the relay comes back: Retry gets ✓."""
+    alice.click("#chats .chat-row")
+    alice.screen("chat")
+    os.kill(int(os.environ["RELAY_PID"]), signal.SIGTERM)
+    time.sleep(0.5)
+    alice.type("composer", "Sent while the relay is down")
+    alice.click("#send")
+    failed = "#messages .message.mine .mark.failed"
+    WebDriverWait(alice.driver, 90, poll_frequency=0.2).until(lambda d: d.find_elements(By.CSS_SELECTOR, failed))
+    alice.shot("8-chat-failed")
+    print(f"web_test: relay down, the message failed at {time.monotonic() - started:.1f}s")
+    env = dict(os.environ, MARMOT_HOME=os.environ["RELAY_HOME"])
+    relay = subprocess.Popen([os.environ["MARMOT_BIN"], "relay", "--port", os.environ["RELAY_PORT"], "--memory"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert relay.stdout.readline().startswith(b"ws://"), "the relay did not come back"
+        alice.wait("the connection back", lambda d: d.find_element(By.ID, "status").text.startswith("1 of 1"))
+        alice.click("#messages .message.mine .retry")
+        WebDriverWait(alice.driver, 90, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, failed)
+            and len(d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent")) == 2)
+        alice.shot("9-chat-retried")
+        print(f"web_test: relay back, Retry sent the message (✓) at {time.monotonic() - started:.1f}s")
+    finally:
+        relay.terminate()
+        relay.wait()
+
+
 def main():
     alice_url, bob_url, shots = sys.argv[1:4]
     os.makedirs(shots, exist_ok=True)
@@ -180,7 +211,10 @@ def main():
         alice.click("#export-key")
         alice.driver.switch_to.alert.accept()
         alice.wait("exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
-        print(f"web_test: unread badge, reload restores the chat, export needs a confirmation; ok in {time.monotonic() - started:.1f}s")
+        print(f"web_test: unread badge, reload restores the chat, export needs a confirmation at {time.monotonic() - started:.1f}s")
+        if os.environ.get("RELAY_PID"):
+            relay_outage(alice, started)
+        print(f"web_test: ok in {time.monotonic() - started:.1f}s")
         print(f"web_test: screenshots in {shots}")
     finally:
         alice.driver.quit()
