@@ -58,9 +58,13 @@ final class FFIApp: @unchecked Sendable {
 
     func markDestroyed() { lock.withLock { destroyed = true } }
 
-    private struct Reconciler: AppReconciler {
-        let owner: FFIApp
-        func reconcile(_ update: AppUpdate) { owner.deliver(update) }
+    /// Holds the app weakly: the core's listener task must not keep the app (and so the core) alive
+    /// after `marmot_app_destroy`, or the core would never stop.
+    private final class Reconciler: AppReconciler, @unchecked Sendable {
+        // Written once in init; `weak` loads are atomic.
+        weak var owner: FFIApp?
+        init(owner: FFIApp) { self.owner = owner }
+        func reconcile(_ update: AppUpdate) { owner?.deliver(update) }
     }
 }
 
