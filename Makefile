@@ -2,8 +2,10 @@
 # Both install what is missing first (scripts/setup.sh), then build once and reuse the build.
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Seconds of libFuzzer per fuzz target in `make test` (scripts/fuzz.sh; the long run is `scripts/fuzz.sh 600`).
+FUZZ_SECONDS ?= 5
 
-.PHONY: run test build setup bench relay clean ffi-test web-test
+.PHONY: run test build setup bench relay fuzz clean ffi-test web-test
 
 setup:
 	@bash scripts/setup.sh
@@ -17,10 +19,12 @@ test:
 	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	@bash scripts/check-manifests-test.sh
 	@bash scripts/check-manifests.sh
+	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
 	@bash scripts/ffi-test.sh
 	@bash scripts/web-test.sh
+	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
 PORT ?= 7447
@@ -32,8 +36,12 @@ bench: setup
 	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot-bench
 	@$(SWIFT) run $(SWIFT_FLAGS) -c release --skip-build marmot-bench
 
+# libFuzzer over every decoder of untrusted bytes (Fuzz/), FUZZ_SECONDS per target.
+fuzz: setup
+	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
 clean:
-	@rm -rf .build
+	@rm -rf .build .build-fuzz
 
 # The C ABI from C and Python ctypes; `marmot web` in headless Chromium (both also run by `make test`).
 ffi-test: setup

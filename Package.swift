@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .library(name: "NostrRelay", targets: ["NostrRelay"]),
         .library(name: "NostrClient", targets: ["NostrClient"]),
+        // For the fuzz package (Fuzz/Package.swift), which needs the Marmot decoders.
+        .library(name: "Marmot", targets: ["Marmot"]),
         .library(name: "MarmotAppKit", targets: ["MarmotAppKit"]),
         .library(name: "MarmotContract", targets: ["MarmotContract"]),
         // The core's C ABI (include/marmot.h) as a shared library, for JNI, ctypes and other hosts.
@@ -94,7 +96,10 @@ let package = Package(
             dependencies: ["Nostr", "MLS", "Marmot", "NostrClient", .product(name: "Logging", package: "swift-log")]
         ),
         // The SwiftUI app's manager and secret stores, in plain Swift so they are tested on Linux.
-        .target(name: "MarmotAppKit", dependencies: ["MarmotCore"]),
+        .target(
+            name: "MarmotAppKit",
+            dependencies: ["MarmotCore", .product(name: "Logging", package: "swift-log")]
+        ),
         // The versioned JSON contract of AppState, AppAction and AppUpdate (docs/ffi-contract.md).
         .target(name: "MarmotContract", dependencies: ["MarmotCore"]),
         // The C ABI over the JSON contract: create, state, dispatch, listener, free (include/marmot.h).

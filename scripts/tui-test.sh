@@ -220,7 +220,8 @@ start_relay() {
 }
 
 # Alice and Bob each create an account; Alice starts a chat with Bob's npub and writes; Bob sees
-# the chat with an unread badge, opens it, reads and answers; Alice sees the answer.
+# Alice's invitation (and nothing of the chat) at the top of his list, accepts it with `a`, and the
+# core opens the chat with Alice's message; Bob answers; Alice sees the answer.
 scenario_chat() {
     start_relay
     start alice2
@@ -245,18 +246,24 @@ scenario_chat() {
     wait_for alice2 "hello bob"
     wait_for alice2 "✓" 60
 
+    # The invitation comes first, highlighted, with how to answer it; the chat is not joined yet.
+    wait_for bob "Invitations (1)" 60
+    wait_match bob "^ > ✉ npub1.* invites you to a chat"
+    wait_for bob "a accept · d decline"
+    wait_for bob "a accept  d decline"
+    expect_absent bob "hello bob"
+    send bob a
+    # Accepting joins the chat and the core opens it, with Alice's message.
+    wait_for bob "Esc back" 60
     wait_for bob "hello bob" 60
-    # The chat row: the peer, the time of the last message, and an unread badge of 1.
-    wait_match bob "^ > npub1.*[0-9:]  1$"
-    send bob Enter
-    wait_for bob "Esc back"
-    wait_for bob "hello bob"
+    expect_absent bob "Invitations"
     type_text bob "hi alice"
     send bob Enter
     wait_for bob "✓" 60
     wait_for alice2 "hi alice" 60
     send bob Escape
     wait_for bob "You: hi alice"
+    expect_absent bob "Invitations"
 }
 
 main() {

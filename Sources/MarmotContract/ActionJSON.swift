@@ -59,6 +59,8 @@ extension ContractJSON {
         case "login": return .login(nsec: try fields.string("nsec"))
         case "restoreSession": return .restoreSession(nsec: try fields.string("nsec"))
         case "logout": return .logout
+        case "exportSecret": return .exportSecret
+        case "loadOlder": return .loadOlder(chatID: ChatID(try fields.string("chatId")))
         case "pushScreen": return .pushScreen(try screen(from: object["screen"], field: "screen"))
         case "updateScreenStack":
             guard let list = object["screenStack"] as? [Any] else { throw .invalidField("screenStack") }
@@ -109,6 +111,8 @@ extension ContractJSON {
         case .login(let nsec): object.merge(["type": "login", "nsec": nsec]) { $1 }
         case .restoreSession(let nsec): object.merge(["type": "restoreSession", "nsec": nsec]) { $1 }
         case .logout: object["type"] = "logout"
+        case .exportSecret: object["type"] = "exportSecret"
+        case .loadOlder(let chatID): object.merge(["type": "loadOlder", "chatId": chatID.rawValue]) { $1 }
         case .pushScreen(let screen): object.merge(["type": "pushScreen", "screen": self.screen(screen)]) { $1 }
         case .updateScreenStack(let stack):
             object.merge(["type": "updateScreenStack", "screenStack": stack.map { Self.screen($0) }]) { $1 }

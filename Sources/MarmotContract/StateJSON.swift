@@ -24,6 +24,7 @@ extension ContractJSON {
             "toast": orNull(state.toast),
             "network": network(state.network),
             "invites": state.invites.map(invite),
+            "lastOutcome": orNull(state.lastOutcome.map(outcome)),
         ]
     }
 
@@ -63,6 +64,7 @@ extension ContractJSON {
             "unreadCount": Int(chat.unreadCount), "displayName": chat.displayName,
             "lastMessagePreview": chat.lastMessagePreview, "lastMessageTimeDisplay": chat.lastMessageTimeDisplay,
             "isGroup": chat.isGroup, "memberCount": chat.memberCount,
+            "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
         ]
     }
 
@@ -71,6 +73,7 @@ extension ContractJSON {
             "chatId": chat.chatID.rawValue, "peerNpub": chat.peerNpub, "peerName": orNull(chat.peerName),
             "displayName": chat.displayName, "messages": chat.messages.map(message),
             "canLoadOlder": chat.canLoadOlder, "isGroup": chat.isGroup, "memberNpubs": chat.memberNpubs,
+            "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
         ]
     }
 
@@ -95,6 +98,7 @@ extension ContractJSON {
         [
             "connectedRelays": network.connectedRelays, "totalRelays": network.totalRelays,
             "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
+            "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded,
         ]
     }
 
@@ -103,7 +107,15 @@ extension ContractJSON {
             "inviteId": invite.inviteID.rawValue, "inviterNpub": invite.inviterNpub,
             "inviterDisplayName": invite.inviterDisplayName, "groupName": invite.groupName,
             "memberCount": invite.memberCount, "title": invite.title,
-            "receivedTimeDisplay": invite.receivedTimeDisplay,
+            "receivedTimeDisplay": invite.receivedTimeDisplay, "canAnswer": invite.canAnswer,
+        ]
+    }
+
+    /// The last operation's result: `{"operation":"send_message","code":"relay_unreachable",…}`.
+    static func outcome(_ outcome: OperationOutcome) -> Object {
+        [
+            "operation": outcome.operation.rawValue, "code": outcome.code.rawValue, "message": outcome.message,
+            "sequence": Int(truncatingIfNeeded: outcome.sequence),
         ]
     }
 }

@@ -3,8 +3,8 @@ import MarmotCore
 
 /// `AppUpdate` as contract JSON (docs/ffi-contract.md, "AppUpdate").
 extension ContractJSON {
-    /// One update, tagged by `type`, with `schemaVersion` and `rev`. `accountCreated` carries the nsec:
-    /// it is the only object of the contract that does, and must never be logged.
+    /// One update, tagged by `type`, with `schemaVersion` and `rev`. The side effects `accountCreated`,
+    /// `secretAccepted` and `secretExported` carry the nsec and must never be logged.
     public static func updateObject(_ update: AppUpdate) -> Object {
         var object: Object = ["schemaVersion": schemaVersion, "rev": Int(truncatingIfNeeded: update.rev)]
         switch update {
@@ -35,6 +35,19 @@ extension ContractJSON {
         case .invitesChanged(_, let invites):
             object["type"] = "invitesChanged"
             object["invites"] = invites.map(invite)
+        case .outcomeChanged(_, let outcome, let toast):
+            object["type"] = "outcomeChanged"
+            object["outcome"] = orNull(outcome.map(self.outcome))
+            object["toast"] = orNull(toast)
+        case .secretAccepted(_, let nsec, let npub):
+            object["type"] = "secretAccepted"
+            object["nsec"] = nsec
+            object["npub"] = npub
+        case .secretForgotten:
+            object["type"] = "secretForgotten"
+        case .secretExported(_, let nsec):
+            object["type"] = "secretExported"
+            object["nsec"] = nsec
         case .accountCreated(_, let nsec, let pubkey, let npub):
             object["type"] = "accountCreated"
             object["nsec"] = nsec
@@ -47,7 +60,7 @@ extension ContractJSON {
     /// One update as a JSON string.
     public static func updateString(_ update: AppUpdate) -> String { string(updateObject(update)) }
 
-    /// The update with the nsec of `accountCreated` removed (`"nsec": null`), for renderers that must
+    /// The update with the nsec of a side effect (`accountCreated`, `secretAccepted`, `secretExported`) removed (`"nsec": null`), for renderers that must
     /// not hold the secret (the browser page: the server keeps it in the secret store instead).
     public static func redactedUpdateObject(_ update: AppUpdate) -> Object {
         var object = updateObject(update)

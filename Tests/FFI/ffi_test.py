@@ -63,6 +63,8 @@ class Mirror:
         }
         if kind == "fullState":
             self.state = update["state"]
+        elif kind == "outcomeChanged":
+            self.state["lastOutcome"], self.state["toast"] = update["outcome"], update["toast"]
         elif kind in slices:
             self.state[slices[kind]] = update[slices[kind]]
         self.state["rev"] = update["rev"]

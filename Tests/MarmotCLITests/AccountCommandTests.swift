@@ -9,11 +9,14 @@ struct AccountCommandTests {
     @Test func helpListsEveryCommandWithAnAbstract() async throws {
         let help = try await CLI.run(["--help"], home: nil)
         #expect(help.status == 0, "\(help)")
-        for command in ["demo", "account", "chats", "chat", "send", "listen", "relay"] {
+        for command in ["demo", "account", "chats", "chat", "send", "listen", "invites", "accept", "decline", "relay"] {
             #expect(help.stdout.contains("  \(command) "), "--help lacks \(command): \(help.stdout)")
         }
         #expect(help.stdout.contains("Exit codes"))
-        for command in [["account", "create"], ["account", "import"], ["send"], ["listen"], ["chat", "new"], ["demo"]] {
+        let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("9 no pending invitation with that id"), "\(help.stdout)")
+        for command in [["account", "create"], ["account", "import"], ["send"], ["listen"], ["chat", "new"], ["demo"],
+                        ["invites"], ["accept"], ["decline"]] {
             let sub = try await CLI.run(command + ["--help"], home: nil)
             #expect(sub.status == 0 && sub.stdout.contains("Examples:"), "\(sub)")
         }

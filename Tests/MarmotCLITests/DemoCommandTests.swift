@@ -9,6 +9,10 @@ struct DemoCommandTests {
         defer { home.remove() }
         let result = try await CLI.run(["demo"], home: home, timeout: 150)
         #expect(result.status == 0, "\(result)")
+        // Bob is invited and accepts, as a user does; nothing joins on its own.
+        let inviteLine = try #require(result.lines.firstIndex { $0.contains("bob") && $0.contains("invites you to a chat") }, "\(result.stdout)")
+        let acceptLine = try #require(result.lines.firstIndex { $0.contains("bob") && $0.contains("accepted the invitation from alice") }, "\(result.stdout)")
+        #expect(inviteLine < acceptLine)
         for text in ["Hi Bob!", "Hi Alice!", "only ever stored ciphertext", "See you on Marmot!"] {
             #expect(result.stdout.contains(text), "transcript lacks \(text): \(result.stdout)")
         }

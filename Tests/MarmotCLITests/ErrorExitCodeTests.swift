@@ -32,7 +32,8 @@ struct ErrorExitCodeTests {
         let home = try TestHome("no-account")
         defer { home.remove() }
         for arguments in [["account", "show"], ["account", "export"], ["chats", "--relay", relay.url],
-                          ["send", Keys.generate().publicKey.npub, "hi", "--relay", relay.url], ["listen"], ["chats"]] {
+                          ["send", Keys.generate().publicKey.npub, "hi", "--relay", relay.url], ["listen"], ["chats"],
+                          ["invites"], ["accept", "abcd"], ["decline", "abcd"]] {
             let result = try await CLI.run(arguments, home: home)
             #expect(result.status == 3, "\(result)")
             #expect(result.stderr.contains("no account"), "\(result)")

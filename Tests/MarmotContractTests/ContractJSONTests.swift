@@ -11,7 +11,7 @@ struct ContractJSONTests {
         .createChat(peerNpub: "npub1q"), .sendMessage(chatID: "ab", content: "hi \"there\"\n"),
         .retryMessage(chatID: "ab", messageID: "m1"), .openChat(chatID: "ab"),
         .loadOlderMessages(chatID: "ab", beforeMessageID: "m1", limit: 50), .acceptInvite(inviteID: "i1"),
-        .declineInvite(inviteID: "i2"), .clearToast, .foregrounded,
+        .declineInvite(inviteID: "i2"), .clearToast, .foregrounded, .exportSecret, .loadOlder(chatID: "ab"),
     ]
 
     @Test("Every action survives JSON and back", arguments: actions)
@@ -73,5 +73,9 @@ struct ContractJSONTests {
         #expect(!redacted.contains("nsec1secret"))
         #expect(redacted.contains("\"type\":\"accountCreated\"") && redacted.contains("\"rev\":3"))
         #expect(!"\(update)".contains("nsec1secret"))
+        for secret in [AppUpdate.secretAccepted(rev: 4, nsec: "nsec1secret", npub: "npub1x"), .secretExported(rev: 5, nsec: "nsec1secret")] {
+            #expect(ContractJSON.updateString(secret).contains("nsec1secret"))
+            #expect(!ContractJSON.string(ContractJSON.redactedUpdateObject(secret)).contains("nsec1secret"))
+        }
     }
 }

@@ -149,6 +149,18 @@ enum ClientSettings {
     /// Marks a group joined from a Welcome whose post-join self-update is still owed (MIP-02).
     static func selfUpdateDue(_ group: GroupID) -> String { "client.self_update_due.\(group)" }
 
+    /// When our leaf in a group was last rotated by a commit of ours (Unix seconds as text).
+    static func lastRotation(_ group: GroupID) -> String { "client.last_rotation.\(group)" }
+
+    /// When a Welcome consumed one of our key packages (Unix seconds as text).
+    static func keyPackageConsumed(_ ref: KeyPackageRef) -> String { "client.key_package_consumed.\(ref)" }
+
+    /// A group's parked kind-445 events (that did not decrypt yet), as a list of event JSON.
+    static func parked(_ group: GroupID) -> String { "client.parked.\(group)" }
+
+    /// The cached kind-0 profile of a person (`Profile`).
+    static func profile(_ person: PublicKey) -> String { "client.profile.\(person.hex)" }
+
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 

@@ -45,7 +45,7 @@ extension MarmotClient {
             await discardNewGroup(groupID)
             throw MarmotClientError.encoding("welcome: \(error)")
         }
-        let result = await pool.publish(wrap)
+        let result = await publishWelcome(wrap, to: peer)
         guard result.isSent else {
             await discardNewGroup(groupID)
             throw MarmotClientError.notPublished(result)
@@ -101,25 +101,10 @@ extension MarmotClient {
     }
 
     /// The peer's newest KeyPackage event that passes every MIP-00 check (kind 30443 preferred on a
-    /// created_at tie), read from our relays until EOSE or `keyPackageFetchTimeout`.
+    /// created_at tie), read from our relays, else from the relays the peer's lists name
+    /// (`keyPackageEvents(of:)`), until EOSE or `keyPackageFetchTimeout`.
     func fetchKeyPackage(of peer: PublicKey) async throws -> PeerKeyPackage {
-        let filter = Filter(authors: [peer], kinds: [.addressableKeyPackage, .keyPackage])
-        let subscription = await pool.subscribe([filter], id: SubscriptionID("marmot-kp-" + String(peer.hex.prefix(16))
-            + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)))
-        let pool = self.pool
-        let timeout = options.keyPackageFetchTimeout
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            await pool.unsubscribe(subscription.id)
-        }
-        var found: [Event] = []
-        for await message in subscription {
-            if case .event(let event, _) = message, event.pubkey == peer { found.append(event) }
-            if message == .caughtUp { break }
-        }
-        timer.cancel()
-        await pool.unsubscribe(subscription.id)
+        let found = await keyPackageEvents(of: peer).filter { $0.pubkey == peer }
 
         let ordered = found.sorted { a, b in
             if a.createdAt != b.createdAt { return a.createdAt > b.createdAt }

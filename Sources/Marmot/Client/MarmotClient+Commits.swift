@@ -102,9 +102,28 @@ extension MarmotClient {
             alternates[id] = nil
         }
         store(record.notices, commit: record.event, group: id)
+        try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
         let chat = try self.session(id).chat
         emit(.commitApplied(chat, epoch: next.epoch, committer: publicKey))
         return chat
+    }
+
+    /// Self-updates a group whose last commit of ours (or, without one, our joining) is older than
+    /// `selfUpdateInterval`; called after the group's stored events were read at start-up.
+    func rotateIfStale(_ id: GroupID) async {
+        guard let interval = options.selfUpdateInterval else { return }
+        await acquire()
+        defer { release() }
+        guard let session = sessions[id], session.stored.status == .active, session.mls.isActive else { return }
+        let last = (try? store.setting(ClientSettings.lastRotation(id))).flatMap { $0 }
+            .flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? session.stored.createdAt
+        guard now() - last >= interval else { return }
+        do {
+            _ = try await selfUpdateExclusive(id)
+            logger.info("rotated our leaf in \(id): last rotation was \(now() - last) s ago")
+        } catch {
+            logger.warning("periodic self-update of \(id) failed: \(error)")
+        }
     }
 
     /// Publishes again the commits a previous run left pending (crash or no relay OK), each inside

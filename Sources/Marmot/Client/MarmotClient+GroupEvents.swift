@@ -119,6 +119,9 @@ extension MarmotClient {
             confirmBranch(session.id, epoch: session.mls.epoch)
             return try acceptCommit(summary, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
+            guard session.mls.proposals.count < options.pendingProposalLimit else {
+                throw .malformedMessage("more than \(options.pendingProposalLimit) pending proposals in the group")
+            }
             try persistOrDrop(next, session.id)
             logger.info("proposal \(proposal.proposal.type) pending in \(session.id)")
             var applied = Applied(group: session.id, outcome: .processed)
@@ -238,13 +241,38 @@ extension MarmotClient {
 
     // MARK: Parked events
 
-    /// Keeps an event that did not decrypt, to try again after the group's next commit.
+    /// Keeps an event that did not decrypt, to try again after the group's next commit; at most
+    /// `parkedEventLimit` per group (the oldest go first), stored so a restart does not lose them.
     private func park(_ event: Event, group: GroupID) {
         var list = parked[group, default: []]
         guard !list.contains(where: { $0.id == event.id }) else { return }
         list.append(event)
         if list.count > options.parkedEventLimit { list.removeFirst(list.count - options.parkedEventLimit) }
         parked[group] = list
+        // A flood of junk parks one event after another: store the list now and then, not each time
+        // (at most nine parked events of a crash are lost; `stop()` stores the rest).
+        if list.count < 10 || list.count % 10 == 0 { saveParked(group) }
+    }
+
+    /// Writes a group's parked events to the store.
+    func saveParked(_ group: GroupID) {
+        let list = parked[group] ?? []
+        var w = TLSWriter(capacity: 1024)
+        w.write(UInt32(list.count))
+        for event in list { w.writeOpaque(Data(event.jsonBytes)) }
+        do {
+            try store.setSetting(ClientSettings.parked(group), list.isEmpty ? nil : w.data)
+        } catch {
+            logger.warning("cannot store the parked events of \(group): \(error)")
+        }
+    }
+
+    /// A group's parked events as the last run left them.
+    func loadParked(_ group: GroupID) -> [Event] {
+        guard let data = (try? store.setting(ClientSettings.parked(group))).flatMap({ $0 }) else { return [] }
+        var r = TLSReader(data)
+        guard let count = try? r.readUInt32(), count <= options.parkedEventLimit else { return [] }
+        return (0..<count).compactMap { _ in (try? r.readOpaque()).flatMap { try? Event(jsonData: $0) } }
     }
 
     /// Tries the group's parked events again, oldest first, until a pass opens none.
@@ -256,6 +284,7 @@ extension MarmotClient {
                 do {
                     let applied = try applyGroupEvent(event)
                     parked[group]?.removeAll { $0.id == event.id }
+                    saveParked(group)
                     record(event.id, applied.outcome, group: applied.group)
                     logger.info("parked event \(event.id.hex) opened after a commit")
                     progress = true
@@ -263,6 +292,7 @@ extension MarmotClient {
                     continue
                 } catch {
                     parked[group]?.removeAll { $0.id == event.id }
+                    saveParked(group)
                 }
             }
         }

@@ -48,6 +48,7 @@ extension MarmotClient {
             throw error
         }
         sessions[id] = session
+        await useGroupRelays(session.stored.relays)
         await subscribe(.group(id))
         release()
         logger.info("accepted the invitation to \(id) from \(invite.inviter.hex)")

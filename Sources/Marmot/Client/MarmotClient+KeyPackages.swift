@@ -20,11 +20,12 @@ extension MarmotClient {
             throw MarmotClientError.encoding("key package: \(error)")
         }
         let dTag = try keyPackageDTag()
+        let createdAt = nextKeyPackageTimestamp()
         let published: KeyPackageEvent.Published
         do {
             published = try KeyPackageEvent.build(
                 keyPackage: created.keyPackage, relays: relays, keys: keys, dTag: dTag, client: options.clientTag,
-                createdAt: now())
+                createdAt: createdAt)
         } catch {
             throw MarmotClientError.encoding("key package event: \(error)")
         }
@@ -32,13 +33,21 @@ extension MarmotClient {
         try storage {
             try store.saveKeyPackage(StoredKeyPackage(
                 ref: published.ref, privateMaterial: record.encoded(), dTag: dTag, eventID: published.addressable.id,
-                legacyEventID: published.legacy.id, createdAt: now()))
+                legacyEventID: published.legacy.id, createdAt: createdAt))
         }
         async let addressable = pool.publish(published.addressable)
         async let legacy = pool.publish(published.legacy)
         let result = KeyPackagePublication(ref: published.ref, dTag: dTag, addressable: await addressable, legacy: await legacy)
         logger.info("published key package \(published.ref): \(result.addressable.accepted.count) relays")
         return result
+    }
+
+    /// A created_at later than any key package event of ours: relays keep, of two addressable events
+    /// with one `d` tag and one created_at, the lower id (NIP-01), so a rotation in the same second
+    /// could otherwise lose to the event it replaces.
+    func nextKeyPackageTimestamp() -> Int64 {
+        let newest = (try? store.keyPackages().map(\.createdAt).max()) ?? nil
+        return max(now(), (newest ?? 0) + 1)
     }
 
     /// The `d` tag of our kind-30443 events, made once and kept in the settings.

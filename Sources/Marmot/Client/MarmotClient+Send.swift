@@ -10,16 +10,43 @@ extension MarmotClient {
         try await send(kind: .chatMessage, content: text, tags: [], to: chat)
     }
 
-    /// Sends any rumor kind (reactions, …): the unsigned rumor (pubkey = us, id set) is encrypted as
-    /// an MLS PrivateMessage and wrapped in a kind-445 event under a throwaway key. The MLS state and
-    /// the message (delivery `.pending`, id = rumor id) are stored before publishing; afterwards the
-    /// delivery is `.sent` when at least one relay accepted the event, else `.failed` (see `retry`).
+    /// Sends any rumor kind (reactions, …): `queue` then `deliverQueued`. The message is durable
+    /// (`.pending`) before anything else happens, so a crash at any later point cannot lose it.
     public func send(kind: Kind, content: String, tags: [Tag], to chat: GroupID) async throws -> SentMessage {
+        let queued = try await queue(kind: kind, content: content, tags: tags, to: chat)
+        return try await deliverQueued(queued.rumorID, in: chat)
+    }
+
+    /// Stores a message of ours as `.pending` (the outbox) without encrypting or publishing it. Once
+    /// this returns, the message survives a crash: the next `resumeOutbox` sends it.
+    public func queue(kind: Kind = .chatMessage, content: String, tags: [Tag] = [], to chat: GroupID) async throws -> StoredMessage {
+        try requireStarted()
+        await acquire()
+        defer { release() }
+        let session = try session(chat)
+        guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(chat) }
+        let rumor: ChatRumor
+        do {
+            rumor = try ChatRumor(author: publicKey, content: content, kind: kind, tags: tags, createdAt: now())
+        } catch {
+            throw MarmotClientError.encoding("\(error)")
+        }
+        let message = StoredMessage(rumor: rumor, mlsGroupID: chat, isMine: true, deliveryState: .pending, outerEventID: nil)
+        try storage { try store.saveMessage(message) }
+        refreshRow(chat)
+        crashIfRequested(.afterQueue)
+        return message
+    }
+
+    /// Encrypts (once) and publishes a queued message of ours. A message already encrypted keeps its
+    /// kind-445 event, so a relay that stored it before a crash sees the same event again and the
+    /// peers (who record event ids) never get a second copy.
+    public func deliverQueued(_ rumorID: EventID, in chat: GroupID) async throws -> SentMessage {
         try requireStarted()
         await acquire()
         let prepared: (message: StoredMessage, event: Event)
         do {
-            prepared = try prepareMessage(kind: kind, content: content, tags: tags, in: chat)
+            prepared = try outboxEvent(rumorID, in: chat)
         } catch {
             release()
             throw error
@@ -29,27 +56,55 @@ extension MarmotClient {
     }
 
     /// Publishes the stored kind-445 event of one of our messages again (same event id), after a
-    /// failed or interrupted delivery.
+    /// failed or interrupted delivery; encrypts it first if it never was.
     public func retry(_ messageID: EventID, in chat: GroupID) async throws -> SentMessage {
         guard let message = try storage({ try store.message(mlsGroupID: chat, rumorID: messageID) }) else {
             throw MarmotClientError.unknownMessage(messageID)
         }
-        guard message.isMine, message.deliveryState != .sent,
-              let data = try storage({ try store.setting(ClientSettings.outbox(chat, messageID)) }),
-              let event = try? Event(jsonData: data)
-        else { throw MarmotClientError.nothingToRetry(messageID) }
-        return await deliver(message, event: event)
+        guard message.isMine, message.deliveryState == .pending || message.deliveryState == .failed else {
+            throw MarmotClientError.nothingToRetry(messageID)
+        }
+        return try await deliverQueued(messageID, in: chat)
     }
 
-    private func prepareMessage(kind: Kind, content: String, tags: [Tag], in id: GroupID) throws -> (StoredMessage, Event) {
+    /// Sends every message a previous run left unsent (queued, encrypted but not published, or
+    /// published without a relay's OK), oldest first per chat; called once after start-up.
+    public func resumeOutbox() async -> [SentMessage] {
+        var sent: [SentMessage] = []
+        let groups = sessions.values.filter { $0.stored.status == .active && $0.mls.isActive }.map(\.id)
+        for group in groups {
+            guard let unsent = try? store.unsentMessages(mlsGroupID: group), !unsent.isEmpty else { continue }
+            logger.info("resending \(unsent.count) unsent messages of \(group)")
+            for message in unsent {
+                do {
+                    sent.append(try await deliverQueued(message.rumorID, in: group))
+                } catch {
+                    logger.warning("cannot resend \(message.rumorID.hex) in \(group): \(error)")
+                }
+            }
+        }
+        return sent
+    }
+
+    /// The kind-445 event of a queued message: the stored one, else the message encrypted now.
+    private func outboxEvent(_ rumorID: EventID, in id: GroupID) throws -> (StoredMessage, Event) {
+        guard let stored = try storage({ try store.message(mlsGroupID: id, rumorID: rumorID) }), stored.isMine else {
+            throw MarmotClientError.unknownMessage(rumorID)
+        }
+        if let data = try storage({ try store.setting(ClientSettings.outbox(id, rumorID)) }), let event = try? Event(jsonData: data) {
+            return (stored, event)
+        }
         let rumor: ChatRumor
         do {
-            rumor = try ChatRumor(author: publicKey, content: content, kind: kind, tags: tags, createdAt: now())
+            rumor = try ChatRumor(
+                author: publicKey, content: stored.content, kind: stored.kind, tags: stored.tags, createdAt: stored.createdAt)
         } catch {
             throw MarmotClientError.encoding("\(error)")
         }
+        guard rumor.id == rumorID else { throw MarmotClientError.encoding("stored message does not rebuild its rumor") }
         let prepared = try prepare(rumor, in: id)
         alternates[id]?.sentSinceFork.append(rumor.id)
+        crashIfRequested(.afterEncrypt)
         return prepared
     }
 
@@ -86,6 +141,7 @@ extension MarmotClient {
 
     func deliver(_ message: StoredMessage, event: Event) async -> SentMessage {
         let result = await pool.publish(event)
+        crashIfRequested(.afterPublish)
         var delivered = message
         delivered.deliveryState = result.isSent ? .sent : .failed
         delivered.outerEventID = event.id

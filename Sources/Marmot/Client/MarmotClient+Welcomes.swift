@@ -88,6 +88,8 @@ extension MarmotClient {
             return drop(event, .storage("\(error)"), group: nil)
         }
         record(event.id, .processed, group: mls.groupID)
+        markConsumed(own.keyPackage.reference())
+        Task { [weak self] in await self?.rotateKeyPackage() }
         logger.info("invitation to group \(mls.groupID) (epoch \(mls.epoch)) from \(incoming.sender.hex)")
         if let pending = self.invite(mls.groupID) { emit(.inviteReceived(pending)) }
     }

@@ -27,10 +27,25 @@ public actor MarmotClient {
         /// Group events that did not decrypt are retried after the next commit of their group (a
         /// relay may deliver an epoch's messages before its commit); at most this many per group.
         public var parkedEventLimit = 100
+        /// Stored events held for one subscription's catch-up before they are handled anyway (a
+        /// relay flooding a subscription cannot grow the buffer without bound).
+        public var catchUpBufferLimit = 5_000
+        /// Pending proposals kept per group; more are dropped (a member flooding proposals).
+        public var pendingProposalLimit = 64
         /// How long the state of a past epoch is kept for the race rule (§5.7), besides the count
         /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
         /// once a competing commit can no longer be expected.
         public var snapshotMaxAge: Int64 = 24 * 3600
+        /// Our leaf in a group is rotated (a self-update) once our last commit there is this old, so
+        /// keys rotate even where nobody commits (MDK's `groups_needing_self_update`); nil: never.
+        public var selfUpdateInterval: Int64? = 7 * 24 * 3600
+        /// A stored key package is offered again only while it stays valid this much longer.
+        public var keyPackageMinimumValidity: Int64 = 7 * 24 * 3600
+        /// How long the private half of a consumed key package is kept for Welcomes that were built
+        /// from its event before it was replaced.
+        public var consumedKeyPackageGrace: Int64 = 24 * 3600
+        /// Crash tests only: the process kills itself here (see `CrashPoint`).
+        public var crashPoint: CrashPoint?
         /// Value of the `client` tag on key packages and Welcomes.
         public var clientTag: String? = KeyPackageEvent.defaultClient
 
@@ -73,6 +88,8 @@ public actor MarmotClient {
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
     var alternates: [GroupID: AlternateBranch] = [:]
+    /// Peers' relay lists read during this run (`relayLists(of:)`).
+    var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
     var pendingCommitGroups: Set<GroupID> = []
     var started = false
@@ -122,12 +139,19 @@ public actor MarmotClient {
                 if (try? store.setting(ClientSettings.pendingCommit(group.mlsGroupID))) != nil {
                     pendingCommitGroups.insert(group.mlsGroupID)
                 }
+                parked[group.mlsGroupID] = loadParked(group.mlsGroupID)
             } catch {
                 logger.error("group \(group.mlsGroupID) not loaded: \(error)")
                 emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
             }
         }
         started = true
+        await useGroupRelays(Array(Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))).sorted())
+        // Replay protection needs records only as far back as events are accepted at all.
+        let horizon = now() - options.eventWindow.maxAge - 24 * 3600
+        if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {
+            logger.info("forgot \(pruned) processed-event records older than the event window")
+        }
         await pool.connect()
         await subscribe(.giftWraps)
         let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
@@ -140,6 +164,7 @@ public actor MarmotClient {
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
     public func stop() async {
         started = false
+        for group in parked.keys { saveParked(group) }
         let current = feeds
         feeds = [:]
         for (id, feed) in current {
@@ -250,6 +275,10 @@ public actor MarmotClient {
         case .event(let event, _):
             if feed.buffering {
                 feeds[id]?.buffer.append(event)
+                if feed.buffer.count + 1 >= options.catchUpBufferLimit {
+                    logger.notice("catch-up buffer of \(id) full: handling its events now")
+                    await flush(id)
+                }
             } else {
                 await handle(event)
             }
@@ -276,7 +305,11 @@ public actor MarmotClient {
         feeds[id]?.flushing = false
         switch feed.target {
         case .group(let group): await performDueSelfUpdate(group)
-        case .groups(let groups): for group in groups { await performDueSelfUpdate(group) }
+        case .groups(let groups):
+            for group in groups {
+                await performDueSelfUpdate(group)
+                await rotateIfStale(group)
+            }
         case .giftWraps: break
         }
     }

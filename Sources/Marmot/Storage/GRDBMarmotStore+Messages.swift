@@ -51,6 +51,18 @@ extension GRDBMarmotStore {
         return MessagePage(messages: messages, nextCursor: rows.count > pageSize ? messages.last?.cursor : nil)
     }
 
+    public func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage] {
+        let groupRef = codec.groupRef(mlsGroupID.bytes)
+        let rows = try read { db in
+            try MessageRow.filter(MessageRow.Columns.groupRef == groupRef)
+                .filter(Column("is_mine") == true)
+                .filter([DeliveryState.pending.rawValue, DeliveryState.failed.rawValue].contains(MessageRow.Columns.deliveryState))
+                .order(MessageRow.Columns.createdAt.asc, Column.rowID.asc)
+                .fetchAll(db)
+        }
+        return try rows.map(codec.storedMessage)
+    }
+
     public func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws {
         let groupRef = codec.groupRef(mlsGroupID.bytes)
         let messageRef = codec.messageRef(mlsGroupID.bytes, rumorID)

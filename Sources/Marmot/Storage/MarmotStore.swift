@@ -31,6 +31,9 @@ public protocol MarmotStore: Sendable {
     /// Newest first, `limit` per page (default 50), strictly older than `before` when given.
     func messages(mlsGroupID: GroupID, before: MessageCursor?, limit: Int) throws -> MessagePage
     func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws
+    /// Our messages of the group not yet accepted by a relay (`.pending` or `.failed`), oldest first:
+    /// the outbox a restart resumes.
+    func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage]
 
     // MARK: Key packages
 

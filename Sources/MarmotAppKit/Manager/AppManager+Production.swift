@@ -21,7 +21,12 @@
             let configured = RelayDefaults.configured(
                 file: defaultDataDirectory().appendingPathComponent("relays"))
             let relays = configured.relays.isEmpty ? RelayDefaults.publicRelays : configured.relays
-            return AppConfiguration(relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory())
+            var configuration = AppConfiguration(relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory())
+            #if canImport(os)
+                // The core's lines go to the unified log (Console.app), never message text or secrets.
+                configuration.logHandlerFactory = { OSLogHandler(subsystem: "org.marmot.Marmot", label: $0) }
+            #endif
+            return configuration
         }
 
         /// `Application Support/Marmot` of the current user (the app's container on iOS), where the

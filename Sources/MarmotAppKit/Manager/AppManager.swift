@@ -8,8 +8,10 @@
     /// Mirrors the core's state on the main actor, keeping it equal to the core's snapshot at
     /// `lastRevApplied`: updates arrive in order through one stream, side effects run first, stale revs
     /// are dropped, the next rev replaces its slice, and a forward gap triggers one resync from
-    /// `state()`. It also owns the secret store: the nsec is saved when the core creates an account or
-    /// the user logs in, handed back at launch, and deleted on logout (MVP spec, Key Storage).
+    /// `state()`. It also owns the secret store, acting only on the core's side effects: the nsec is
+    /// saved on `accountCreated` and `secretAccepted` (a login the core accepted), deleted on
+    /// `secretForgotten` (logout), and handed back at launch (MVP spec, Key Storage). It holds no timer
+    /// and no rule of its own: toasts expire in the core, paging is the core's (issue 16).
     @MainActor
     @Observable
     public final class AppManager: AppReconciler {
@@ -17,6 +19,9 @@
         public private(set) var state: AppState
         /// The last secret-store failure the user has not dismissed.
         public private(set) var secretStoreProblem: SecretStoreProblem?
+        /// The nsec the core handed out after the user confirmed an export (`exportSecret()`), until
+        /// the view that shows it calls `clearExportedSecret()`. Never written anywhere.
+        public private(set) var exportedSecret: String?
         /// Set to the rev seen when a stored session was handed to the core at launch, until the core
         /// commits anything after it; covers the moment before the core marks itself busy.
         private(set) var restorePendingAfterRev: UInt64?
@@ -26,10 +31,6 @@
         @ObservationIgnored private let pipe: AsyncStream<AppUpdate>.Continuation
         /// Updates received while a resync is in flight, replayed onto its snapshot; nil when none is.
         @ObservationIgnored private var resyncBuffer: [AppUpdate]?
-        @ObservationIgnored private let toastDuration: Duration
-        /// The nsec of a login the core has not yet accepted or refused; refused ones are removed
-        /// from the store again so a typo is not restored at every launch.
-        @ObservationIgnored private var pendingLoginSecret: String?
         /// How many resyncs have started, for tests.
         @ObservationIgnored private(set) var resyncsStarted = 0
 
@@ -43,16 +44,13 @@
         /// Boots over `core`: hydrates from `state()`, listens for updates, then restores the session
         /// whose nsec `secretStore` holds, if any (bible §4.1.2.1).
         ///
-        /// `toastDuration` is how long a toast stays before `toastDisplayed(_:)` clears it;
         /// `bootProblem` is a secret-store failure met while building the core (see
         /// `provisionInstallationSecret(in:)`), shown as `secretStoreProblem`.
         public init(
-            core: any AppCoreHandle, secretStore: any SecretStore, toastDuration: Duration = .seconds(3),
-            bootProblem: SecretStoreProblem? = nil
+            core: any AppCoreHandle, secretStore: any SecretStore, bootProblem: SecretStoreProblem? = nil
         ) {
             self.core = core
             self.secretStore = secretStore
-            self.toastDuration = toastDuration
             self.secretStoreProblem = bootProblem
             let (updates, pipe) = AsyncStream<AppUpdate>.makeStream(bufferingPolicy: .unbounded)
             self.pipe = pipe
@@ -81,9 +79,14 @@
             route(update)
         }
 
+        /// The secret store follows the core's instructions only (issue 16: no guessing from toasts).
         private func runSideEffects(of update: AppUpdate) {
-            guard case .accountCreated(_, let nsec, _, _) = update else { return }
-            saveSecret(nsec)
+            switch update {
+            case .accountCreated(_, let nsec, _, _), .secretAccepted(_, let nsec, _): saveSecret(nsec)
+            case .secretForgotten: deleteSecret()
+            case .secretExported(_, let nsec): exportedSecret = nsec
+            default: break
+            }
         }
 
         private func route(_ update: AppUpdate) {
@@ -101,23 +104,6 @@
         private func adopt(_ next: AppState) {
             state = next
             if let pending = restorePendingAfterRev, next.rev > pending { restorePendingAfterRev = nil }
-            settlePendingLogin(next)
-        }
-
-        /// A login ends logged in (the nsec stays stored) or refused with a toast (it is removed).
-        private func settlePendingLogin(_ next: AppState) {
-            guard let secret = pendingLoginSecret, !next.busy.loggingIn else { return }
-            if next.auth.isLoggedIn {
-                pendingLoginSecret = nil
-            } else if next.toast != nil {
-                pendingLoginSecret = nil
-                guard (try? secretStore.load()) == secret else { return }
-                do {
-                    try secretStore.delete()
-                } catch {
-                    secretStoreProblem = SecretStoreProblem(operation: .delete, error: error)
-                }
-            }
         }
 
         // MARK: Resync
@@ -152,33 +138,31 @@
 
         // MARK: Intents
 
-        /// Forwards `action` to the core; login and logout also update the secret store (see
-        /// `login(nsec:)` and `logout()`).
+        /// Forwards `action` to the core.
         public func dispatch(_ action: AppAction) {
-            switch action {
-            case .login(let nsec): login(nsec: nsec)
-            case .logout: logout()
-            default: core.dispatch(action)
-            }
+            if case .logout = action { restorePendingAfterRev = nil }
+            core.dispatch(action)
         }
 
-        /// Imports an account: stores the nsec, then asks the core to log in (MVP spec, Key Storage).
+        /// Imports an account: the core checks the nsec and, if it accepts it, tells this manager to
+        /// keep it (`secretAccepted`); a refused one is never stored (MVP spec, Key Storage).
         public func login(nsec: String) {
-            saveSecret(nsec)
-            pendingLoginSecret = nsec
-            core.dispatch(.login(nsec: nsec))
+            dispatch(.login(nsec: nsec))
         }
 
-        /// Logs out and forgets the stored nsec.
+        /// Logs out; the core's `secretForgotten` makes this manager delete the stored nsec.
         public func logout() {
-            restorePendingAfterRev = nil
-            pendingLoginSecret = nil
-            core.dispatch(.logout)
-            do {
-                try secretStore.delete()
-            } catch {
-                secretStoreProblem = SecretStoreProblem(operation: .delete, error: error)
-            }
+            dispatch(.logout)
+        }
+
+        /// Asks the core for the nsec, after the user confirmed; it arrives in `exportedSecret`.
+        public func exportSecret() {
+            dispatch(.exportSecret)
+        }
+
+        /// Forgets the exported nsec once the view showing it goes away.
+        public func clearExportedSecret() {
+            exportedSecret = nil
         }
 
         /// On return to the foreground: resyncs the mirror, then lets the core refresh (MVP spec,
@@ -195,28 +179,11 @@
             core.dispatch(.updateScreenStack(stack))
         }
 
-        /// Called when a message row appears: reaching the oldest loaded message asks for older ones
-        /// when the core says there are (MVP spec, Chat screen).
+        /// Called when a message row appears: the core's rule (`shouldLoadOlder(whenShowing:)`) says
+        /// whether to ask for older messages; the core picks the page size (MVP spec, Chat screen).
         public func messageAppeared(_ messageID: MessageID) {
-            guard let chat = state.currentChat, chat.canLoadOlder, chat.messages.first?.id == messageID else { return }
-            core.dispatch(
-                .loadOlderMessages(chatID: chat.chatID, beforeMessageID: messageID, limit: Self.olderMessagesPageSize))
-        }
-
-        /// Messages requested per older page.
-        public static let olderMessagesPageSize: UInt32 = 50
-
-        /// Called when `toast` is shown (e.g. from `.task(id:)`): clears it after the toast duration
-        /// unless it was replaced or the task was cancelled.
-        public func toastDisplayed(_ toast: String?) async {
-            guard let toast else { return }
-            do {
-                try await Task.sleep(for: toastDuration)
-            } catch {
-                return
-            }
-            guard state.toast == toast else { return }
-            core.dispatch(.clearToast)
+            guard let chat = state.currentChat, chat.shouldLoadOlder(whenShowing: messageID) else { return }
+            core.dispatch(.loadOlder(chatID: chat.chatID))
         }
 
         /// Hides the current secret-store problem.
@@ -255,6 +222,14 @@
             guard let stored else { return }
             restorePendingAfterRev = state.rev
             core.dispatch(.restoreSession(nsec: stored))
+        }
+
+        private func deleteSecret() {
+            do {
+                try secretStore.delete()
+            } catch {
+                secretStoreProblem = SecretStoreProblem(operation: .delete, error: error)
+            }
         }
 
         private func saveSecret(_ nsec: String) {

@@ -105,7 +105,7 @@ struct AccountCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try AccountFlows.export(Invocation(output: output))
+            try await AccountFlows.export(Invocation(output: output))
         }
     }
 }

@@ -17,8 +17,9 @@ enum AccountFlows {
         let home = try invocation.home()
         try refuseExistingAccount(home: home, unless: nil)
         try await invocation.withSession() { session in
+            let mark = session.outcomeMark
             session.dispatch(.createAccount)
-            let account = try await session.untilLoggedIn("the new account")
+            let account = try await session.untilLoggedIn("the new account", after: mark)
             try ensureStored(session)
             try await session.untilOnline()
             render(account, session: session, json: invocation.json, headline: "Created account")
@@ -31,15 +32,15 @@ enum AccountFlows {
         try refuseExistingAccount(home: home, unless: secret)
         let hadSecret = (try? CLISession.secretStore(home: home).load()) != nil
         try await invocation.withSession() { session in
+            let mark = session.outcomeMark
             if !hadSecret {
+                // The manager stores the nsec only once the core accepts it (`secretAccepted`).
                 session.manager.login(nsec: secret)
             }
             let account: (npub: String, pubkey: String)
             do throws(CLIError) {
-                account = try await session.untilLoggedIn("the imported account")
+                account = try await session.untilLoggedIn("the imported account", after: mark)
             } catch {
-                // The manager stores the nsec before the core checks it; do not keep one the core rejected.
-                if !hadSecret { try? session.secretStore.delete() }
                 if error.code == .invalidKey { throw CLIError(.invalidKey, "\(error.message) (the input is not a valid nsec)") }
                 throw error
             }
@@ -56,12 +57,19 @@ enum AccountFlows {
         }
     }
 
-    nonisolated static func export(_ invocation: Invocation) throws {
-        let home = try invocation.home()
-        let store = CLISession.secretStore(home: home)
-        let stored: String?
-        do { stored = try store.load() } catch { throw CLIError(.failure, "cannot read \(store.fileURL.path): \(error)") }
-        guard let nsec = stored else { throw CLIError.noAccount() }
+    /// Prints the nsec through the core's export path (`AppAction.exportSecret` → `secretExported`),
+    /// the same one the app uses behind its confirmation.
+    static func export(_ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        let nsec = try await invocation.withSession(messaging: false) { session in
+            try await session.requireAccount()
+            session.manager.exportSecret()
+            let nsec = try await session.until("the core to export the secret", timeout: .seconds(10)) { _ in
+                session.manager.exportedSecret
+            }
+            session.manager.clearExportedSecret()
+            return nsec
+        }
         Output.status("marmot: warning: this is your secret key. Anyone who has it can read and send your messages; never share it.")
         struct Exported: Encodable { let nsec: String }
         Output.emit(Exported(nsec: nsec), json: invocation.json, text: nsec)

@@ -6,10 +6,12 @@ import MarmotCore
 struct ChatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chats",
-        abstract: "List chats: id, peer npub, unread count, time and last-message preview.",
+        abstract: "List pending invitations, then chats: id, peer npub (or members), unread count, time, preview.",
         discussion: """
             Newest activity first, as in the app's chat list: what this home has stored, plus what the \
-            relays deliver while the command starts up.
+            relays deliver while the command starts up. Pending invitations come first (with --json, \
+            objects whose `type` is `invite`; chats have `type` `chat`); answer them with \
+            `marmot accept <id>` or `marmot decline <id>`. Group chats show their member count.
 
             Examples:
               marmot chats
@@ -64,6 +66,7 @@ struct ChatCommand: AsyncParsableCommand {
 enum ChatFlows {
     /// One row of `chats`.
     struct ChatRow: Encodable {
+        let type = "chat"
         let id: String
         let peer: String
         let name: String
@@ -72,6 +75,9 @@ enum ChatFlows {
         let lastMessageAt: Int64?
         let preview: String
         let time: String
+        let group: Bool
+        /// Members including this account.
+        let members: Int
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -82,11 +88,14 @@ enum ChatFlows {
             lastMessageAt = summary.lastMessageAt
             preview = summary.lastMessagePreview
             time = summary.lastMessageTimeDisplay
+            group = summary.isGroup
+            members = summary.memberCount
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
-            return "\(id)  \(peer)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            let who = group ? "\(name) (\(members) members)" : peer
+            return "\(id)  \(who)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 
@@ -101,10 +110,19 @@ enum ChatFlows {
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
             try await session.untilSynced()
+            let invites = session.state.invites.map(InviteFlows.InviteRow.init)
             let rows = session.state.chatList.map(ChatRow.init)
             if invocation.json {
+                invites.forEach { Output.json($0) }
                 rows.forEach { Output.json($0) }
-            } else if rows.isEmpty {
+                return
+            }
+            if !invites.isEmpty {
+                Output.line("Invitations (answer with `marmot accept <id>` or `marmot decline <id>`):")
+                invites.forEach { Output.line("  " + $0.text) }
+                Output.line(rows.isEmpty ? "" : "Chats:")
+            }
+            if rows.isEmpty {
                 Output.line("No chats yet. Start one with `marmot chat new <npub>` or `marmot send <npub> <text>`.")
             } else {
                 rows.forEach { Output.line($0.text) }
@@ -129,26 +147,26 @@ enum ChatFlows {
 
 extension CLISession {
     /// Asks the core for the chat with `npub` (it finds an existing one or creates it) and waits
-    /// until that chat is open; a toast ends the wait with its error.
+    /// until that chat is open; a failed `createChat` outcome ends the wait with its code.
     func openChat(with npub: String, timeout: Duration = .seconds(90)) async throws(CLIError) -> ChatViewState {
-        try await clearToast()
+        let mark = outcomeMark
         dispatch(.createChat(peerNpub: npub))
         return try await until("the chat with \(npub)", timeout: timeout) { state throws(CLIError) in
             if case .chat(let chatID) = state.router.topScreen, let chat = state.currentChat, chat.chatID == chatID {
                 return chat
             }
-            if !state.busy.creatingChat, let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.createChat]) { throw failure }
             return nil
         }
     }
 
     /// Opens a chat the core already lists and waits for its view.
     func openChat(id chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatViewState {
-        try await clearToast()
+        let mark = outcomeMark
         dispatch(.openChat(chatID: chatID))
         return try await until("chat \(chatID) to open", timeout: timeout) { state throws(CLIError) in
             if let chat = state.currentChat, chat.chatID == chatID { return chat }
-            if let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.openChat]) { throw failure }
             return nil
         }
     }

@@ -9,7 +9,7 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Creates two identities in temporary homes, starts an in-memory relay on 127.0.0.1, and runs \
             two app cores in this process: Alice starts a chat with Bob's npub (key package, MLS group, \
-            gift-wrapped welcome), they exchange four messages, and the transcript is printed with each \
+            gift-wrapped welcome), Bob accepts the invitation that appears in his list, they exchange four messages, and the transcript is printed with each \
             message's delivery state (pending → sent) and timings. Everything is removed afterwards.
 
             Examples:

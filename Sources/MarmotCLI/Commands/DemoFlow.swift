@@ -61,18 +61,23 @@ enum DemoFlow {
         try await bob.untilOnline()
         printer.step("online", who: "bob", detail: "connected, key package published", since: online)
 
-        // Alice starts the chat from Bob's npub; Bob joins from the welcome.
+        // Alice starts the chat from Bob's npub and invites him (a welcome).
         let invite = ContinuousClock.now
         let aliceChat = try await alice.openChat(with: bobAccount.npub)
         printer.step(
             "chat", who: "alice", detail: "started chat \(aliceChat.chatID.rawValue.prefix(16))… with Bob (key package fetched, MLS group created, welcome sent)",
             since: invite)
-        let bobSummary = try await bob.until("Bob to receive Alice's invitation", timeout: .seconds(60)) { (state: AppState) -> ChatSummary? in
-            state.chatList.first { $0.peerNpub == aliceAccount.npub }
+        // Bob sees the invitation in his list and accepts it, as a user does; the core joins and opens the chat.
+        let invitation = try await bob.until("Bob to receive Alice's invitation", timeout: .seconds(60)) { (state: AppState) -> InviteSummary? in
+            state.invites.first { $0.inviterNpub == aliceAccount.npub }
         }
-        printer.step("chat", who: "bob", detail: "joined the chat from the welcome", since: invite)
-        _ = try await bob.openChat(id: bobSummary.chatID)
-        let chats: [Side: ChatID] = [.alice: aliceChat.chatID, .bob: bobSummary.chatID]
+        printer.step("invite", who: "bob", detail: "invitation: \(invitation.title)", since: invite)
+        let accepted = ContinuousClock.now
+        guard let bobChat = try await bob.answer(invitation, accept: true) else {
+            throw CLIError(.failure, "Bob's accepted chat did not open")
+        }
+        printer.step("chat", who: "bob", detail: "accepted the invitation from alice (joined the MLS group from the welcome)", since: accepted)
+        let chats: [Side: ChatID] = [.alice: aliceChat.chatID, .bob: bobChat.chatID]
 
         // The conversation.
         var durations: [Int] = []
@@ -152,6 +157,10 @@ enum DemoFlow {
             guard let chat, !json else { return }
             Output.line("\nTranscript (as \(me)'s app shows it):")
             for message in chat.messages {
+                if message.kind == .system {
+                    Output.line("  \(message.displayTimestamp)  · \(message.content) ·")
+                    continue
+                }
                 let mark =
                     switch message.delivery {
                     case .pending: "… pending"

@@ -8,8 +8,9 @@ struct InteractiveCommand: AsyncParsableCommand {
         commandName: "ui",
         abstract: "The interactive terminal client (the default when no command is given).",
         discussion: """
-            Full screen: login (create or import an account), chat list, chat, new chat. Keys are \
-            listed on the bottom line: arrows or j/k move, Enter opens or sends, Esc goes back, \
+            Full screen: login (create or import an account), chat list (pending invitations on top), \
+            chat, new chat. Keys are listed on the bottom line: arrows or j/k move, Enter opens or \
+            sends, Esc goes back, a accepts and d declines the highlighted invitation (Enter asks), \
             r retries a failed message, PgUp loads older messages, Ctrl-C quits. Log lines go to \
             $MARMOT_HOME/marmot.log while the screen is up. Needs a terminal; in scripts use the \
             other commands, or `marmot demo` to see two accounts talk.

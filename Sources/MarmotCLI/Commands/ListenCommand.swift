@@ -8,9 +8,12 @@ struct ListenCommand: AsyncParsableCommand {
         commandName: "listen",
         abstract: "Print incoming chat invitations and messages until interrupted or the timeout.",
         discussion: """
-            Invitations are accepted automatically. Each event is one line (one JSON object with \
-            --json, whose `type` is `listening`, `invite` or `message`), written as soon as it arrives. \
-            Unread messages already received are printed first. Messages stay unread for `marmot chats`.
+            Invitations are only shown, never accepted: answer them with `marmot accept <id>` or \
+            `marmot decline <id>`. Each event is one line (one JSON object with --json, whose `type` is \
+            `listening`, `invite`, `chat` (a chat joined or started meanwhile), `message` or `system` (a \
+            membership change such as someone added or leaving, in the core's wording)), written \
+            as soon as it arrives. Pending invitations and unread messages already received are printed \
+            first. Messages stay unread for `marmot chats`.
             Ends on SIGINT/SIGTERM or after --timeout seconds, with exit code 0.
 
             Examples:
@@ -34,10 +37,11 @@ struct ListenCommand: AsyncParsableCommand {
     }
 }
 
-/// Renders the chat list's changes as events: a chat that appears after the stored list was shown is
-/// an invitation (the messaging layer accepts welcomes); a rise in a chat's unread count is an
-/// incoming message, shown with the chat's last message, and unread messages already stored are
-/// shown first. Counts and previews are the core's; nothing is marked read.
+/// Renders the core's changes as events: an invitation the core lists that was not shown yet is an
+/// `invite` (pending ones first; nothing is accepted here); a chat that appears after the stored list
+/// was shown is a `chat` (joined or started elsewhere); a rise in a chat's unread count is an incoming
+/// message, shown with the chat's last message, and unread messages already stored are shown first.
+/// Counts, titles and previews are the core's; nothing is marked read.
 @MainActor
 enum ListenFlow {
     struct Event: Encodable {
@@ -48,13 +52,26 @@ enum ListenFlow {
         let at: Int64?
         let unread: UInt32?
         let npub: String?
+        /// The invitation's id, for `marmot accept` / `marmot decline`.
+        var invite: String? = nil
+        /// Members including this account (invitations and chats).
+        var members: Int? = nil
     }
 
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession() { session in
+            // Signals are watched before anything is printed, so a caller that stops `listen` as soon
+            // as it sees a line never meets the default (killing) action.
+            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
+            Task {
+                await Signals.waitForTermination()
+                stopper.yield()
+            }
             let updates = session.updates()
             let account = try await session.requireAccount()
+            // What is already stored and pending is complete once the core says it caught up.
+            try await session.untilSynced()
             if invocation.json {
                 Output.json(Event(type: "listening", chat: nil, peer: nil, text: nil, at: nil, unread: nil, npub: account.npub))
             } else {
@@ -63,24 +80,23 @@ enum ListenFlow {
             let snapshot = session.state
             let consumer = Task { @MainActor in
                 var renderer = Renderer(json: invocation.json)
+                renderer.render(snapshot.invites)
                 renderer.render(snapshot.chatList, rev: snapshot.rev)
-                for await update in updates {
+                for await update in updates where update.rev > snapshot.rev {
                     switch update {
-                    case .fullState(let state): renderer.render(state.chatList, rev: state.rev)
+                    case .fullState(let state):
+                        renderer.render(state.invites)
+                        renderer.render(state.chatList, rev: state.rev)
                     case .chatListChanged(let rev, let list): renderer.render(list, rev: rev)
+                    case .invitesChanged(_, let invites): renderer.render(invites)
                     default: break
                     }
                 }
             }
             // Whichever comes first: a termination signal or the timeout.
-            let (stop, stopper) = AsyncStream.makeStream(of: Void.self)
-            Task {
-                await Signals.waitForTermination()
-                stopper.yield()
-            }
             if let timeout {
                 Task {
-                    try? await Task.sleep(for: .seconds(timeout))
+                    try? await Task.sleep(for: .seconds(timeout))  // renderer-check: allow (--timeout)
                     stopper.yield()
                 }
             }
@@ -94,8 +110,26 @@ enum ListenFlow {
         /// Unread count last shown per chat.
         private var seen: [ChatID: UInt32] = [:]
         private var lastRev: UInt64 = 0
+        /// Invitations already shown.
+        private var shownInvites: Set<InviteID> = []
 
         init(json: Bool) { self.json = json }
+
+        /// Shows each invitation once, oldest first.
+        mutating func render(_ invites: [InviteSummary]) {
+            for invite in invites.reversed() where !shownInvites.contains(invite.inviteID) {
+                shownInvites.insert(invite.inviteID)
+                var event = Event(
+                    type: "invite", chat: nil, peer: invite.inviterNpub, text: invite.title, at: nil, unread: nil,
+                    npub: nil)
+                event.invite = invite.inviteID.rawValue
+                event.members = invite.memberCount
+                let time = invite.receivedTimeDisplay.isEmpty ? "" : "[\(invite.receivedTimeDisplay)] "
+                Output.emit(
+                    event, json: json,
+                    text: "invite   \(time)\(invite.title) (accept: marmot accept \(invite.inviteID))")
+            }
+        }
 
         mutating func render(_ chats: [ChatSummary], rev: UInt64) {
             guard rev > lastRev else { return }
@@ -104,23 +138,30 @@ enum ListenFlow {
             for chat in chats.reversed() {
                 let previous = seen[chat.chatID]
                 seen[chat.chatID] = chat.unreadCount
-                if previous == nil, !baseline { invite(chat) }
+                if previous == nil, !baseline { joined(chat) }
                 if chat.unreadCount > (previous ?? 0) { message(chat) }
             }
         }
 
-        private func invite(_ chat: ChatSummary) {
-            let event = Event(type: "invite", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: nil, at: nil,
-                              unread: nil, npub: nil)
-            Output.emit(event, json: json, text: "invite   chat \(chat.chatID) with \(chat.peerNpub)")
+        private func joined(_ chat: ChatSummary) {
+            var event = Event(type: "chat", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.displayName,
+                              at: nil, unread: nil, npub: nil)
+            event.members = chat.memberCount
+            Output.emit(event, json: json, text: "chat     \(chat.chatID) with \(chat.displayName)")
         }
 
+        /// A new message, or a system line (`type` "system") when the core says the newest is one.
         private func message(_ chat: ChatSummary) {
+            let system = chat.lastMessageKind == .system
             let event = Event(
-                type: "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.lastMessage,
+                type: system ? "system" : "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.lastMessage,
                 at: chat.lastMessageAt, unread: chat.unreadCount, npub: nil)
             let time = chat.lastMessageTimeDisplay.isEmpty ? "" : "[\(chat.lastMessageTimeDisplay)] "
-            Output.emit(event, json: json, text: "message  \(time)\(chat.displayName): \(chat.lastMessage ?? "")")
+            let text =
+                system
+                ? "system   \(time)\(chat.displayName): \(chat.lastMessage ?? "")"
+                : "message  \(time)\(chat.displayName): \(chat.lastMessage ?? "")"
+            Output.emit(event, json: json, text: text)
         }
     }
 }

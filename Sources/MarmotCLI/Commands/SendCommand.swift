@@ -99,11 +99,15 @@ extension CLISession {
     /// Dispatches `sendMessage` into the open chat and returns the optimistic message the core adds
     /// (the new own message that is pending).
     func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatMessage {
-        try await clearToast()
+        let mark = outcomeMark
         let known = Set(state.currentChat?.messages.map(\.id) ?? [])
         dispatch(.sendMessage(chatID: chatID, content: text))
         return try await until("the message to be queued", timeout: timeout) { state throws(CLIError) in
-            if let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.sendMessage]),
+                state.lastOutcome?.code != .notSent
+            {
+                throw failure
+            }
             guard let chat = state.currentChat, chat.chatID == chatID else { return nil }
             return chat.messages.last { $0.isMine && $0.delivery == .pending && !known.contains($0.id) }
         }

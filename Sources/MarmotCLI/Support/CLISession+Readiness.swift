@@ -2,13 +2,19 @@ import Foundation
 import MarmotCore
 
 extension CLISession {
-    /// Waits until the messaging layer has loaded this account's chats and caught up with the
-    /// relays, so a one-shot command renders (or finds a chat in) a complete list.
-    ///
-    /// `AppState` has no flag for this yet, so it waits for the core to go quiet: no committed change
-    /// for `quiet` (each change restarts the wait), at most `limit`.
-    func untilSynced(quiet: Duration = .milliseconds(400), limit: Duration = .seconds(15)) async throws(CLIError) {
-        try await settle(quiet: quiet, limit: limit)
+    /// Waits until the core says the session has caught up (`NetworkState.isCaughtUp`: stored chats
+    /// listed, the relays' stored events handled, invitations listed), so a one-shot command renders
+    /// (or finds a chat or invitation in) a complete list. Fails with the outcome's code when the
+    /// messaging layer could not start.
+    func untilSynced(limit: Duration = .seconds(30)) async throws(CLIError) {
+        _ = try await until("the session to catch up with the relays", timeout: limit) { state throws(CLIError) in
+            if state.network.isCaughtUp { return true }
+            if state.network.sync == .failed {
+                if let outcome = state.lastOutcome, outcome.operation == .messaging { throw OutcomeExit.error(outcome) }
+                throw CLIError(.failure, "messaging could not start")
+            }
+            return nil
+        }
     }
 
     /// Waits until the session's key package publication has ended (the core's network slice), so
@@ -23,13 +29,6 @@ extension CLISession {
                 .notSent,
                 "no relay accepted this account's key package (\(state.network.statusText)); "
                     + "others cannot start a chat with it until it is published")
-        }
-    }
-
-    private func settle(quiet: Duration, limit: Duration) async throws(CLIError) {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if await !watchForChange(within: quiet) { return }
         }
     }
 }

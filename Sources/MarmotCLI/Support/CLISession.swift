@@ -98,6 +98,8 @@ final class CLISession {
             var options = MarmotMessagingOptions()
             options.logLevel = configuration.logLevel
             options.publishKeyPackageOnStart = configuration.publishKeyPackage
+            // Crash tests only (Tests/MarmotCLITests/CrashRecoveryTests): the process kills itself there.
+            options.crashPoint = ProcessInfo.processInfo.environment["MARMOT_TEST_CRASH_AT"].map(CrashPoint.init(rawValue:))
             appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)
         }
         let dataDirectory = configuration.home.appendingPathComponent("data", isDirectory: true)
@@ -147,21 +149,25 @@ final class CLISession {
         return try await untilLoggedIn("the stored account to be restored", timeout: timeout)
     }
 
-    /// Waits for a logged-in state, failing on the toast that ends an authentication attempt.
-    func untilLoggedIn(_ what: String, timeout: Duration = .seconds(30)) async throws(CLIError) -> (npub: String, pubkey: String) {
+    /// Waits for a logged-in state, failing with the outcome code of a refused authentication
+    /// recorded after `mark` (see `outcomeMark`).
+    func untilLoggedIn(
+        _ what: String, after mark: UInt64 = 0, timeout: Duration = .seconds(30)
+    ) async throws(CLIError) -> (npub: String, pubkey: String) {
         try await until(what, timeout: timeout) { state throws(CLIError) in
             if case .loggedIn(let npub, let pubkey) = state.auth, !state.busy.isAuthenticating { return (npub, pubkey) }
-            if !state.busy.isAuthenticating, !manager.isRestoring, let toast = state.toast { throw ToastError.map(toast) }
+            if let failure = OutcomeExit.failure(
+                in: state, after: mark, of: [.login, .restoreSession, .createAccount])
+            {
+                throw failure
+            }
             return nil
         }
     }
 
-    /// Clears a toast left from an earlier action, so the next one can be told apart.
-    func clearToast() async throws(CLIError) {
-        guard state.toast != nil else { return }
-        dispatch(.clearToast)
-        _ = try await until("the toast to clear", timeout: .seconds(5)) { $0.toast == nil ? true : nil }
-    }
+    /// The sequence of the last recorded outcome: note it before dispatching, so the outcome of that
+    /// action can be told from an older one (`OutcomeExit.failure(in:after:of:)`).
+    var outcomeMark: UInt64 { state.lastOutcome?.sequence ?? 0 }
 
     /// Stops the embedded relay. The core stops its messaging layer when the process ends.
     func close() async {

@@ -45,7 +45,7 @@ final class StateWatch {
         let id = UUID()
         waiters[id] = continuation
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout)  // renderer-check: allow (deadline of a wait for core state)
             continuation.yield(.deadline)
         }
         return (stream, { [weak self] in

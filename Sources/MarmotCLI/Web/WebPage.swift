@@ -93,9 +93,11 @@ function receive(message) {
   if (update.type === "accountCreated") {
     notice = "Account created. Your secret key is kept by marmot in $MARMOT_HOME/nsec; use Export key to copy it. (Click to dismiss.)";
   }
+  if (update.type === "secretForgotten") notice = "";
   if (update.rev <= lastRev) return;
   if (update.rev !== lastRev + 1) { if (!resyncing) { resyncing = true; send({kind: "resync"}); } return; }
   if (update.type === "fullState") state = update.state;
+  else if (update.type === "outcomeChanged") { state.lastOutcome = update.outcome; state.toast = update.toast; }
   else if (SLICES[update.type]) state[SLICES[update.type]] = update[SLICES[update.type]];
   state.rev = lastRev = update.rev;
   render();

@@ -11,6 +11,9 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// Sent by the platform at launch with the nsec from its secure storage.
     case restoreSession(nsec: String)
     case logout
+    /// Asks the core for the account's nsec, after the user confirmed they want to see it; it
+    /// answers with the `secretExported` side effect (MVP spec, Key Storage: export).
+    case exportSecret
 
     // Navigation
     /// Core-initiated navigation, also usable by the UI for pushes it decides (e.g. "New Chat").
@@ -23,6 +26,11 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case sendMessage(chatID: ChatID, content: String)
     case retryMessage(chatID: ChatID, messageID: MessageID)
     case openChat(chatID: ChatID)
+    /// The next older page of the open chat; the core picks its size and says in
+    /// `ChatViewState.canLoadOlder` whether more exist. Ignored while a page is in flight.
+    case loadOlder(chatID: ChatID)
+    /// Older form of `loadOlder`, kept for compatibility: the named anchor must be the oldest loaded
+    /// message; `limit` 0 means the core's page size.
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
 
     // Invitations
@@ -44,6 +52,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .login: "login"
         case .restoreSession: "restoreSession"
         case .logout: "logout"
+        case .exportSecret: "exportSecret"
+        case .loadOlder(let chatID): "loadOlder(chat: \(chatID))"
         case .pushScreen(let screen): "pushScreen(\(screen.tag))"
         case .updateScreenStack(let stack): "updateScreenStack(depth: \(stack.count))"
         case .createChat: "createChat"

@@ -3,6 +3,7 @@ import Logging
 
 // The platform provisions the installation secret; it comes with the core (and so with MarmotAppKit).
 @_exported import struct Marmot.InstallationSecret
+@_exported import struct Marmot.CrashPoint
 
 /// How a `MarmotApp` is wired: relays, the messaging layer, time and logging.
 public struct AppConfiguration: Sendable {
@@ -29,6 +30,10 @@ public struct AppConfiguration: Sendable {
     /// secret store, makes it once (`InstallationSecret.generate()`) and passes it here; the core
     /// never writes it anywhere. Without one, the Marmot messaging service refuses to open storage.
     public var installationSecret: InstallationSecret?
+    /// How long a toast stays before the core clears it (issue 16: the core owns timers).
+    public var toastDuration: Duration
+    /// The core's timer (toast expiry); tests inject one they control.
+    public var timer: CoreTimer
 
     public init(
         relayURLs: [URL] = [],
@@ -37,8 +42,12 @@ public struct AppConfiguration: Sendable {
         timeZone: TimeZone = .current,
         logLevel: Logger.Level = .info,
         logHandlerFactory: (@Sendable (String) -> any LogHandler)? = nil,
-        installationSecret: InstallationSecret? = nil
+        installationSecret: InstallationSecret? = nil,
+        toastDuration: Duration = .seconds(3),
+        timer: CoreTimer = .system
     ) {
+        self.toastDuration = toastDuration
+        self.timer = timer
         self.relayURLs = relayURLs
         self.messagingServiceFactory = messagingServiceFactory
         self.clock = clock

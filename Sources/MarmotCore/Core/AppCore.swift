@@ -26,6 +26,12 @@ actor AppCore {
     /// Numbers login attempts, so a result that arrives after logout or a newer attempt is dropped.
     var authAttempt: UInt64 = 0
     private var lastSessionID: UInt64 = 0
+    /// Numbers recorded outcomes (`OperationOutcome.sequence`).
+    private var outcomeSequence: UInt64 = 0
+    /// Numbers shown toasts, so an expiry for a toast since replaced does nothing.
+    private var toastGeneration: UInt64 = 0
+    /// The pending expiry of the toast shown.
+    private var toastTimer: Task<Void, Never>?
 
     init(
         dataDirectory: URL, configuration: AppConfiguration, inbox: AsyncStream<CoreMessage>.Continuation,
@@ -60,6 +66,7 @@ actor AppCore {
             reduce(event)
         }
         reconcileDerivedState()
+        scheduleToastExpiry(since: before)
         commit(since: before)
     }
 
@@ -69,12 +76,14 @@ actor AppCore {
         case .login(let nsec): beginSession(.login, nsec: nsec)
         case .restoreSession(let nsec): beginSession(.restore, nsec: nsec)
         case .logout: logout()
+        case .exportSecret: exportSecret()
         case .pushScreen(let screen): pushScreen(screen)
         case .updateScreenStack(let stack): updateScreenStack(stack)
         case .createChat(let peerNpub): createChat(peerNpub: peerNpub)
         case .sendMessage(let chatID, let content): sendMessage(chatID: chatID, content: content)
         case .retryMessage(let chatID, let messageID): retryMessage(chatID: chatID, messageID: messageID)
         case .openChat(let chatID): openChat(chatID)
+        case .loadOlder(let chatID): loadOlder(chatID: chatID)
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
         case .acceptInvite(let id): answerInvite(id, accept: true)
@@ -88,18 +97,23 @@ actor AppCore {
         switch event {
         case .sessionPrepared(let attempt, let kind, let result):
             sessionPrepared(attempt: attempt, kind: kind, result: result)
-        case .serviceFailed(let id, let operation, let reason):
+        case .serviceFailed(let id, let operation, let error):
             guard isCurrent(id) else { return }
-            serviceFailed(operation: operation, reason: reason)
+            serviceFailed(operation: operation, error: error)
         case .chatsLoaded(let id, let chats):
             guard isCurrent(id) else { return }
             chatsLoaded(chats)
         case .chatCreated(let id, let result):
             guard isCurrent(id) else { return }
             chatCreated(result)
-        case .deliveryFinished(let id, let chatID, let messageID, let outcome):
+        case .messageQueued(let id, let outgoing, let result):
             guard isCurrent(id) else { return }
-            applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
+            messageQueued(outgoing, result: result)
+        case .deliveryFinished(let id, let chatID, let messageID, let retry, let code, let outcome):
+            guard isCurrent(id) else { return }
+            applyDelivery(
+                chatID: chatID, messageID: messageID, outcome: outcome, operation: retry ? .retryMessage : .sendMessage,
+                code: code)
         case .pageLoaded(let id, let chatID, let kind, let result):
             guard isCurrent(id) else { return }
             pageLoaded(chatID: chatID, kind: kind, result: result)
@@ -109,6 +123,9 @@ actor AppCore {
         case .inviteAnswered(let id, let invite, let accepted, let result):
             guard isCurrent(id) else { return }
             inviteAnswered(invite, accepted: accepted, result: result)
+        case .toastExpired(let generation):
+            guard generation == toastGeneration else { return }
+            state.toast = nil
         }
     }
 
@@ -158,7 +175,11 @@ actor AppCore {
         if before.currentChat != now.currentChat {
             changed.append { .currentChatChanged(rev: $0, currentChat: now.currentChat) }
         }
-        if before.toast != now.toast { changed.append { .toastChanged(rev: $0, toast: now.toast) } }
+        if before.lastOutcome != now.lastOutcome {
+            changed.append { .outcomeChanged(rev: $0, outcome: now.lastOutcome, toast: now.toast) }
+        } else if before.toast != now.toast {
+            changed.append { .toastChanged(rev: $0, toast: now.toast) }
+        }
         if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
         if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
         guard let only = changed.first else { return }
@@ -177,11 +198,62 @@ actor AppCore {
         }
     }
 
-    // MARK: Toasts
+    /// Emits `secretAccepted` as its own commit, before the login it belongs to: the platform keeps
+    /// the nsec only once the core has accepted it.
+    func emitSecretAccepted(_ keys: Keys) {
+        publish { rev in .secretAccepted(rev: rev, nsec: keys.secretKey.nsecEncoded(), npub: keys.publicKey.npub) }
+    }
 
-    /// Shows `message` to the user.
-    func toast(_ message: String) {
-        state.toast = message
+    /// Emits `secretForgotten` as its own commit, before the logout's state change.
+    func emitSecretForgotten() {
+        publish { rev in .secretForgotten(rev: rev) }
+    }
+
+    /// Hands the session's nsec out once, after the user confirmed (`AppAction.exportSecret`).
+    func exportSecret() {
+        guard let session else {
+            finish(.exportSecret, .failed, "No account is logged in")
+            return
+        }
+        let nsec = session.keys.secretKey.nsecEncoded()
+        publish { rev in .secretExported(rev: rev, nsec: nsec) }
+    }
+
+    // MARK: Outcomes and toasts
+
+    /// Records how `operation` ended; a failure's message becomes the toast (`toastText`).
+    func finish(_ operation: UserOperation, _ code: OutcomeCode, _ message: String = "") {
+        outcomeSequence += 1
+        let outcome = OperationOutcome(operation: operation, code: code, message: message, sequence: outcomeSequence)
+        state.lastOutcome = outcome
+        if let text = outcome.toastText { state.toast = text }
+    }
+
+    /// Records a failed operation from a messaging-layer error: its code, and `prefix` plus its reason.
+    func fail(_ operation: UserOperation, _ error: ServiceError, prefix: String) {
+        finish(operation, error.code, "\(prefix): \(error.reason)")
+    }
+
+    /// Starts the expiry of a toast that appeared (or of a new outcome that re-showed the same text):
+    /// after `toastDuration` on the configured timer, the core clears it unless another replaced it.
+    private func scheduleToastExpiry(since before: AppState) {
+        let shown = state.toast != nil
+            && (state.toast != before.toast || state.lastOutcome?.sequence != before.lastOutcome?.sequence)
+        if state.toast == nil || shown {
+            toastTimer?.cancel()
+            toastTimer = nil
+        }
+        guard shown else { return }
+        toastGeneration += 1
+        let generation = toastGeneration
+        let timer = configuration.timer
+        let duration = configuration.toastDuration
+        let inbox = self.inbox
+        toastTimer = Task.detached {
+            await timer.sleep(duration)
+            guard !Task.isCancelled else { return }
+            inbox.yield(.event(.toastExpired(generation: generation)))
+        }
     }
 
     static let messagingUnavailable = "Messaging unavailable: no messaging service is configured"

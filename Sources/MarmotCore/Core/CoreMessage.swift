@@ -13,14 +13,18 @@ enum CoreMessage: Sendable {
 /// finishing after a logout cannot touch the next session.
 enum InternalEvent: Sendable {
     case sessionPrepared(attempt: UInt64, kind: SessionKind, Result<PreparedSession, SessionSetupError>)
-    case serviceFailed(session: UInt64, operation: String, reason: String)
+    case serviceFailed(session: UInt64, operation: String, ServiceError)
     case chatsLoaded(session: UInt64, [ChatInfo])
     case chatCreated(session: UInt64, Result<ChatInfo, ServiceError>)
-    case deliveryFinished(session: UInt64, chatID: ChatID, messageID: MessageID, DeliveryOutcome)
+    case messageQueued(session: UInt64, OutgoingMessage, Result<Void, ServiceError>)
+    case deliveryFinished(
+        session: UInt64, chatID: ChatID, messageID: MessageID, retry: Bool, code: OutcomeCode, DeliveryOutcome)
     case pageLoaded(session: UInt64, chatID: ChatID, kind: PageKind, Result<MessagePage, ServiceError>)
     case messaging(session: UInt64, MessagingEvent)
     /// An invitation was accepted (the chat) or declined (nil), or answering it failed.
     case inviteAnswered(session: UInt64, InviteID, accepted: Bool, Result<ChatInfo?, ServiceError>)
+    /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.
+    case toastExpired(generation: UInt64)
 }
 
 /// How a session begins; each has its own busy flag.
@@ -52,9 +56,10 @@ enum SessionSetupError: Error, Sendable {
     case storage(reason: String)
 }
 
-/// A messaging-layer failure, reduced to its user-readable reason.
+/// A messaging-layer failure, reduced to its user-readable reason and a stable code.
 struct ServiceError: Error, Sendable {
     let reason: String
+    let code: OutcomeCode
 
     init(_ error: any Error) {
         if let localized = error as? LocalizedError, let text = localized.errorDescription {
@@ -62,5 +67,11 @@ struct ServiceError: Error, Sendable {
         } else {
             reason = String(describing: error)
         }
+        code = (error as? any OutcomeCoded)?.outcomeCode ?? .failed
     }
+}
+
+/// An error that knows its stable outcome code (the messaging service's errors do).
+protocol OutcomeCoded {
+    var outcomeCode: OutcomeCode { get }
 }

@@ -26,7 +26,8 @@ extension AppCore {
                 inviteID: invite.inviteID, inviterNpub: invite.inviter.npub,
                 inviterDisplayName: formatter.shortNpub(invite.inviter.npub), groupName: invite.groupName,
                 memberCount: invite.memberCount, title: formatter.inviteTitle(invite),
-                receivedTimeDisplay: formatter.listTime(invite.receivedAt))
+                receivedTimeDisplay: formatter.listTime(invite.receivedAt),
+                canAnswer: state.busy.canAnswer(invite.inviteID))
         }
     }
 
@@ -55,7 +56,8 @@ extension AppCore {
                     displayName: formatter.chatTitle(entry.info),
                     lastMessagePreview: preview,
                     lastMessageTimeDisplay: formatter.listTime(last?.createdAt),
-                    isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1)
+                    isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1,
+                    lastMessageKind: last.map { $0.notice == nil ? .text : .system })
             }
     }
 
@@ -75,6 +77,7 @@ extension AppCore {
             chatID: chatID, peerNpub: entry.peerNpub, peerName: entry.info.peerName,
             displayName: formatter.chatTitle(entry.info),
             messages: messages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder,
-            isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub))
+            isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub),
+            isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
     }
 }

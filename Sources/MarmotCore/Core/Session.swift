@@ -15,8 +15,16 @@ final class Session {
     /// The chat whose view is in `state.currentChat`, as of the last reduction.
     var visibleChatID: ChatID?
     var relayStatus: RelayStatus?
+    /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
+    var outbox: AsyncStream<OutgoingMessage>.Continuation?
+    var outboxPump: Task<Void, Never>?
     /// Pending invitations as the messaging layer last listed them.
     var invites: [InviteInfo] = []
+    /// Whether the stored chat list has been read once this session.
+    var chatsListed = false
+    /// Whether the messaging layer reported that it is catching up, or that it is live.
+    var serviceCatchingUp = false
+    var serviceLive = false
 
     init(id: UInt64, keys: Keys, directory: URL, service: (any MessagingService)?) {
         self.id = id

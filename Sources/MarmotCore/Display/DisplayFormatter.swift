@@ -37,9 +37,25 @@ public struct DisplayFormatter: Sendable {
     }
 
     /// `npub1` plus four characters, an ellipsis and the last four (`npub1abcd…wxyz`).
-    public func shortNpub(_ npub: String) -> String {
+    public func shortNpub(_ npub: String) -> String { Self.short(npub) }
+
+    /// `shortNpub(_:)` without a formatter instance.
+    static func short(_ npub: String) -> String {
         guard npub.count > 13 else { return npub }
         return "\(npub.prefix(9))…\(npub.suffix(4))"
+    }
+
+    // MARK: Delivery
+
+    /// The mark after an own message's time: "sending…", "✓" or "✗ not sent"; empty for received
+    /// messages and system lines.
+    public static func deliveryMark(_ delivery: MessageDeliveryState, isMine: Bool, kind: ChatMessageKind) -> String {
+        guard isMine, kind == .text else { return "" }
+        switch delivery {
+        case .pending: return "sending…"
+        case .sent: return "✓"
+        case .failed: return "✗ not sent"
+        }
     }
 
     // MARK: Text

@@ -13,7 +13,9 @@ import Nostr
 public protocol MessagingService: Sendable {
     /// Opens storage, connects to relays, publishes key packages and subscribes (welcomes and group
     /// messages). Returns the stream of everything that happens afterwards; the stream finishes when
-    /// the service stops.
+    /// the service stops. The stream must report `invitesChanged` once and `syncStatus(.live)` when the
+    /// start-up catch-up is over (even if it failed): until then the core says "catching up" and
+    /// one-shot commands wait.
     func start() async throws -> AsyncStream<MessagingEvent>
 
     /// Every chat known to this account, from storage, each with its newest message.
@@ -32,8 +34,14 @@ public protocol MessagingService: Sendable {
     /// Refuses an invitation; nothing of its group is kept.
     func declineInvite(_ id: InviteID) async throws
 
-    /// Encrypts and publishes `message`, storing it under `message.id` so later pages return the
-    /// same id. Returns once the outcome is known; throwing means `failed` with the error's description.
+    /// Stores `message` durably as pending (the outbox) under `message.id`, without publishing it.
+    /// The core shows a message as pending only after this returned, so a crash from then on cannot
+    /// lose it: the service sends unsent messages again when it next starts.
+    func queue(_ message: OutgoingMessage) async throws
+
+    /// Encrypts and publishes `message` (queued first if it was not), storing it under `message.id` so
+    /// later pages return the same id. Returns once the outcome is known; throwing means `failed`
+    /// with the error's description.
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome
 
     /// Publishes a message again after a failure, under the same id (it may or may not have been
@@ -98,8 +106,20 @@ public enum MessagingEvent: Sendable, Equatable {
     case relayStatus(RelayStatus)
     /// The session's key package publication ended: accepted by at least one relay, or not.
     case keyPackagePublished(Bool)
-    /// The pending invitations, in full, whenever one arrives or is answered.
+    /// The pending invitations, in full, whenever one arrives or is answered. The first one of a
+    /// session also tells the core that invitations have been listed.
     case invitesChanged([InviteInfo])
+    /// How far the start-up catch-up with the relays has got (issue 16): the core shows "live" once
+    /// this says `.live` and the stored chats are listed, and one-shot commands wait for that.
+    case syncStatus(MessagingSyncStatus)
+}
+
+/// The messaging layer's catch-up with its relays after `start()`.
+public enum MessagingSyncStatus: String, Sendable, Equatable {
+    /// Subscribed; stored events are being read.
+    case catchingUp = "catching_up"
+    /// Stored events have been handled (or the wait for them timed out); new events arrive live.
+    case live
 }
 
 /// An invitation to a chat as the messaging layer keeps it: who sent it (proven by its signature)

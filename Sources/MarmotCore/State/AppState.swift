@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything the UI shows, as one value; the platform renders it and nothing else (MVP spec, State Model).
 ///
 /// Produced only by the core's actor. `rev` is the revision of the last committed mutation: every
@@ -9,7 +11,12 @@ public struct AppState: Sendable, Equatable {
     public var busy: BusyState
     public var chatList: [ChatSummary]
     public var currentChat: ChatViewState?
+    /// The transient message shown to the user: derived from `lastOutcome` (its `toastText`) when an
+    /// operation ends, and cleared by the core itself after `AppConfiguration.toastDuration`.
     public var toast: String?
+    /// How the last user operation ended, with a stable code (issue 16): renderers and the CLI decide
+    /// from it, never from the toast's text. Outlives the toast; replaced by the next outcome.
+    public var lastOutcome: OperationOutcome?
     /// Relay connectivity and key package publication of the session.
     public var network: NetworkState
     /// Invitations waiting for the user to accept or decline, newest first (shown above the chats).
@@ -18,8 +25,9 @@ public struct AppState: Sendable, Equatable {
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
         currentChat: ChatViewState?, toast: String?, network: NetworkState = NetworkState(),
-        invites: [InviteSummary] = []
+        invites: [InviteSummary] = [], lastOutcome: OperationOutcome? = nil
     ) {
+        self.lastOutcome = lastOutcome
         self.rev = rev
         self.router = router
         self.auth = auth
@@ -29,6 +37,12 @@ public struct AppState: Sendable, Equatable {
         self.toast = toast
         self.network = network
         self.invites = invites
+    }
+
+    /// Whether the chat list shows its "No chats yet" placeholder: no chat and no invitation, and the
+    /// session has caught up (or has no messaging layer), so an empty list is not merely unloaded.
+    public var showsNoChatsPlaceholder: Bool {
+        chatList.isEmpty && invites.isEmpty && (network.isCaughtUp || network.sync == .idle || network.sync == .failed)
     }
 
     /// The logged-out state at rev 0: login screen, nothing loaded.
@@ -75,6 +89,13 @@ public enum AuthState: Sendable, Equatable {
         if case .loggedIn = self { return true }
         return false
     }
+
+    /// The npub shortened for a title bar (`npub1abcd…wxyz`); nil when logged out. Renderers show this
+    /// and never shorten the npub themselves.
+    public var shortNpub: String? {
+        guard case .loggedIn(let npub, _) = self else { return nil }
+        return DisplayFormatter.short(npub)
+    }
 }
 
 /// Flags for work in flight, so the UI shows spinners without timing heuristics (bible §2.3).
@@ -99,4 +120,34 @@ public struct BusyState: Sendable, Equatable {
 
     /// True while an account is being created, logged in or restored.
     public var isAuthenticating: Bool { creatingAccount || loggingIn || restoringSession }
+
+    /// True while anything is in flight.
+    public var isBusy: Bool { isAuthenticating || creatingChat || !answeringInvites.isEmpty }
+
+    /// What the busy indicator says, by priority (authentication first); nil when idle. The one
+    /// wording every renderer shows.
+    public var statusText: String? {
+        if creatingAccount { return "Creating account…" }
+        if loggingIn { return "Logging in…" }
+        if restoringSession { return "Restoring session…" }
+        if creatingChat { return "Creating chat…" }
+        if !answeringInvites.isEmpty { return "Answering invitation…" }
+        return nil
+    }
+
+    /// Whether the login screen accepts a login or account creation now.
+    public var canAuthenticate: Bool { !isAuthenticating }
+
+    /// Whether the New Chat screen accepts a (non-blank) npub now.
+    public func canCreateChat(peerNpub: String) -> Bool {
+        !creatingChat && !peerNpub.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    /// Whether the login screen's nsec field may be submitted now.
+    public func canLogin(nsec: String) -> Bool {
+        canAuthenticate && !nsec.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    /// Whether the invitation can be accepted or declined now (not already being answered).
+    public func canAnswer(_ invite: InviteID) -> Bool { !answeringInvites.contains(invite) }
 }

@@ -18,14 +18,17 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var isGroup: Bool
     /// Members including this account.
     public var memberCount: Int
+    /// What the newest message is (a text or a system line); nil without a message.
+    public var lastMessageKind: ChatMessageKind?
 
     public var id: ChatID { chatID }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, lastMessage: String?, lastMessageAt: Int64?,
         unreadCount: UInt32, displayName: String, lastMessagePreview: String, lastMessageTimeDisplay: String,
-        isGroup: Bool = false, memberCount: Int = 2
+        isGroup: Bool = false, memberCount: Int = 2, lastMessageKind: ChatMessageKind? = nil
     ) {
+        self.lastMessageKind = lastMessageKind ?? (lastMessage == nil ? nil : .text)
         self.isGroup = isGroup
         self.memberCount = memberCount
         self.chatID = chatID
@@ -48,17 +51,24 @@ public struct ChatViewState: Sendable, Equatable {
     public var displayName: String
     /// The loaded window of the conversation, oldest first.
     public var messages: [ChatMessage]
-    /// Whether `AppAction.loadOlderMessages` can fetch more history.
+    /// Whether older history exists beyond the loaded window: the UI offers `AppAction.loadOlder`.
     public var canLoadOlder: Bool
+    /// True while an older page is being read (the "load older" affordance shows a spinner).
+    public var isLoadingOlder: Bool
     /// False for a proven 1:1 chat (see `ChatSummary.isGroup`).
     public var isGroup: Bool
     /// The other current members' npubs (empty when everyone else left).
     public var memberNpubs: [String]
+    /// Members including this account.
+    public var memberCount: Int
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],
-        canLoadOlder: Bool, isGroup: Bool = false, memberNpubs: [String] = []
+        canLoadOlder: Bool, isGroup: Bool = false, memberNpubs: [String] = [], isLoadingOlder: Bool = false,
+        memberCount: Int? = nil
     ) {
+        self.isLoadingOlder = isLoadingOlder
+        self.memberCount = memberCount ?? (memberNpubs.count + 1)
         self.isGroup = isGroup
         self.memberNpubs = memberNpubs
         self.chatID = chatID
@@ -67,6 +77,17 @@ public struct ChatViewState: Sendable, Equatable {
         self.displayName = displayName
         self.messages = messages
         self.canLoadOlder = canLoadOlder
+    }
+
+    /// Whether `draft` may be sent: it has something besides whitespace (the core trims it).
+    public func canSend(draft: String) -> Bool {
+        !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    /// Whether the UI should ask for older messages now that `messageID` is shown (it is the oldest
+    /// loaded one, more exist and no page is in flight): the rule for infinite scroll.
+    public func shouldLoadOlder(whenShowing messageID: MessageID) -> Bool {
+        canLoadOlder && !isLoadingOlder && messages.first?.id == messageID
     }
 }
 
@@ -84,6 +105,21 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var displayTimestamp: String
     /// A text message, or a system line (membership change) whose `content` is the core's wording.
     public var kind: ChatMessageKind
+
+    /// What to show after the time of an own message: "sending…", "✓", "✗ not sent"; empty for
+    /// received messages and system lines.
+    public var deliveryMark: String {
+        DisplayFormatter.deliveryMark(delivery, isMine: isMine, kind: kind)
+    }
+
+    /// Why an own message was not sent; nil otherwise.
+    public var failureReason: String? {
+        guard isMine, case .failed(let reason) = delivery else { return nil }
+        return reason
+    }
+
+    /// Whether `AppAction.retryMessage` applies: an own text message that failed.
+    public var canRetry: Bool { kind == .text && failureReason != nil }
 
     public init(
         id: MessageID, senderPubkey: String, content: String, timestamp: Int64, isMine: Bool,
@@ -127,13 +163,16 @@ public struct InviteSummary: Sendable, Equatable, Identifiable {
     /// "npub1abcd…wxyz invites you to a chat" or "… to “Name” (3 members)".
     public var title: String
     public var receivedTimeDisplay: String
+    /// False while an answer to it is in flight (its buttons show a spinner instead).
+    public var canAnswer: Bool
 
     public var id: InviteID { inviteID }
 
     public init(
         inviteID: InviteID, inviterNpub: String, inviterDisplayName: String, groupName: String, memberCount: Int,
-        title: String, receivedTimeDisplay: String
+        title: String, receivedTimeDisplay: String, canAnswer: Bool = true
     ) {
+        self.canAnswer = canAnswer
         self.inviteID = inviteID
         self.inviterNpub = inviterNpub
         self.inviterDisplayName = inviterDisplayName

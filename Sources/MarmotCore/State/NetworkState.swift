@@ -6,10 +6,20 @@ public struct NetworkState: Sendable, Equatable {
     public var connectedRelays: Int
     public var totalRelays: Int
     public var keyPackagePublished: Bool?
+    /// Where the session stands with the relays: connecting, catching up on stored events, or live.
+    public var sync: SyncStatus
+    /// Whether the pending invitations have been listed once this session (an empty
+    /// `AppState.invites` then means "none", not "not loaded yet").
+    public var invitesLoaded: Bool
     /// "2 of 3 relays connected", "Connecting to 1 relay…", "Offline" — ready to show.
     public var statusText: String
 
-    public init(connectedRelays: Int = 0, totalRelays: Int = 0, keyPackagePublished: Bool? = nil) {
+    public init(
+        connectedRelays: Int = 0, totalRelays: Int = 0, keyPackagePublished: Bool? = nil, sync: SyncStatus = .idle,
+        invitesLoaded: Bool = false
+    ) {
+        self.sync = sync
+        self.invitesLoaded = invitesLoaded
         self.connectedRelays = connectedRelays
         self.totalRelays = totalRelays
         self.keyPackagePublished = keyPackagePublished
@@ -19,10 +29,38 @@ public struct NetworkState: Sendable, Equatable {
     /// At least one relay is connected.
     public var isOnline: Bool { connectedRelays > 0 }
 
+    /// The session has caught up: stored chats listed, the messaging layer's start-up catch-up done
+    /// and the invitations listed. One-shot commands wait for this instead of for silence.
+    public var isCaughtUp: Bool { sync == .live && invitesLoaded }
+
     static func text(connected: Int, total: Int) -> String {
         let noun = total == 1 ? "relay" : "relays"
         if total == 0 { return "No relays" }
         if connected == 0 { return "Offline: connecting to \(total) \(noun)…" }
         return "\(connected) of \(total) \(noun) connected"
+    }
+}
+
+/// How far the session's messaging layer has got since it started (issue 16).
+public enum SyncStatus: String, Sendable, Equatable {
+    /// No session, or no messaging service.
+    case idle
+    /// The session started; no relay is connected yet.
+    case connecting
+    /// Relays are connected and the stored events are being read.
+    case catchingUp = "catching_up"
+    /// The start-up catch-up is over: what the state shows is complete, new events arrive live.
+    case live
+    /// The messaging layer could not start (see `AppState.lastOutcome`).
+    case failed
+
+    /// "Connecting…", "Catching up…", "" when live or idle; for a status line.
+    public var statusText: String {
+        switch self {
+        case .idle, .live: ""
+        case .connecting: "Connecting…"
+        case .catchingUp: "Catching up…"
+        case .failed: "Messaging unavailable"
+        }
     }
 }

@@ -18,3 +18,15 @@ public struct AppClock: Sendable {
     /// A clock stopped at `date`.
     public static func fixed(_ date: Date) -> AppClock { AppClock { date } }
 }
+
+/// How the core waits for its own timers (toast expiry); injectable so tests decide when time passes.
+///
+/// `sleep` returns when `duration` has passed, or early when the waiting task is cancelled.
+public struct CoreTimer: Sendable {
+    public let sleep: @Sendable (Duration) async -> Void
+
+    public init(sleep: @escaping @Sendable (Duration) async -> Void) { self.sleep = sleep }
+
+    /// Real time.
+    public static let system = CoreTimer { duration in try? await Task.sleep(for: duration) }
+}

@@ -1,11 +1,17 @@
 /// What the core sends to the platform after each committed mutation (MVP spec, Updates).
 ///
-/// Each update carries the full current value of what changed, never a diff, and the `rev` it
-/// produced. Revs are strictly consecutive: one committed mutation is one rev and one update. A
-/// mutation that changes one slice emits that slice's variant; one that changes several slices at
-/// once (login, logout, a message sent while its chat is open) emits a single `fullState`, so every
-/// rev the platform sees is a consistent state. `accountCreated` is a side effect: it takes its own rev
-/// and changes no state.
+/// The contract (issue 16), relied on by every renderer and asserted by `UpdateContractTests`:
+/// 1. Each update carries the full current value of what changed, never a diff, and the `rev` it
+///    produced. Revs are strictly consecutive: one reduction is at most one state rev.
+/// 2. A reduction that changes exactly one slice emits that slice's variant (`toast` and
+///    `lastOutcome` form one slice: `outcomeChanged`, or `toastChanged` when only the toast changed).
+/// 3. A reduction that changes several slices (login, logout, a message sent while its chat is open)
+///    emits one `fullState`, never a sequence of slice updates, so every rev is a consistent state.
+///    A login is therefore `[secretAccepted, fullState]` and a logout `[secretForgotten, fullState]`.
+/// 4. Side effects (`accountCreated`, `secretAccepted`, `secretForgotten`, `secretExported`) take a rev
+///    of their own, change no state, come before the state change they belong to, and are handled by
+///    the platform before its rev check (a side effect is never skipped as stale).
+/// 5. A platform that sees a rev gap resyncs from `MarmotApp.state()`; it never reorders.
 ///
 /// Printing an update shows revs and sizes only: never the nsec, never message text.
 public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
@@ -24,6 +30,16 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
+    /// The last operation's outcome changed (and with it the toast derived from it).
+    case outcomeChanged(rev: UInt64, outcome: OperationOutcome?, toast: String?)
+    /// Side effect: a login was accepted; the platform keeps `nsec` in secure storage now (and not
+    /// before: a refused login leaves nothing to clean up).
+    case secretAccepted(rev: UInt64, nsec: String, npub: String)
+    /// Side effect: the user logged out; the platform forgets the stored nsec.
+    case secretForgotten(rev: UInt64)
+    /// Side effect: the nsec the user asked to export (`AppAction.exportSecret`), to show once behind
+    /// the confirmation the platform already asked for; never stored or logged.
+    case secretExported(rev: UInt64, nsec: String)
 
     /// The revision this update produced.
     public var rev: UInt64 {
@@ -34,6 +50,17 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
             .networkChanged(let rev, _), .invitesChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
+        case .outcomeChanged(let rev, _, _): rev
+        case .secretAccepted(let rev, _, _), .secretExported(let rev, _): rev
+        case .secretForgotten(let rev): rev
+        }
+    }
+
+    /// Whether this is a side effect: it changes no state and must be handled whatever its rev.
+    public var isSideEffect: Bool {
+        switch self {
+        case .accountCreated, .secretAccepted, .secretForgotten, .secretExported: true
+        default: false
         }
     }
 
@@ -53,6 +80,11 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
             "networkChanged(rev: \(rev), relays: \(network.connectedRelays)/\(network.totalRelays))"
         case .invitesChanged(let rev, let invites): "invitesChanged(rev: \(rev), invites: \(invites.count))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
+        case .outcomeChanged(let rev, let outcome, let toast):
+            "outcomeChanged(rev: \(rev), code: \(outcome?.code.rawValue ?? "none"), toast: \(toast != nil))"
+        case .secretAccepted(let rev, _, let npub): "secretAccepted(rev: \(rev), npub: \(npub), nsec: redacted)"
+        case .secretForgotten(let rev): "secretForgotten(rev: \(rev))"
+        case .secretExported(let rev, _): "secretExported(rev: \(rev), nsec: redacted)"
         }
     }
 
@@ -74,7 +106,10 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .busyChanged(_, let busy): next.busy = busy
         case .networkChanged(_, let network): next.network = network
         case .invitesChanged(_, let invites): next.invites = invites
-        case .accountCreated: break
+        case .outcomeChanged(_, let outcome, let toast):
+            next.lastOutcome = outcome
+            next.toast = toast
+        case .accountCreated, .secretAccepted, .secretForgotten, .secretExported: break
         }
         return next
     }

@@ -13,13 +13,14 @@
  * absent values are null.
  *
  * The rev rule (the renderer's job, as AppManager does it in Swift): keep lastRev from the snapshot;
- * for each update, if type == "accountCreated" store the nsec in secure storage first (whatever its
- * rev); then if rev <= lastRev drop it (stale), if rev == lastRev + 1 apply it, if rev > lastRev + 1
+ * for each update, handle the side effects first whatever their rev ("accountCreated" and
+ * "secretAccepted": store the nsec in secure storage; "secretForgotten": delete it; "secretExported":
+ * show it once); then if rev <= lastRev drop it (stale), if rev == lastRev + 1 apply it, if rev > lastRev + 1
  * re-read marmot_app_state() and replace everything (gap). Register the listener BEFORE reading the
  * first snapshot: updates are buffered from creation, so none is lost, and the stale ones are dropped.
  *
  * Secrets: the nsec crosses this ABI only in the "login" and "restoreSession" actions and in the
- * "accountCreated" update. The library never logs it and never writes it to disk: the host keeps it
+ * "accountCreated", "secretAccepted" and "secretExported" updates. The library never logs it and never writes it to disk: the host keeps it
  * (Keystore, Keychain, a 0600 file) and dispatches restoreSession at launch.
  *
  * Threads: every function may be called from any thread. marmot_app_dispatch queues and returns at

@@ -15,6 +15,9 @@ public struct RelayClientConfiguration: Sendable, Equatable {
     public var maxMessageSize: Int = 1 << 24
     /// Event ids remembered per subscription to drop duplicates (oldest forgotten first).
     public var deduplicationCapacity: Int = 50_000
+    /// Most publishes waiting for an OK (or for the connection) at once; beyond it a publish is
+    /// refused at once instead of queueing without bound while a relay is slow or away.
+    public var maxPendingPublishes: Int = 2_000
 
     public init() {}
 }

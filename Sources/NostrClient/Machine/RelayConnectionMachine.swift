@@ -165,6 +165,11 @@ public struct RelayConnectionMachine: Sendable {
 
     private mutating func publish(_ event: Event, _ actions: inout [Action]) {
         if pending[event.id] != nil { return }  // already in flight: the same result will answer both
+        guard pending.count < configuration.maxPendingPublishes else {
+            actions.append(.log(.warning, "publish refused: \(pending.count) publishes already pending"))
+            actions.append(.publishFinished(event.id, .rejected(reason: "client: too many pending publishes")))
+            return
+        }
         switch phase {
         case .idle:
             actions.append(.publishFinished(event.id, .notConnected))

@@ -33,7 +33,20 @@ struct RelayEngine: Sendable {
             return
         }
         switch message {
+        case .event, .req:
+            if faults.answerDelay > .zero {
+                logger.notice("fault: answer delayed", metadata: ["delay": "\(faults.answerDelay)"])
+                try? await Task.sleep(for: faults.answerDelay)
+            }
+        default: break
+        }
+        switch message {
         case .event(let event):
+            if let reason = faults.rejectWith(event) {
+                logger.notice("fault: event rejected", metadata: ["event": "\(event.id.hex)", "reason": "\(reason)"])
+                outbound.send(RelayWire.ok(event.id, accepted: false, reason))
+                return
+            }
             let answer = await accept(event)
             if faults.withholdOK(event) {
                 logger.notice("fault: OK withheld", metadata: ["event": "\(event.id.hex)"])
@@ -119,6 +132,12 @@ struct RelayEngine: Sendable {
         for item in stored {
             guard outbound.send(RelayWire.event(sub, json: item.json)) else { return }
             if let id = try? EventID(hex: item.id) { sent.insert(id) }
+        }
+        if faults.closeOnREQ(sub, filters) {
+            logger.notice("fault: socket closed on REQ", metadata: ["sub": "\(sub)"])
+            await hub.unsubscribe(connection, sub)
+            outbound.finish()
+            return
         }
         outbound.send(RelayWire.eose(sub))
         await hub.activate(connection, sub, alreadySent: sent)

@@ -149,11 +149,11 @@ struct MessageRejectionTests {
                 _ = try LeafNode(tlsSerialized: patch(leaf, at: sourceOffset, with: [bad]))
             }
         }
-        // ProposalOrRef type 3, and proposal types with no known body.
+        // ProposalOrRef type 3, and proposal types with no known body (0x0008 AppDataUpdate is known since v2).
         #expect(throws: MessageDecodingError.unknownProposalOrRefType(3)) {
             _ = try Commit(tlsSerialized: Data([7, 3, 0, 3, 0, 0, 0, 1, 0]))
         }
-        for type: UInt16 in [0, 0x0008, 0x0a0a, 0xf000] {
+        for type: UInt16 in [0, 0x0009, 0x0a0a, 0xf000] {
             #expect(throws: MessageDecodingError.unknownProposalType(type)) {
                 _ = try Commit(tlsSerialized: Data([3, 1, UInt8(type >> 8), UInt8(type & 0xff), 0]))
             }

@@ -111,70 +111,69 @@ struct AppManagerBootTests {
         #expect(manager.lastRevApplied == 1)
     }
 
-    @Test("login stores the nsec before the core receives it")
-    func loginStoresFirst() throws {
-        let store = InMemorySecretStore()
-        let seen = LockedBox<[String?]>([])
-        let core = ScriptedCore { action in
-            if case .login = action { seen.mutate { $0.append(try? store.load()) } }
-        }
-        let manager = AppManager(core: core, secretStore: store)
-        manager.login(nsec: Fixtures.nsec)
-        manager.dispatch(.login(nsec: "nsec1second"))
-        #expect(seen.value == [Fixtures.nsec, "nsec1second"])
-        #expect(core.dispatched == [.login(nsec: Fixtures.nsec), .login(nsec: "nsec1second")])
-        #expect(try store.load() == "nsec1second")
-    }
-
-    @Test("a login the core refuses removes the nsec it stored; an accepted one keeps it")
-    func refusedLoginForgetsTheSecret() throws {
+    @Test("login stores nothing until the core accepts it: secretAccepted saves, even when its rev is stale")
+    func loginStoresOnlyOnTheCoresWord() throws {
         let store = InMemorySecretStore()
         let core = ScriptedCore()
         let manager = AppManager(core: core, secretStore: store)
-        manager.login(nsec: "nsec1typo")
-        #expect(try store.load() == "nsec1typo")
-        manager.receive(.busyChanged(rev: 1, busy: BusyState(loggingIn: true)))
-        #expect(try store.load() == "nsec1typo")
-        var refused = manager.state
-        refused.rev = 2
-        refused.busy = BusyState()
-        refused.toast = "Invalid nsec"
-        manager.receive(.fullState(refused))
-        #expect(try store.load() == nil)
-
         manager.login(nsec: Fixtures.nsec)
-        var accepted = manager.state
-        accepted.rev = 3
-        accepted.toast = nil
-        accepted.auth = .loggedIn(npub: Fixtures.npub, pubkey: Fixtures.pubkey)
-        manager.receive(.fullState(accepted))
-        var later = accepted
-        later.rev = 4
-        later.toast = "Chat not found"
-        manager.receive(.fullState(later))
+        #expect(core.dispatched == [.login(nsec: Fixtures.nsec)])
+        #expect(try store.load() == nil)
+        manager.receive(.busyChanged(rev: 1, busy: BusyState(loggingIn: true)))
+        manager.receive(.fullState(Fixtures.loggedIn(rev: 5)))
+        manager.receive(.secretAccepted(rev: 2, nsec: Fixtures.nsec, npub: Fixtures.npub))
         #expect(try store.load() == Fixtures.nsec)
     }
 
-    @Test("logout dispatches logout and deletes the stored nsec, from either entry point")
-    func logoutDeletes() throws {
+    @Test("a refused login with a toast showing deletes nothing: no guessing from toasts")
+    func refusedLoginLeavesTheStoreAlone() throws {
+        let store = InMemorySecretStore(secret: Fixtures.nsec)
+        let core = ScriptedCore()
+        let manager = AppManager(core: core, secretStore: store)
+        manager.receive(.fullState(Fixtures.loggedOut(rev: 1)))
+        manager.login(nsec: "nsec1typo")
+        var refused = manager.state
+        refused.rev = 2
+        refused.toast = "Invalid nsec"
+        refused.lastOutcome = OperationOutcome(operation: .login, code: .invalidNsec, message: "Invalid nsec", sequence: 1)
+        manager.receive(.fullState(refused))
+        #expect(try store.load() == Fixtures.nsec)
+    }
+
+    @Test("logout only dispatches; secretForgotten from the core deletes the stored nsec")
+    func logoutDeletesOnTheCoresWord() throws {
         let store = InMemorySecretStore(secret: Fixtures.nsec)
         let core = ScriptedCore()
         let manager = AppManager(core: core, secretStore: store)
         manager.logout()
-        #expect(try store.load() == nil)
+        #expect(try store.load() == Fixtures.nsec)
         #expect(!manager.isRestoring)
-        try store.save(Fixtures.nsec)
-        manager.dispatch(.logout)
+        manager.receive(.secretForgotten(rev: 1))
         #expect(try store.load() == nil)
+        manager.dispatch(.logout)
         #expect(core.dispatched == [.restoreSession(nsec: Fixtures.nsec), .logout, .logout])
     }
 
-    @Test("a failed delete on logout is reported")
+    @Test("a failed delete on secretForgotten is reported")
     func deleteFailure() {
         let manager = AppManager(core: ScriptedCore(), secretStore: FailingSecretStore())
         manager.dismissSecretStoreProblem()
-        manager.logout()
+        manager.receive(.secretForgotten(rev: 1))
         #expect(manager.secretStoreProblem?.operation == .delete)
+    }
+
+    @Test("secretExported is held for the view until cleared, and never stored")
+    func export() throws {
+        let store = InMemorySecretStore(secret: Fixtures.nsec)
+        let core = ScriptedCore(state: Fixtures.loggedIn(rev: 1))
+        let manager = AppManager(core: core, secretStore: store)
+        manager.exportSecret()
+        #expect(core.dispatched.last == .exportSecret)
+        manager.receive(.secretExported(rev: 2, nsec: Fixtures.nsec))
+        #expect(manager.exportedSecret == Fixtures.nsec)
+        #expect(manager.lastRevApplied == 2)
+        manager.clearExportedSecret()
+        #expect(manager.exportedSecret == nil)
     }
 }
 

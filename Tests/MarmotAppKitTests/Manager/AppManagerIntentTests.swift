@@ -4,7 +4,7 @@ import Testing
 
 @testable import MarmotAppKit
 
-/// What the views call: navigation binding, paging trigger, toast timer, plain dispatch.
+/// What the views call: navigation binding, paging trigger, plain dispatch.
 @MainActor
 @Suite("AppManager intents")
 struct AppManagerIntentTests {
@@ -32,7 +32,7 @@ struct AppManagerIntentTests {
         #expect(core.dispatched == [.updateScreenStack([])])
     }
 
-    @Test("the oldest loaded message appearing asks for older messages only when the core allows")
+    @Test("the oldest loaded message appearing asks for older messages by the core's rule, without a size")
     func loadOlder() {
         var state = Fixtures.loggedIn(rev: 1)
         state.currentChat = ChatViewState(
@@ -44,38 +44,27 @@ struct AppManagerIntentTests {
         manager.messageAppeared("m2")
         #expect(core.dispatched.isEmpty)
         manager.messageAppeared("m1")
-        #expect(
-            core.dispatched == [
-                .loadOlderMessages(chatID: "c", beforeMessageID: "m1", limit: AppManager.olderMessagesPageSize)
-            ])
+        #expect(core.dispatched == [.loadOlder(chatID: "c")])
 
         state.rev = 2
+        state.currentChat?.isLoadingOlder = true
+        manager.receive(.fullState(state))
+        manager.messageAppeared("m1")
+        state.rev = 3
+        state.currentChat?.isLoadingOlder = false
         state.currentChat?.canLoadOlder = false
         manager.receive(.fullState(state))
         manager.messageAppeared("m1")
         #expect(core.dispatched.count == 1)
     }
 
-    @Test("a displayed toast is cleared after its duration unless it was replaced")
-    func toastCleared() async {
-        let core = ScriptedCore(state: Fixtures.loggedIn(rev: 1, toast: "first"))
-        let manager = AppManager(core: core, secretStore: InMemorySecretStore(), toastDuration: .zero)
-        await manager.toastDisplayed("first")
-        #expect(core.dispatched == [.clearToast])
-
-        manager.receive(.toastChanged(rev: 2, toast: "second"))
-        await manager.toastDisplayed("first")
-        await manager.toastDisplayed(nil)
-        #expect(core.dispatched == [.clearToast])
-    }
-
-    @Test("a toast timer cancelled by the view clears nothing")
-    func toastCancelled() async {
+    @Test("the manager never clears a toast by itself: that is the core's timer")
+    func noToastTimer() async {
         let core = ScriptedCore(state: Fixtures.loggedIn(rev: 1, toast: "shown"))
-        let manager = AppManager(core: core, secretStore: InMemorySecretStore(), toastDuration: .seconds(3600))
-        let timer = Task { await manager.toastDisplayed("shown") }
-        timer.cancel()
-        await timer.value
+        let manager = AppManager(core: core, secretStore: InMemorySecretStore())
+        manager.receive(.toastChanged(rev: 2, toast: "second"))
+        await Task.yield()
         #expect(core.dispatched.isEmpty)
+        #expect(manager.state.toast == "second")
     }
 }

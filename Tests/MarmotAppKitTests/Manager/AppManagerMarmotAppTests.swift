@@ -65,7 +65,7 @@ struct AppManagerMarmotAppTests {
         #expect(!manager.state.auth.isLoggedIn)
     }
 
-    @Test("login from the UI stores the nsec; logout deletes it and returns to Login")
+    @Test("login from the UI stores the nsec once the core accepts it; logout deletes it and returns to Login")
     func loginLogout() async throws {
         let directory = Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -79,8 +79,9 @@ struct AppManagerMarmotAppTests {
         let store = InMemorySecretStore()
         let manager = AppManager(core: MarmotApp(dataDirectory: directory, configuration: quiet), secretStore: store)
         manager.login(nsec: nsec)
-        #expect(try store.load() == nsec)
         try await settle("logged in") { manager.state.auth.isLoggedIn }
+        // Stored on the core's `secretAccepted`, which comes before the logged-in state.
+        #expect(try store.load() == nsec)
 
         manager.dispatch(.pushScreen(.newChat))
         try await settle("pushed") { manager.state.router.screenStack == [.newChat] }
@@ -88,8 +89,9 @@ struct AppManagerMarmotAppTests {
         try await settle("popped") { manager.state.router.screenStack.isEmpty }
 
         manager.logout()
-        #expect(try store.load() == nil)
         try await settle("logged out") { !manager.state.auth.isLoggedIn }
+        // Deleted on the core's `secretForgotten`, which comes before the logged-out state.
+        #expect(try store.load() == nil)
         #expect(manager.state.router == Router(defaultScreen: .login))
     }
 

@@ -26,6 +26,33 @@ enum TUIFixtures {
         chatID: bob, peerNpub: "npub1bob", peerName: nil, lastMessage: "hi", lastMessageAt: 1_699_900_000,
         unreadCount: 0, displayName: "npub1bobx…wxyz", lastMessagePreview: "You: hi", lastMessageTimeDisplay: "Yesterday")
 
+    static let carolInvite: InviteID = "cc33"
+
+    static let carolInviteSummary = InviteSummary(
+        inviteID: carolInvite, inviterNpub: "npub1carol", inviterDisplayName: "npub1caro…wxyz", groupName: "",
+        memberCount: 2, title: "npub1caro…wxyz invites you to a chat", receivedTimeDisplay: "09:30")
+
+    static let groupSummary = ChatSummary(
+        chatID: "dd44", peerNpub: "npub1dave", peerName: nil, lastMessage: "npub1dave… added you", lastMessageAt: 1_699_800_000,
+        unreadCount: 0, displayName: "Climbing", lastMessagePreview: "npub1dave… added you",
+        lastMessageTimeDisplay: "Mon", isGroup: true, memberCount: 3)
+
+    /// The chat list with `invites` above `chats`.
+    static func withInvites(
+        _ invites: [InviteSummary] = [carolInviteSummary], chats: [ChatSummary] = [aliceSummary, bobSummary],
+        answering: Set<InviteID> = []
+    ) -> AppState {
+        var state = loggedIn(chats: chats)
+        // As the core projects it: an invitation being answered cannot be answered again.
+        state.invites = invites.map { invite in
+            var invite = invite
+            invite.canAnswer = !answering.contains(invite.inviteID)
+            return invite
+        }
+        state.busy.answeringInvites = answering
+        return state
+    }
+
     static func message(
         _ id: MessageID, _ content: String, mine: Bool, delivery: MessageDeliveryState = .sent, time: String = "14:05"
     ) -> ChatMessage {

@@ -52,7 +52,7 @@ struct AppCoreTests {
         let rev = f.snapshot.get().rev
         let info = ChatInfo(chatID: "stale", peer: Keys.generate().publicKey, createdAt: 0)
         await f.core.handle(.event(.chatsLoaded(session: 1, [info])))
-        await f.core.handle(.event(.serviceFailed(session: 1, operation: "start", reason: "old")))
+        await f.core.handle(.event(.serviceFailed(session: 1, operation: "start", ServiceError(TestServiceError(description: "old")))))
         #expect(f.snapshot.get().rev == rev)
         await f.core.handle(.event(.chatsLoaded(session: 2, [info])))
         #expect(f.snapshot.get().chatList.map(\.chatID) == ["stale"])

@@ -12,6 +12,8 @@ final class AppHarness: Sendable {
     let app: MarmotApp
     let recorder = UpdateRecorder()
     let logs = LogCapture()
+    /// The core's timer: toasts expire only when a test fires it.
+    let timer = ManualTimer()
     let directory: URL
     private let services = Locked<[TestMessagingService]>([])
 
@@ -24,6 +26,7 @@ final class AppHarness: Sendable {
         var configuration = AppConfiguration(
             clock: .fixed(Self.now), timeZone: TimeZone(identifier: "UTC") ?? .current, logLevel: .trace)
         configuration.logHandlerFactory = logs.factory
+        configuration.timer = timer.timer
         if messaging {
             let services = self.services
             configuration.messagingServiceFactory = { context in

@@ -31,7 +31,7 @@ final class LiveApp: Sendable {
         self.installationSecret = installationSecret
         let configuration = AppConfiguration(
             relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory(options), logLevel: .notice,
-            installationSecret: installationSecret)
+            installationSecret: installationSecret, toastDuration: .seconds(600))
         app = MarmotApp(dataDirectory: directory, configuration: configuration)
         initial = app.state()
         app.listenForUpdates(recorder)
@@ -130,12 +130,14 @@ final class LiveWorld: Sendable {
     }
 
     /// Starts an embedded relay (in memory, or in `file` so it can be restarted with its events).
-    func startRelay(port: Int = 0, file: String? = nil) async throws -> (RelayServer, URL) {
+    func startRelay(port: Int = 0, file: String? = nil, faults: RelayFaults = .none) async throws -> (RelayServer, URL) {
         var logger = Logger(label: "test.relay")
         logger.logLevel = .warning
         let storage: RelayStorage = file.map { .file(path: root.appendingPathComponent($0).path) } ?? .inMemory
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let server = RelayServer(configuration: RelayConfiguration(port: port, storage: storage), logger: logger)
+        var configuration = RelayConfiguration(port: port, storage: storage)
+        configuration.faults = faults
+        let server = RelayServer(configuration: configuration, logger: logger)
         let bound = try await server.start()
         servers.update { $0.append(server) }
         guard let url = URL(string: "ws://127.0.0.1:\(bound)") else { throw WaitTimeout(what: "relay url") }

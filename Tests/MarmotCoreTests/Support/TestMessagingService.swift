@@ -102,6 +102,13 @@ actor TestMessagingService: MessagingService {
     /// Emits an arbitrary event.
     func emit(_ event: MessagingEvent) { continuation?.yield(event) }
 
+    /// Plays the end of the start-up catch-up: the invitations listed, then `.syncStatus(.live)`.
+    func finishCatchUp() {
+        continuation?.yield(.syncStatus(.catchingUp))
+        continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
+        continuation?.yield(.syncStatus(.live))
+    }
+
     /// Plays someone inviting this account: the invitation waits for accept or decline, and the
     /// chat it leads to is `chat`.
     func offerInvite(_ invite: InviteInfo, chat: ChatInfo) {
@@ -161,6 +168,14 @@ actor TestMessagingService: MessagingService {
         pendingInvites.remove(at: index)
         declined.append(id)
         continuation?.yield(.invitesChanged(pendingInvites.map(\.invite)))
+    }
+
+    private(set) var queued: [OutgoingMessage] = []
+    var queueFailure: String?
+
+    func queue(_ message: OutgoingMessage) async throws {
+        if let reason = queueFailure { throw TestServiceError(description: reason) }
+        queued.append(message)
     }
 
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {

@@ -11,10 +11,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct TwoClientTests {
     /// Bob publishes a key package, Alice opens a chat, Bob joins (and rotates his leaf), both talk.
     static func establish(relay url: String, aliceClock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
-                          bobClock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() })
+                          bobClock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
+                          aliceOptions: MarmotClient.Options = ClientHarness.options)
         async throws -> (alice: TestAccount, bob: TestAccount, aliceChat: Chat, bobChat: Chat)
     {
-        let alice = try await TestAccount("alice", relayURLs: [url], clock: aliceClock)
+        let alice = try await TestAccount("alice", relayURLs: [url], clock: aliceClock, options: aliceOptions)
         let bob = try await TestAccount("bob", relayURLs: [url], clock: bobClock)
         let published = try await bob.client.publishKeyPackage()
         #expect(published.isPublished)

@@ -1,30 +1,64 @@
 import MarmotAppKit
 import SwiftUI
 
-/// The chats, in the core's order, with its display strings (MVP spec, Screens: Chat List).
+/// The pending invitations, then the chats, in the core's order, with its display strings (MVP spec,
+/// Screens: Chat List). Nobody joins a chat without tapping Accept.
 struct ChatListView: View {
     let manager: AppManager
+    /// Whether the "show my secret key" confirmation is up (UI-only state).
+    @State private var confirmingExport = false
 
     var body: some View {
-        List(manager.state.chatList) { chat in
-            Button {
-                manager.dispatch(.openChat(chatID: chat.chatID))
-            } label: {
-                ChatRow(chat: chat)
+        List {
+            if !manager.state.invites.isEmpty {
+                Section("Invitations") {
+                    ForEach(manager.state.invites) { invite in
+                        InviteRow(
+                            invite: invite,
+                            answering: !invite.canAnswer,
+                            accept: { manager.dispatch(.acceptInvite(inviteID: invite.inviteID)) },
+                            decline: { manager.dispatch(.declineInvite(inviteID: invite.inviteID)) })
+                    }
+                }
             }
-            .badge(Int(chat.unreadCount))
+            Section {
+                ForEach(manager.state.chatList) { chat in
+                    Button {
+                        manager.dispatch(.openChat(chatID: chat.chatID))
+                    } label: {
+                        ChatRow(chat: chat)
+                    }
+                    .badge(Int(chat.unreadCount))
+                }
+            }
         }
         .overlay {
-            if manager.state.chatList.isEmpty {
+            if manager.state.showsNoChatsPlaceholder {
                 ContentUnavailableView(
                     "No chats yet", systemImage: "bubble.left.and.bubble.right",
                     description: Text("Start one with New Chat."))
             }
         }
         .navigationTitle("Chats")
+        // The nsec is asked from the core only after an explicit confirmation, and shown from the
+        // core's side effect (`AppManager.exportedSecret`); no view reads the Keychain.
+        .confirmationDialog(
+            "Show your secret key?", isPresented: $confirmingExport, titleVisibility: .visible
+        ) {
+            Button("Show Secret Key", role: .destructive) { manager.exportSecret() }
+            Button("Cancel", role: .cancel) {}
+        } message: {
+            Text("Anyone who sees it can read and send your messages. Never share it.")
+        }
+        .sheet(isPresented: exportShown) {
+            SecretKeyView(nsec: manager.exportedSecret ?? "") { manager.clearExportedSecret() }
+        }
         .toolbar {
             ToolbarItem(placement: .topBarLeading) {
-                Button("Log Out", role: .destructive) { manager.logout() }
+                Menu("Account") {
+                    Button("Export Secret Key…") { confirmingExport = true }
+                    Button("Log Out", role: .destructive) { manager.logout() }
+                }
             }
             ToolbarItem(placement: .topBarTrailing) {
                 Button {
@@ -37,16 +71,95 @@ struct ChatListView: View {
     }
 }
 
-/// One chat: name, preview and time as the core formatted them.
+extension ChatListView {
+    /// Up while the core's exported nsec is held; dismissing forgets it.
+    private var exportShown: Binding<Bool> {
+        Binding(
+            get: { @MainActor in manager.exportedSecret != nil },
+            set: { @MainActor shown in if !shown { manager.clearExportedSecret() } })
+    }
+}
+
+/// The exported nsec, selectable for copying, with a warning; forgotten when dismissed.
+struct SecretKeyView: View {
+    let nsec: String
+    let done: () -> Void
+
+    var body: some View {
+        VStack(spacing: 16) {
+            Text("Your secret key")
+                .font(.headline)
+            Text("Anyone who has it can read and send your messages. Keep it somewhere safe.")
+                .font(.callout)
+                .foregroundStyle(.secondary)
+                .multilineTextAlignment(.center)
+            Text(nsec)
+                .font(.system(.body, design: .monospaced))
+                .textSelection(.enabled)
+                .privacySensitive()
+            Button("Done", action: done)
+                .buttonStyle(.borderedProminent)
+        }
+        .padding()
+    }
+}
+
+/// One pending invitation: the core's title and time, with Accept and Decline (disabled, with a
+/// spinner, while the core answers it).
+struct InviteRow: View {
+    let invite: InviteSummary
+    let answering: Bool
+    let accept: () -> Void
+    let decline: () -> Void
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            HStack(alignment: .firstTextBaseline) {
+                Image(systemName: "envelope.badge")
+                    .foregroundStyle(.tint)
+                Text(invite.title)
+                    .font(.headline)
+                    .lineLimit(2)
+                Spacer()
+                Text(invite.receivedTimeDisplay)
+                    .font(.caption)
+                    .foregroundStyle(.secondary)
+            }
+            HStack {
+                if answering {
+                    ProgressView()
+                        .controlSize(.small)
+                }
+                Spacer()
+                Button("Decline", role: .destructive, action: decline)
+                    .buttonStyle(.bordered)
+                Button("Accept", action: accept)
+                    .buttonStyle(.borderedProminent)
+            }
+            .disabled(answering)
+        }
+        .padding(.vertical, 4)
+    }
+}
+
+/// One chat: name (with the member count of a group), preview and time as the core formatted them.
 struct ChatRow: View {
     let chat: ChatSummary
 
     var body: some View {
         HStack(alignment: .firstTextBaseline) {
             VStack(alignment: .leading, spacing: 4) {
-                Text(chat.displayName)
-                    .font(.headline)
-                    .lineLimit(1)
+                HStack(spacing: 6) {
+                    Text(chat.displayName)
+                        .font(.headline)
+                        .lineLimit(1)
+                    if chat.isGroup {
+                        Label("\(chat.memberCount)", systemImage: "person.2")
+                            .font(.caption)
+                            .foregroundStyle(.secondary)
+                            .accessibilityLabel("\(chat.memberCount) members")
+                    }
+                }
                 Text(chat.lastMessagePreview)
                     .font(.subheadline)
                     .foregroundStyle(.secondary)

@@ -12,8 +12,14 @@ struct ChatView: View {
                 ScrollView {
                     LazyVStack(spacing: 8) {
                         ForEach(chat.messages) { message in
-                            MessageBubble(message: message) {
-                                manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
+                            Group {
+                                if message.kind == .system {
+                                    SystemLine(message: message)
+                                } else {
+                                    MessageBubble(message: message) {
+                                        manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
+                                    }
+                                }
                             }
                             .onAppear { manager.messageAppeared(message.id) }
                         }
@@ -30,15 +36,48 @@ struct ChatView: View {
                         manager.dispatch(.sendMessage(chatID: chat.chatID, content: draft))
                         draft = ""
                     }
-                    .disabled(draft.isEmpty)
+                    .disabled(!chat.canSend(draft: draft))
                 }
                 .padding()
             }
             .navigationTitle(chat.displayName)
             .navigationBarTitleDisplayMode(.inline)
+            .toolbar {
+                if chat.isGroup {
+                    ToolbarItem(placement: .principal) {
+                        VStack(spacing: 0) {
+                            Text(chat.displayName)
+                                .font(.headline)
+                                .lineLimit(1)
+                            Text("\(chat.memberCount) members")
+                                .font(.caption)
+                                .foregroundStyle(.secondary)
+                        }
+                    }
+                }
+            }
         } else {
             ProgressView()
         }
+    }
+}
+
+/// A system line (someone added, removed or left): the core's wording, centred and dim, without
+/// bubble, sender or delivery mark.
+struct SystemLine: View {
+    let message: ChatMessage
+
+    var body: some View {
+        VStack(spacing: 2) {
+            Text(message.content)
+                .font(.footnote)
+            Text(message.displayTimestamp)
+                .font(.caption2)
+        }
+        .foregroundStyle(.secondary)
+        .multilineTextAlignment(.center)
+        .frame(maxWidth: .infinity)
+        .padding(.vertical, 4)
     }
 }
 
@@ -61,8 +100,8 @@ struct MessageBubble: View {
                     Text(message.displayTimestamp)
                         .font(.caption2)
                         .foregroundStyle(.secondary)
-                    if message.isMine {
-                        DeliveryIndicator(delivery: message.delivery, retry: retry)
+                    if !message.deliveryMark.isEmpty {
+                        DeliveryIndicator(message: message, retry: retry)
                     }
                 }
             }
@@ -71,24 +110,30 @@ struct MessageBubble: View {
     }
 }
 
-/// Pending: a spinner; sent: a checkmark; failed: a warning and Retry.
+/// Pending: a spinner; sent: a checkmark; failed: a warning and Retry when the core allows it. The
+/// core's delivery mark is the accessibility label.
 struct DeliveryIndicator: View {
-    let delivery: MessageDeliveryState
+    let message: ChatMessage
     let retry: () -> Void
 
     var body: some View {
-        switch delivery {
-        case .pending:
-            ProgressView()
-                .controlSize(.mini)
-        case .sent:
-            Image(systemName: "checkmark")
-                .font(.caption2)
-                .foregroundStyle(.secondary)
-        case .failed(let reason):
-            Image(systemName: "exclamationmark.circle.fill")
-                .foregroundStyle(.red)
-                .accessibilityLabel(reason)
+        Group {
+            switch message.delivery {
+            case .pending:
+                ProgressView()
+                    .controlSize(.mini)
+            case .sent:
+                Image(systemName: "checkmark")
+                    .font(.caption2)
+                    .foregroundStyle(.secondary)
+            case .failed:
+                Image(systemName: "exclamationmark.circle.fill")
+                    .foregroundStyle(.red)
+                    .accessibilityHint(message.failureReason ?? "")
+            }
+        }
+        .accessibilityLabel(message.deliveryMark)
+        if message.canRetry {
             Button("Retry", action: retry)
                 .font(.caption2)
         }

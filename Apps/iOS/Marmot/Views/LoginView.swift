@@ -12,7 +12,7 @@ struct LoginView: View {
                 .font(.largeTitle.bold())
             Button("Create New Account") { manager.dispatch(.createAccount) }
                 .buttonStyle(.borderedProminent)
-                .disabled(manager.state.busy.isAuthenticating)
+                .disabled(!manager.state.busy.canAuthenticate)
             Divider()
             SecureField("nsec1…", text: $nsec)
                 .textInputAutocapitalization(.never)
@@ -22,9 +22,9 @@ struct LoginView: View {
                 manager.login(nsec: nsec)
                 nsec = ""
             }
-            .disabled(nsec.isEmpty || manager.state.busy.isAuthenticating)
-            if manager.state.busy.isAuthenticating {
-                ProgressView()
+            .disabled(!manager.state.busy.canLogin(nsec: nsec))
+            if let busy = manager.state.busy.statusText {
+                ProgressView(busy)
             }
         }
         .padding()

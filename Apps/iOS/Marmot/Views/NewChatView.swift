@@ -16,9 +16,9 @@ struct NewChatView: View {
                 Text("The public key of the person to chat with.")
             }
             Button("Start Chat") { manager.dispatch(.createChat(peerNpub: npub)) }
-                .disabled(npub.isEmpty || manager.state.busy.creatingChat)
-            if manager.state.busy.creatingChat {
-                ProgressView()
+                .disabled(!manager.state.busy.canCreateChat(peerNpub: npub))
+            if let busy = manager.state.busy.statusText {
+                ProgressView(busy)
             }
         }
         .navigationTitle("New Chat")

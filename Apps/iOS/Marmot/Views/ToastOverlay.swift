@@ -1,7 +1,7 @@
 import MarmotAppKit
 import SwiftUI
 
-/// The core's toast at the bottom of the screen; the manager clears it after a while.
+/// The core's toast at the bottom of the screen; the core clears it after a while (issue 16).
 struct ToastOverlay: View {
     let manager: AppManager
 
@@ -19,7 +19,5 @@ struct ToastOverlay: View {
             }
         }
         .animation(.default, value: manager.state.toast)
-        // The toast is read here, on the main actor, not inside the task's `@Sendable` closure.
-        .task(id: manager.state.toast) { [toast = manager.state.toast] in await manager.toastDisplayed(toast) }
     }
 }

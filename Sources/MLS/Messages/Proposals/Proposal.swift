@@ -58,6 +58,8 @@ public enum Proposal: Hashable, Sendable, TLSCodable {
         case .externalInit: self = .externalInit(try reader.read())
         case .groupContextExtensions: self = .groupContextExtensions(try reader.read())
         case .selfRemove: self = .selfRemove(try reader.read())
+        // AppDataUpdate (draft-ietf-mls-extensions, Marmot v2) is kept as `.unknown` with its exact body.
+        case .appDataUpdate: self = .unknown(type: type, body: try reader.read(AppDataUpdate.self).tlsSerialized)
         default: throw MessageDecodingError.unknownProposalType(type.rawValue)
         }
     }

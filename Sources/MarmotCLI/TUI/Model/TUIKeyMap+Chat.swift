@@ -22,8 +22,8 @@ extension TUIKeyMap {
                 ui.selectedMessage = nil
                 return (ui, [])
             }
-            let text = ui.draft.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else { return (ui, []) }
+            guard chat.canSend(draft: ui.draft) else { return (ui, []) }
+            let text = ui.draft
             ui.draft = ""
             ui.chatScroll = 0
             return (ui, [.sendMessage(chatID: chatID, content: text)])
@@ -62,7 +62,7 @@ extension TUIKeyMap {
             return (ui, loadOlder(chat))
         case .control("r"):
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
-        case .character("r") where selectedIndex.map({ isFailedOwn(messages[$0]) }) == true:
+        case .character("r") where selectedIndex.map({ messages[$0].canRetry }) == true:
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
         default:
             let edited = edited(ui.draft, with: key)
@@ -75,22 +75,14 @@ extension TUIKeyMap {
         }
     }
 
-    private static func isFailedOwn(_ message: ChatMessage) -> Bool {
-        guard message.isMine, case .failed = message.delivery else { return false }
-        return true
-    }
-
     private static func retry(_ message: ChatMessage?, chatID: ChatID) -> [AppAction] {
-        guard let message, isFailedOwn(message) else { return [] }
+        guard let message, message.canRetry else { return [] }
         return [.retryMessage(chatID: chatID, messageID: message.id)]
     }
 
-    /// Asks for the page before the oldest loaded message, when the core says there is one.
+    /// Asks the core for the next older page when it says there is one; the core picks its size.
     private static func loadOlder(_ chat: ChatViewState) -> [AppAction] {
-        guard chat.canLoadOlder, let oldest = chat.messages.first else { return [] }
-        return [.loadOlderMessages(chatID: chat.chatID, beforeMessageID: oldest.id, limit: pageSize)]
+        guard chat.canLoadOlder, !chat.isLoadingOlder else { return [] }
+        return [.loadOlder(chatID: chat.chatID)]
     }
-
-    /// Messages asked for per older page, as the SwiftUI app does.
-    static let pageSize: UInt32 = 50
 }

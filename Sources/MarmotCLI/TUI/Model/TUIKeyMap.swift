@@ -11,7 +11,8 @@ import MarmotCore
 /// - everywhere: Ctrl-C quits; Esc dismisses a toast before anything else.
 /// - login: ↑↓/jk/Tab choose, Enter selects, c creates an account, i imports an nsec, q quits; in the
 ///   nsec field Enter logs in, Esc cancels, Ctrl-U clears.
-/// - chat list: ↑↓/jk/Home/End move, Enter/→ open, n new chat, L log out (then y), q quits.
+/// - chat list: ↑↓/jk/Home/End move over the invitations and chats, Enter/→ open a chat, n new chat,
+///   L log out (then y), q quits; on an invitation a accepts, d declines, Enter asks (then a, d or Esc).
 /// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
 /// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
 ///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
@@ -62,9 +63,9 @@ enum TUIKeyMap {
         if ui.importingKey {
             switch key {
             case .enter:
-                let nsec = ui.nsecInput.trimmingCharacters(in: .whitespacesAndNewlines)
+                let nsec = ui.nsecInput
                 ui.nsecInput = ""
-                return (ui, nsec.isEmpty ? [] : [.login(nsec: nsec)])
+                return (ui, state.busy.canLogin(nsec: nsec) ? [.login(nsec: nsec)] : [])
             case .escape:
                 ui.importingKey = false
                 ui.nsecInput = ""
@@ -102,23 +103,42 @@ enum TUIKeyMap {
 
     private static func chatList(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
         var ui = ui
-        let list = state.chatList
-        let index = ui.selectedChatIndex(in: list)
-        func select(_ target: Int) {
-            guard !list.isEmpty else { return }
-            ui.selectedChat = list[min(max(target, 0), list.count - 1)].chatID
+        if let prompted = ui.promptedInvite {
+            ui.promptedInvite = nil
+            switch key {
+            case .character("a"), .character("y"), .enter: return (ui, answer(prompted, accept: true, state: state))
+            case .character("d"): return (ui, answer(prompted, accept: false, state: state))
+            default: return (ui, [])
+            }
         }
+        let items = ChatListItem.all(in: state)
+        let index = ui.selectedItemIndex(in: items)
+        func select(_ target: Int) {
+            guard !items.isEmpty else { return }
+            ui.select(items[min(max(target, 0), items.count - 1)])
+        }
+        let selected = index.map { items[$0] }
         switch key {
         case .up, .character("k"): select((index ?? 0) - 1)
         case .down, .character("j"): select((index ?? -1) + 1)
         case .home, .character("g"): select(0)
-        case .end, .character("G"): select(list.count - 1)
+        case .end, .character("G"): select(items.count - 1)
         case .pageUp: select((index ?? 0) - 5)
         case .pageDown: select((index ?? 0) + 5)
         case .enter, .right, .character("l"):
-            guard let index else { return (ui, []) }
-            ui.selectedChat = list[index].chatID
-            return (ui, [.openChat(chatID: list[index].chatID)])
+            switch selected {
+            case .chat(let chatID):
+                ui.select(.chat(chatID))
+                return (ui, [.openChat(chatID: chatID)])
+            case .invite(let inviteID):
+                ui.select(.invite(inviteID))
+                if state.invites.first(where: { $0.inviteID == inviteID })?.canAnswer == true { ui.promptedInvite = inviteID }
+            case nil:
+                break
+            }
+        case .character("a"), .character("d"):
+            guard case .invite(let inviteID) = selected else { return (ui, []) }
+            return (ui, answer(inviteID, accept: key == .character("a"), state: state))
         case .character("n"):
             return (ui, [.pushScreen(.newChat)])
         case .character("L"):
@@ -131,6 +151,12 @@ enum TUIKeyMap {
         return (ui, [])
     }
 
+    /// The answer to a pending invitation, unless the core is already answering it.
+    private static func answer(_ id: InviteID, accept: Bool, state: AppState) -> [AppAction] {
+        guard state.invites.first(where: { $0.inviteID == id })?.canAnswer == true else { return [] }
+        return [accept ? .acceptInvite(inviteID: id) : .declineInvite(inviteID: id)]
+    }
+
     // MARK: New chat
 
     private static func newChat(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
@@ -139,9 +165,8 @@ enum TUIKeyMap {
         case .escape:
             return (ui, back(state))
         case .enter:
-            let npub = ui.npubInput.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !npub.isEmpty, !state.busy.creatingChat else { return (ui, []) }
-            return (ui, [.createChat(peerNpub: npub)])
+            guard state.busy.canCreateChat(peerNpub: ui.npubInput) else { return (ui, []) }
+            return (ui, [.createChat(peerNpub: ui.npubInput)])
         default:
             if state.busy.creatingChat { return (ui, []) }
             ui.npubInput = edited(ui.npubInput, with: key)

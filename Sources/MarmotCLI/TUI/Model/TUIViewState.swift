@@ -24,8 +24,12 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     var nsecInput = ""
 
     // Chat list
-    /// The highlighted chat; nil means the first one.
+    /// The highlighted chat; nil (with no `selectedInvite`) means the first row.
     var selectedChat: ChatID?
+    /// The highlighted invitation; takes precedence over `selectedChat`.
+    var selectedInvite: InviteID?
+    /// The invitation whose "accept or decline?" prompt is shown (Enter on an invitation).
+    var promptedInvite: InviteID?
     /// True while "log out?" waits for y/n.
     var confirmingLogout = false
 
@@ -65,9 +69,16 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
             next.selectedMessage = nil
             next.chatScroll = 0
             next.confirmingLogout = false
+            next.promptedInvite = nil
         }
         if let chat = selectedChat, !state.chatList.contains(where: { $0.chatID == chat }) {
             next.selectedChat = nil
+        }
+        if let invite = selectedInvite, !state.invites.contains(where: { $0.inviteID == invite }) {
+            next.selectedInvite = nil
+        }
+        if let invite = promptedInvite, !state.invites.contains(where: { $0.inviteID == invite }) {
+            next.promptedInvite = nil
         }
         if let message = selectedMessage, state.currentChat?.messages.contains(where: { $0.id == message }) != true {
             next.selectedMessage = nil
@@ -82,14 +93,49 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         return list.firstIndex(where: { $0.chatID == selectedChat }) ?? 0
     }
 
+    /// Index of the highlighted row in `items` (invitations, then chats): the selected invitation,
+    /// else the selected chat, else the first row.
+    func selectedItemIndex(in items: [ChatListItem]) -> Int? {
+        guard !items.isEmpty else { return nil }
+        if let selectedInvite, let index = items.firstIndex(of: .invite(selectedInvite)) { return index }
+        if let selectedChat, let index = items.firstIndex(of: .chat(selectedChat)) { return index }
+        return 0
+    }
+
+    /// Highlights `item`.
+    mutating func select(_ item: ChatListItem) {
+        switch item {
+        case .invite(let id):
+            selectedInvite = id
+            selectedChat = nil
+        case .chat(let id):
+            selectedChat = id
+            selectedInvite = nil
+        }
+    }
+
     var description: String {
         "TUIViewState(screen: \(screen.map { "\($0)" } ?? "none"), size: \(size.columns)x\(size.rows), "
             + "importingKey: \(importingKey), nsecInput: \(nsecInput.isEmpty ? "empty" : "redacted"), "
             + "npubInput: \(npubInput.count) chars, draft: \(draft.count) chars, "
             + "selectedChat: \(selectedChat.map(\.rawValue) ?? "none"), "
+            + "selectedInvite: \(selectedInvite.map(\.rawValue) ?? "none"), "
+            + "promptedInvite: \(promptedInvite.map(\.rawValue) ?? "none"), "
             + "selectedMessage: \(selectedMessage.map(\.rawValue) ?? "none"), chatScroll: \(chatScroll), "
             + "confirmingLogout: \(confirmingLogout), shouldQuit: \(shouldQuit))"
     }
 
     var debugDescription: String { description }
+}
+
+/// One selectable row of the chat list: the pending invitations first, then the chats, each in the
+/// core's order.
+enum ChatListItem: Sendable, Equatable {
+    case invite(InviteID)
+    case chat(ChatID)
+
+    /// The rows `state` lists.
+    static func all(in state: AppState) -> [ChatListItem] {
+        state.invites.map { .invite($0.inviteID) } + state.chatList.map { .chat($0.chatID) }
+    }
 }

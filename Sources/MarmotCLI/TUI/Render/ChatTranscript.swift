@@ -24,7 +24,10 @@ struct ChatTranscript: Equatable {
         let bubbleWidth = Self.bubbleWidth(for: width)
         for message in chat.messages {
             let start = lines.count
-            lines += Self.bubble(message, width: width, bubbleWidth: bubbleWidth, selected: message.id == selected)
+            lines +=
+                message.kind == .system
+                ? Self.systemLine(message, width: width, selected: message.id == selected)
+                : Self.bubble(message, width: width, bubbleWidth: bubbleWidth, selected: message.id == selected)
             ranges[message.id] = start..<lines.count
         }
         self.lines = lines
@@ -34,6 +37,19 @@ struct ChatTranscript: Equatable {
     /// Text columns of a bubble: three quarters of the screen, at least 8.
     static func bubbleWidth(for width: Int) -> Int {
         max(min(8, width), min(width - 2, width * 3 / 4))
+    }
+
+    /// A system line (membership change): the core's wording and time, centred and dim, without
+    /// bubble, sender or delivery mark.
+    private static func systemLine(_ message: ChatMessage, width: Int, selected: Bool) -> [StyledLine] {
+        var style = TextStyle.dim
+        if selected { style.reverse = true }
+        let inner = max(width - 1, 1)
+        let time = TextWidth.sanitized(message.displayTimestamp)
+        let text = TextWidth.sanitized(message.content) + (time.isEmpty ? "" : " · \(time)")
+        return TextWidth.wrapped("· \(text) ·", width: max(inner - 2, 1)).map { line in
+            StyledLine([Span(selected ? "▌" : " ", .bold)] + StyledLine(line, style).centered(in: inner).spans)
+        }
     }
 
     /// A message's lines: column 0 is a gutter marking the highlighted message (visible without
@@ -68,16 +84,17 @@ struct ChatTranscript: Equatable {
     /// of its own, wrapped to the bubble.
     private static func metaLines(_ message: ChatMessage, selected: Bool, width: Int) -> [StyledLine] {
         let time = Span(TextWidth.sanitized(message.displayTimestamp), .dim)
-        guard message.isMine else { return [StyledLine([time])] }
+        let mark = message.deliveryMark
+        guard !mark.isEmpty else { return [StyledLine([time])] }
         switch message.delivery {
         case .pending:
-            return [StyledLine([time, Span(" · sending…", .dim)])]
+            return [StyledLine([time, Span(" · \(mark)", .dim)])]
         case .sent:
-            return [StyledLine([time, Span(" ✓", .color(.green))])]
-        case .failed(let reason):
-            var first = [time, Span(" ✗ not sent", .color(.red, bold: true))]
-            if selected { first.append(Span(" · r: retry", .color(.red, bold: true))) }
-            let reasons = TextWidth.wrapped(reason, width: width).filter { !$0.isEmpty }
+            return [StyledLine([time, Span(" \(mark)", .color(.green))])]
+        case .failed:
+            var first = [time, Span(" \(mark)", .color(.red, bold: true))]
+            if selected && message.canRetry { first.append(Span(" · r: retry", .color(.red, bold: true))) }
+            let reasons = TextWidth.wrapped(message.failureReason ?? "", width: width).filter { !$0.isEmpty }
             return [StyledLine(first)] + reasons.map { StyledLine($0, .color(.red)) }
         }
     }

@@ -40,15 +40,15 @@ enum TUIRenderer {
                 keys = LoginScreen.keys(ui)
             case .chatList:
                 title = "Marmot · Chats"
-                body = ChatListScreen.body(state, ui, layout)
-                keys = ChatListScreen.keys
+                body = ChatListScreen.body(state, ui, layout, spinnerPhase: context.spinnerPhase)
+                keys = ChatListScreen.keys(state, ui)
             case .newChat:
                 title = "Marmot · New chat"
                 body = NewChatScreen.body(state, ui, layout)
                 keys = NewChatScreen.keys
             case .chat(let chatID):
-                let name = state.currentChat.flatMap { $0.chatID == chatID ? $0.displayName : nil }
-                title = "Marmot · " + TextWidth.sanitized(name ?? "Chat")
+                let chat = state.currentChat.flatMap { $0.chatID == chatID ? $0 : nil }
+                title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
                 keys = ChatScreen.keys
             }
@@ -65,10 +65,15 @@ enum TUIRenderer {
 
     private static func titleBar(_ title: String, state: AppState, width: Int) -> StyledLine {
         var right: [Span] = []
-        if case .loggedIn(let npub, _) = state.auth {
-            right = [Span(DisplayFormatter().shortNpub(npub) + " ", .reverse)]
+        if let short = state.auth.shortNpub {
+            right = [Span(short + " ", .reverse)]
         }
         return StyledLine.justified([Span(" " + title, TextStyle(bold: true, reverse: true))], right, width: width, fill: .reverse)
+    }
+
+    /// " (3 members)" for a group, with the core's member count.
+    static func memberCount(_ chat: ChatViewState) -> String {
+        chat.isGroup ? " (\(chat.memberCount) members)" : ""
     }
 
     private static func restoringBody(_ layout: TUILayout) -> [StyledLine] {
@@ -90,6 +95,11 @@ enum TUIRenderer {
                 " Log out? The key stored on this machine is deleted: export it first to keep the account. y/n",
                 .color(.yellow, bold: true))
         }
+        if let prompted = ui.promptedInvite, let invite = state.invites.first(where: { $0.inviteID == prompted }) {
+            return StyledLine.justified(
+                [Span(" ? " + TextWidth.sanitized(invite.title), .color(.yellow, bold: true))],
+                [Span("a accept  d decline  Esc cancel ", .color(.yellow, bold: true))], width: width)
+        }
         if let toast = state.toast {
             return StyledLine.justified(
                 [Span(" ! " + TextWidth.sanitized(toast), .color(.yellow, bold: true))], [Span("Esc dismiss", .dim)],
@@ -101,17 +111,16 @@ enum TUIRenderer {
         return .blank
     }
 
+    /// The core's busy text; while the manager hands a stored session over (before the core marks
+    /// itself busy) the core's wording for a restore.
     static func busyText(_ busy: BusyState, restoring: Bool) -> String? {
-        if busy.creatingAccount { return "Creating account…" }
-        if busy.loggingIn { return "Logging in…" }
-        if busy.restoringSession || restoring { return "Restoring session…" }
-        if busy.creatingChat { return "Creating chat…" }
-        return nil
+        if let text = busy.statusText { return text }
+        return restoring ? BusyState(restoringSession: true).statusText : nil
     }
 
     private static let spinnerFrames: [Character] = ["|", "/", "-", "\\"]
 
-    private static func spinner(_ phase: Int) -> Character {
+    static func spinner(_ phase: Int) -> Character {
         spinnerFrames[((phase % spinnerFrames.count) + spinnerFrames.count) % spinnerFrames.count]
     }
 

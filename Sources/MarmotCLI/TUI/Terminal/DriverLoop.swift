@@ -1,7 +1,8 @@
 import MarmotAppKit
 import MarmotCore
 
-/// The driver's state between events: the view state, the screen shown and the toast timer.
+/// The driver's state between events: the view state and the screen shown. It holds no timer: the
+/// core clears its toasts itself (issue 16).
 ///
 /// It reads the terminal size and writes output only through the closures it is given, so tests run
 /// it against a real manager without a terminal.
@@ -14,8 +15,6 @@ struct DriverLoop {
     private(set) var ui: TUIViewState
     private var writer = ScreenWriter()
     private var ticks = 0
-    private var shownToast: String?
-    private var toastTimer: Task<Void, Never>?
     private var lastInputs: (rev: UInt64, ui: TUIViewState, context: RenderContext)?
 
     init(
@@ -62,7 +61,6 @@ struct DriverLoop {
     mutating func draw() {
         let state = manager.state
         ui = ui.reconciled(with: state)
-        watchToast(state.toast)
         let busy = TUIRenderer.busyText(state.busy, restoring: manager.isRestoring) != nil
         let context = RenderContext(
             statusLine: [state.auth.isLoggedIn ? state.network.statusText : "", statusLine()]
@@ -75,19 +73,6 @@ struct DriverLoop {
         if !output.isEmpty { write(output) }
     }
 
-    /// Starts the manager's toast timer when a new toast shows; it dispatches `clearToast` unless the
-    /// toast changed meanwhile.
-    private mutating func watchToast(_ toast: String?) {
-        guard toast != shownToast else { return }
-        shownToast = toast
-        toastTimer?.cancel()
-        toastTimer = nil
-        guard let toast else { return }
-        let manager = self.manager
-        toastTimer = Task { await manager.toastDisplayed(toast) }
-    }
-
-    func finish() {
-        toastTimer?.cancel()
-    }
+    /// Nothing to stop: kept so the terminal driver's shutdown reads the same.
+    func finish() {}
 }

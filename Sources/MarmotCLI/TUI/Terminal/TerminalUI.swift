@@ -6,7 +6,8 @@ import MarmotCore
 ///
 /// A thin platform layer (seed 001 §4.4): `TUIRenderer` draws, `TUIKeyMap` maps keys, and this driver
 /// only moves data between them, the terminal and the `AppManager`, whose rev-checked mirror is the
-/// state shown. The manager also keeps the nsec in its secret store and clears toasts after a while.
+/// state shown. The manager keeps the nsec in its secret store on the core's word; the core clears
+/// its toasts itself.
 enum TerminalUI {
     /// How often the driver looks for new state, size changes and busy-spinner steps.
     static let tickInterval: Duration = .milliseconds(30)
@@ -34,7 +35,7 @@ enum TerminalUI {
         defer { signals.cancel() }
         let ticker = Task.detached {
             while !Task.isCancelled {
-                try? await Task.sleep(for: tickInterval)
+                try? await Task.sleep(for: tickInterval)  // renderer-check: allow (frame tick: spinner, resize)
                 sink.yield(.tick)
             }
         }

@@ -33,7 +33,8 @@ extension AppCore {
         if kind == .create {
             keys = .generate()
         } else {
-            do { keys = try Keys(importing: nsec ?? "") } catch { throw .invalidKey }
+            let text = (nsec ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            do { keys = try Keys(importing: text) } catch { throw .invalidKey }
         }
         let directory = dataDirectory.appendingPathComponent(keys.publicKey.hex, isDirectory: true)
         do {
@@ -52,20 +53,27 @@ extension AppCore {
         switch result {
         case .failure(.invalidKey):
             setBusy(kind, false)
-            toast("Invalid nsec: enter a key that starts with nsec1")
+            finish(kind.operation, .invalidNsec, "Invalid nsec: enter a key that starts with nsec1")
         case .failure(.storage(let reason)):
             setBusy(kind, false)
-            toast("Could not open account storage: \(reason)")
+            finish(kind.operation, .storageFailed, "Could not open account storage: \(reason)")
         case .success(let prepared):
             if let current = session, current.myPublicKey == prepared.keys.publicKey, kind != .create {
                 setBusy(kind, false)
+                finish(kind.operation, .ok)
                 return
             }
-            // The secret goes out before any state changes, in a commit of its own.
-            if kind == .create { emitAccountCreated(prepared.keys) }
+            // The secret goes out before any state changes, in a commit of its own: a new account's
+            // to be stored, an accepted login's to be kept (a restored one is stored already).
+            switch kind {
+            case .create: emitAccountCreated(prepared.keys)
+            case .login: emitSecretAccepted(prepared.keys)
+            case .restore: break
+            }
             setBusy(kind, false)
             endSession()
             openSession(prepared)
+            finish(kind.operation, .ok)
             // A restore stays busy until the stored chat list is in (bible §4.1.2.1: no empty flash).
             if kind == .restore, session?.service != nil { state.busy.restoringSession = true }
         }
@@ -84,7 +92,9 @@ extension AppCore {
         state.router = Router(defaultScreen: .chatList)
         state.busy.creatingChat = false
         state.toast = nil
-        state.network = service == nil ? NetworkState() : NetworkState(totalRelays: configuration.relayURLs.count)
+        state.network =
+            service == nil
+            ? NetworkState() : NetworkState(totalRelays: configuration.relayURLs.count, sync: .connecting)
         logger.info("session opened", metadata: ["pubkey": "\(publicKey.hex)"])
         if let service { startService(service, session: session) }
     }
@@ -98,13 +108,13 @@ extension AppCore {
             do {
                 events = try await service.start()
             } catch {
-                inbox.yield(.event(.serviceFailed(session: id, operation: "start", reason: ServiceError(error).reason)))
+                inbox.yield(.event(.serviceFailed(session: id, operation: "start", ServiceError(error))))
                 return
             }
             do {
                 inbox.yield(.event(.chatsLoaded(session: id, try await service.listChats())))
             } catch {
-                inbox.yield(.event(.serviceFailed(session: id, operation: "load chats", reason: ServiceError(error).reason)))
+                inbox.yield(.event(.serviceFailed(session: id, operation: "load chats", ServiceError(error))))
             }
             for await event in events {
                 inbox.yield(.event(.messaging(session: id, event)))
@@ -112,14 +122,18 @@ extension AppCore {
         }
     }
 
+    /// Ends the session: first the `secretForgotten` side effect (the platform deletes the stored
+    /// nsec), then one state change back to the login screen.
     func logout() {
         authAttempt += 1
+        emitSecretForgotten()
         if session != nil { logger.info("session closed") }
         endSession()
         state.router = .loggedOut
         state.auth = .loggedOut
         state.busy = BusyState()
         state.toast = nil
+        state.lastOutcome = nil
         state.network = NetworkState()
     }
 
@@ -128,16 +142,29 @@ extension AppCore {
         guard let session else { return }
         self.session = nil
         session.eventPump?.cancel()
+        session.outbox?.finish()
+        session.outboxPump?.cancel()
         if let service = session.service {
             Task.detached { await service.stop() }
         }
     }
 
-    private func setBusy(_ kind: SessionKind, _ busy: Bool) {
+    func setBusy(_ kind: SessionKind, _ busy: Bool) {
         switch kind {
         case .create: state.busy.creatingAccount = busy
         case .login: state.busy.loggingIn = busy
         case .restore: state.busy.restoringSession = busy
+        }
+    }
+}
+
+extension SessionKind {
+    /// The user operation this kind of session start is.
+    var operation: UserOperation {
+        switch self {
+        case .create: .createAccount
+        case .login: .login
+        case .restore: .restoreSession
         }
     }
 }

@@ -14,19 +14,20 @@ extension AppCore {
         }
         let text = peerNpub.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let peer = try? PublicKey(npub: text) else {
-            toast("Invalid npub: enter a key that starts with npub1")
+            finish(.createChat, .invalidNpub, "Invalid npub: enter a key that starts with npub1")
             return
         }
         guard peer != session.myPublicKey else {
-            toast("That is your own npub: enter the other person's")
+            finish(.createChat, .ownNpub, "That is your own npub: enter the other person's")
             return
         }
         if let existing = session.chat(with: peer) {
             showChat(existing.id)
+            finish(.createChat, .ok)
             return
         }
         guard let service = session.service else {
-            toast(Self.messagingUnavailable)
+            finish(.createChat, .messagingUnavailable, Self.messagingUnavailable)
             return
         }
         state.busy.creatingChat = true
@@ -46,14 +47,17 @@ extension AppCore {
         case .success(let info):
             upsertChat(info)
             showChat(info.chatID)
+            finish(.createChat, .ok)
         case .failure(let error):
-            toast("Could not create chat: \(error.reason)")
+            fail(.createChat, error, prefix: "Could not create chat")
         }
     }
 
     func chatsLoaded(_ chats: [ChatInfo]) {
         for info in chats { upsertChat(info) }
         state.busy.restoringSession = false
+        session?.chatsListed = true
+        updateSync()
     }
 
     /// Records a chat, or refreshes what the service says about one already known. Unread counts
@@ -92,15 +96,16 @@ extension AppCore {
             do {
                 try await service.markRead(chatID: chatID)
             } catch {
-                logger.warning("mark read failed", metadata: ["chat": "\(chatID)", "reason": "\(ServiceError(error).reason)"])
+                logger.warning("mark read failed", metadata: ["chat": "\(chatID)", "code": "\(ServiceError(error).code)"])
             }
             return nil
         }
     }
 
-    func serviceFailed(operation: String, reason: String) {
-        logger.warning("messaging failed", metadata: ["operation": "\(operation)", "reason": "\(reason)"])
+    func serviceFailed(operation: String, error: ServiceError) {
+        logger.warning("messaging failed", metadata: ["operation": "\(operation)", "code": "\(error.code)"])
         state.busy.restoringSession = false
-        toast("Messaging error (\(operation)): \(reason)")
+        if operation == "start" { state.network.sync = .failed }
+        fail(.messaging, error, prefix: "Messaging error (\(operation))")
     }
 }

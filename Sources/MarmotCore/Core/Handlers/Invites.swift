@@ -5,12 +5,12 @@ extension AppCore {
     func answerInvite(_ id: InviteID, accept: Bool) {
         guard let session else { return }
         guard session.invites.contains(where: { $0.inviteID == id }) else {
-            toast("That invitation is no longer pending")
+            finish(accept ? .acceptInvite : .declineInvite, .unknownInvite, "That invitation is no longer pending")
             return
         }
         guard !state.busy.answeringInvites.contains(id) else { return }
         guard let service = session.service else {
-            toast(Self.messagingUnavailable)
+            finish(accept ? .acceptInvite : .declineInvite, .messagingUnavailable, Self.messagingUnavailable)
             return
         }
         state.busy.answeringInvites.insert(id)
@@ -38,8 +38,11 @@ extension AppCore {
                 upsertChat(chat)
                 showChat(chat.chatID)
             }
+            finish(accepted ? .acceptInvite : .declineInvite, .ok)
         case .failure(let error):
-            toast(accepted ? "Could not join the chat: \(error.reason)" : "Could not decline: \(error.reason)")
+            fail(
+                accepted ? .acceptInvite : .declineInvite, error,
+                prefix: accepted ? "Could not join the chat" : "Could not decline")
         }
     }
 }

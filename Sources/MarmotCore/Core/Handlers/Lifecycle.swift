@@ -11,7 +11,7 @@ extension AppCore {
             do {
                 return .chatsLoaded(session: id, try await service.listChats())
             } catch {
-                return .serviceFailed(session: id, operation: "load chats", reason: ServiceError(error).reason)
+                return .serviceFailed(session: id, operation: "load chats", ServiceError(error))
             }
         }
         if let chatID = session.visibleChatID, session.chats[chatID]?.thread.loaded == true {
@@ -25,7 +25,37 @@ extension AppCore {
         session.relayStatus = status
         state.network = NetworkState(
             connectedRelays: status.connected, totalRelays: status.total,
-            keyPackagePublished: state.network.keyPackagePublished)
+            keyPackagePublished: state.network.keyPackagePublished, sync: state.network.sync,
+            invitesLoaded: state.network.invitesLoaded)
+        updateSync()
         logger.info("relays", metadata: ["connected": "\(status.connected)", "total": "\(status.total)"])
+    }
+}
+
+/// The sync status of the network slice (issue 16): connecting → catching up → live.
+extension AppCore {
+    /// Re-derives `state.network.sync` from what the session knows: live once the stored chats are
+    /// listed and the messaging layer said its start-up catch-up is over; catching up once a relay
+    /// is connected (or the layer said so); else connecting.
+    func updateSync() {
+        guard let session, session.service != nil, state.network.sync != .failed else { return }
+        let next: SyncStatus =
+            if session.chatsListed && session.serviceLive { .live } else if session.serviceLive
+                || session.serviceCatchingUp || state.network.connectedRelays > 0
+            { .catchingUp } else { .connecting }
+        if state.network.sync != next {
+            state.network.sync = next
+            logger.info("sync", metadata: ["status": "\(next.rawValue)"])
+        }
+    }
+
+    /// What the messaging layer says of its catch-up.
+    func serviceSyncChanged(_ status: MessagingSyncStatus) {
+        guard let session else { return }
+        switch status {
+        case .catchingUp: session.serviceCatchingUp = true
+        case .live: session.serviceLive = true
+        }
+        updateSync()
     }
 }

@@ -2,7 +2,8 @@ import Nostr
 
 /// Sending (optimistic, with a stable id), retrying, receiving and paging messages.
 extension AppCore {
-    /// Messages per page when the UI does not say, and the most it may ask for.
+    /// Messages per page (the core's choice; `loadOlder` carries no size), and the most the older
+    /// `loadOlderMessages` action may ask for.
     static let pageSize = 50
     static let maxPageSize = 200
 
@@ -11,20 +12,66 @@ extension AppCore {
         let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return }
         guard session.chats[chatID] != nil else {
-            toast("Chat not found")
+            finish(.sendMessage, .unknownChat, "Chat not found")
             return
         }
         guard let service = session.service else {
-            toast(Self.messagingUnavailable)
+            finish(.sendMessage, .messagingUnavailable, Self.messagingUnavailable)
             return
         }
         let outgoing = OutgoingMessage(
             id: .generate(), chatID: chatID, content: text, createdAt: configuration.clock.unixSeconds())
-        record(
-            MessageRecord(
-                id: outgoing.id, chatID: chatID, sender: session.myPublicKey, content: text,
-                createdAt: outgoing.createdAt, delivery: .pending), in: session)
-        spawnDelivery(outgoing, retry: false, service: service, session: session.id)
+        // Pending is shown once the message is durable (the outbox), never before; messages go
+        // through one pipeline per session, so they are stored and sent in the order they were written.
+        outbox(for: session, service: service).yield(outgoing)
+    }
+
+    /// The session's send pipeline: queue (durable) → `messageQueued` → send → `deliveryFinished`,
+    /// one message at a time.
+    private func outbox(for session: Session, service: any MessagingService) -> AsyncStream<OutgoingMessage>.Continuation {
+        if let existing = session.outbox { return existing }
+        let (stream, continuation) = AsyncStream.makeStream(of: OutgoingMessage.self)
+        let inbox = self.inbox
+        let id = session.id
+        session.outboxPump = Task.detached {
+            for await message in stream {
+                do {
+                    try await service.queue(message)
+                } catch {
+                    inbox.yield(.event(.messageQueued(session: id, message, .failure(ServiceError(error)))))
+                    continue
+                }
+                inbox.yield(.event(.messageQueued(session: id, message, .success(()))))
+                let outcome: DeliveryOutcome
+                var code = OutcomeCode.notSent
+                do {
+                    outcome = try await service.send(message)
+                } catch {
+                    let failure = ServiceError(error)
+                    if failure.code != .failed { code = failure.code }
+                    outcome = .failed(reason: failure.reason)
+                }
+                inbox.yield(.event(.deliveryFinished(
+                    session: id, chatID: message.chatID, messageID: message.id, retry: false, code: code, outcome)))
+            }
+        }
+        session.outbox = continuation
+        return continuation
+    }
+
+    /// The message is in the outbox: shown as pending (the pipeline sends it next); or it could not
+    /// be stored.
+    func messageQueued(_ outgoing: OutgoingMessage, result: Result<Void, ServiceError>) {
+        guard let session else { return }
+        switch result {
+        case .success:
+            record(
+                MessageRecord(
+                    id: outgoing.id, chatID: outgoing.chatID, sender: session.myPublicKey, content: outgoing.content,
+                    createdAt: outgoing.createdAt, delivery: .pending), in: session)
+        case .failure(let error):
+            finish(.sendMessage, error.code == .failed ? .notSent : error.code, "Could not send: \(error.reason)")
+        }
     }
 
     func retryMessage(chatID: ChatID, messageID: MessageID) {
@@ -36,7 +83,7 @@ extension AppCore {
             return
         }
         guard let service = session.service else {
-            toast(Self.messagingUnavailable)
+            finish(.retryMessage, .messagingUnavailable, Self.messagingUnavailable)
             return
         }
         _ = entry.thread.setDelivery(messageID, .pending)
@@ -50,17 +97,32 @@ extension AppCore {
     private func spawnDelivery(_ message: OutgoingMessage, retry: Bool, service: any MessagingService, session id: UInt64) {
         spawn {
             let outcome: DeliveryOutcome
+            var code = OutcomeCode.notSent
             do {
                 outcome = retry ? try await service.retry(message) : try await service.send(message)
             } catch {
-                outcome = .failed(reason: ServiceError(error).reason)
+                let failure = ServiceError(error)
+                if failure.code != .failed { code = failure.code }
+                outcome = .failed(reason: failure.reason)
             }
-            return .deliveryFinished(session: id, chatID: message.chatID, messageID: message.id, outcome)
+            return .deliveryFinished(
+                session: id, chatID: message.chatID, messageID: message.id, retry: retry, code: code, outcome)
         }
     }
 
-    func applyDelivery(chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome) {
+    /// Sets a message's delivery state; `operation` (send or retry) also records the outcome of the
+    /// user's operation, with `code` for a failure.
+    func applyDelivery(
+        chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome, operation: UserOperation? = nil,
+        code: OutcomeCode = .notSent
+    ) {
         guard let session, var entry = session.chats[chatID] else { return }
+        if let operation {
+            switch outcome {
+            case .sent: finish(operation, .ok)
+            case .failed(let reason): finish(operation, code, "Message not sent: \(reason)")
+            }
+        }
         let delivery: MessageDeliveryState =
             switch outcome {
             case .sent: .sent
@@ -82,6 +144,25 @@ extension AppCore {
             return
         }
         let count = limit == 0 ? Self.pageSize : min(Int(limit), Self.maxPageSize)
+        requestOlder(chatID: chatID, entry: &entry, before: before, count: count, service: service, session: session)
+    }
+
+    /// The next older page of `chatID`, of the core's page size: the rule for "load older" lives here,
+    /// not in the renderers (issue 16). Ignored while a page is in flight or when no more exist.
+    func loadOlder(chatID: ChatID) {
+        guard let session, var entry = session.chats[chatID], let service = session.service else { return }
+        guard entry.thread.loaded, entry.thread.hasOlder, !entry.thread.loading, let oldest = entry.thread.messages.first
+        else {
+            logger.debug("older page not requested", metadata: ["chat": "\(chatID)"])
+            return
+        }
+        requestOlder(chatID: chatID, entry: &entry, before: oldest.id, count: Self.pageSize, service: service, session: session)
+    }
+
+    private func requestOlder(
+        chatID: ChatID, entry: inout ChatEntry, before: MessageID, count: Int, service: any MessagingService,
+        session: Session
+    ) {
         entry.thread.loading = true
         session.chats[chatID] = entry
         spawnPageLoad(chatID, kind: .older, before: before, limit: count, service: service, session: session.id)
@@ -116,8 +197,8 @@ extension AppCore {
                 break
             }
         case .failure(let error):
-            if kind != .refresh { toast("Could not load messages: \(error.reason)") }
-            logger.warning("page load failed", metadata: ["chat": "\(chatID)", "reason": "\(error.reason)"])
+            if kind != .refresh { fail(.loadMessages, error, prefix: "Could not load messages") }
+            logger.warning("page load failed", metadata: ["chat": "\(chatID)", "code": "\(error.code)"])
         }
         session.chats[chatID] = entry
     }
@@ -156,7 +237,10 @@ extension AppCore {
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
         case .relayStatus(let status): relayStatusChanged(status)
         case .keyPackagePublished(let published): state.network.keyPackagePublished = published
-        case .invitesChanged(let invites): session?.invites = invites
+        case .invitesChanged(let invites):
+            session?.invites = invites
+            state.network.invitesLoaded = true
+        case .syncStatus(let status): serviceSyncChanged(status)
         }
     }
 }

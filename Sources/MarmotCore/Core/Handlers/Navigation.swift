@@ -15,7 +15,7 @@ extension AppCore {
             if state.router.topScreen != .newChat { state.router.screenStack.append(.newChat) }
         case .chat(let chatID):
             guard session.chats[chatID] != nil else {
-                toast("Chat not found")
+                finish(.openChat, .unknownChat, "Chat not found")
                 return
             }
             if state.router.topScreen != screen { state.router.screenStack.append(screen) }

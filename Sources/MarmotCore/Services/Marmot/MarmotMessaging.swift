@@ -19,6 +19,8 @@ public struct MarmotMessagingOptions: Sendable {
     public var logLevel: Logger.Level = .notice
     /// Where those log lines go; nil uses whatever `LoggingSystem` was bootstrapped with.
     public var logHandlerFactory: (@Sendable (String) -> any LogHandler)?
+    /// Crash tests only: where the Marmot client kills the process (`CrashPoint`); nil in normal use.
+    public var crashPoint: CrashPoint?
 
     public init() {}
 

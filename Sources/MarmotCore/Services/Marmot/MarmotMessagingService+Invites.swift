@@ -38,6 +38,18 @@ extension MarmotMessagingService {
         continuation?.yield(.invitesChanged(await client.invites().map(Self.inviteInfo)))
     }
 
+    /// Refreshes the profiles (kind 0) of everyone in our chats and re-sends the chats whose names
+    /// changed; a failure only leaves the cached names.
+    func refreshNames(_ client: MarmotClient) async {
+        guard let chats = try? await client.chats() else { return }
+        let me = context.keys.publicKey
+        let changed = await client.refreshProfiles(of: chats.flatMap(\.members).filter { $0 != me })
+        guard !changed.isEmpty else { return }
+        for chat in chats where chat.status == .active && chat.members.contains(where: { changed[$0] != nil }) {
+            await yieldChat(chat, client: client)
+        }
+    }
+
     /// Sends what the chat now looks like (members, peer) to the core. Without its newest message:
     /// messages reach the core as `messageReceived`, in order, and a preview read from the store
     /// here could overtake them (the core would then not count them as unread).

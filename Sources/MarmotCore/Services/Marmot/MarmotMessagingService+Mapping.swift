@@ -33,7 +33,8 @@ extension MarmotMessagingService {
             cursor = next
         }
         return ChatInfo(
-            chatID: Self.chatID(chat.id), peer: peer, peerName: nil, createdAt: chat.createdAt,
+            chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
+            createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
             isDirect: chat.peer != nil, groupName: chat.name)
     }
@@ -71,7 +72,7 @@ extension MarmotMessagingService {
     private func delivery(_ message: StoredMessage) -> MessageDeliveryState {
         switch message.deliveryState {
         case .failed: .failed(reason: MarmotMessagingError.noRelayAccepted)
-        case .pending where message.createdAt < startedAt: .failed(reason: "Sending was interrupted")
+        // A pending message of an earlier run is in the outbox: `resumeOutbox` is sending it again.
         case .pending: .pending
         case .notice: .sent
         default: .sent
@@ -113,6 +114,9 @@ struct LocalMessageIDs {
         rumorByLocal[local] = rumor
         localByRumor[rumor] = local
     }
+
+    /// The rumor bound to a message composed in this session, if any.
+    func boundRumor(for local: MessageID) -> EventID? { rumorByLocal[local] }
 
     func rumor(for local: MessageID) -> EventID? {
         rumorByLocal[local] ?? (try? EventID(hex: local.rawValue))
@@ -192,6 +196,27 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .notPublished(let result): return .notPublished(MarmotMessagingService.describe(result))
         case .storage(let why): return .storage(why)
         case .mls, .encoding: return .other("Encryption failed: \(error)")
+        }
+    }
+}
+
+extension MarmotMessagingError: OutcomeCoded {
+    /// The stable code of the failure, so the core and the CLI decide without reading its text.
+    var outcomeCode: OutcomeCode {
+        switch self {
+        case .noRelays, .noRelayReachable: .relayUnreachable
+        case .invalidRelay: .relayUnreachable
+        case .alreadyStarted, .notStarted: .messagingUnavailable
+        case .storage: .storageFailed
+        case .unknownChat, .notOneToOne: .unknownChat
+        case .unknownMessage, .nothingToRetry, .other: .failed
+        case .noKeyPackage: .noKeyPackage
+        case .cannotChatWithSelf: .ownNpub
+        case .chatInactive: .chatInactive
+        case .unknownInvite: .unknownInvite
+        case .notAdmin: .notAdmin
+        case .commitPending: .commitPending
+        case .notPublished: .notSent
         }
     }
 }

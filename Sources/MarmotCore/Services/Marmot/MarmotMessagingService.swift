@@ -27,12 +27,14 @@ actor MarmotMessagingService: MessagingService {
     var background: [Task<Void, Never>] = []
     var continuation: AsyncStream<MessagingEvent>.Continuation?
     var ids = LocalMessageIDs()
-    /// When this session started: `pending` rows older than that were interrupted by a restart.
-    var startedAt: Int64 = 0
     var relayStates: [String: Bool] = [:]
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
+    /// When the client last emitted an event; the start-up catch-up is taken as over once it is quiet.
+    var lastClientEventAt = ContinuousClock.now
+    /// The task that reports `.syncStatus(.live)`.
+    var catchUpWatch: Task<Void, Never>?
 
     init(context: SessionContext, options: MarmotMessagingOptions) {
         self.context = context
@@ -70,6 +72,7 @@ actor MarmotMessagingService: MessagingService {
         var clientOptions = MarmotClient.Options()
         clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
         clientOptions.catchUpTimeout = options.catchUpTimeout
+        clientOptions.crashPoint = options.crashPoint
         let clock = context.clock
         let client = MarmotClient(
             keys: context.keys, store: store, pool: pool, relays: relays, options: clientOptions,
@@ -77,14 +80,25 @@ actor MarmotMessagingService: MessagingService {
         self.client = client
         self.pool = pool
         self.store = store
-        startedAt = clock.unixSeconds()
 
         let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
         let publishKeyPackage = options.publishKeyPackageOnStart
+        let catchUp = options.catchUpTimeout
         online = Task { [weak self] in
-            try await client.start()
+            do {
+                try await client.start()
+            } catch {
+                // Nothing more will arrive: what storage holds is all there is, so waiters go on.
+                await self?.yieldInvites(client)
+                await self?.endCatchUp()
+                throw error
+            }
             await self?.yieldInvites(client)
+            await self?.trackCatchUp(limit: catchUp)
+            // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
+            _ = await client.resumeOutbox()
+            await self?.refreshNames(client)
             guard publishKeyPackage else { return }
             await self?.announce(client: client, relays: relays)
         }
@@ -106,6 +120,7 @@ actor MarmotMessagingService: MessagingService {
         startWaiters.forEach { $0.resume() }
         startWaiters = []
         online?.cancel()
+        catchUpWatch?.cancel()
         background.forEach { $0.cancel() }
         background = []
         await client?.stop()
@@ -123,30 +138,22 @@ actor MarmotMessagingService: MessagingService {
         await pool?.connect()
     }
 
-    /// Publishes a fresh key package and the relay lists peers use to reach this account (MIP-00
+    /// Keeps one key package of ours visible (MIP-00 upkeep) and publishes the relay lists peers use to reach this account (MIP-00
     /// kind 10051 for key packages, NIP-17 kind 10050 for gift-wrapped Welcomes).
     private func announce(client: MarmotClient, relays: [RelayURL]) async {
         do {
-            let published = try await client.publishKeyPackage()
-            if !published.isPublished {
+            let upkeep = try await client.ensureKeyPackage()
+            if !upkeep.isAvailable {
                 logger.warning("key package not accepted by any relay", metadata: ["relays": "\(relays.count)"])
             }
-            continuation?.yield(.keyPackagePublished(published.isPublished))
+            continuation?.yield(.keyPackagePublished(upkeep.isAvailable))
         } catch {
             logger.warning("key package not published", metadata: ["reason": "\(error)"])
             continuation?.yield(.keyPackagePublished(false))
         }
-        guard let pool else { return }
-        for kind in [Kind.keyPackageRelays, Kind.dmRelays] {
-            do {
-                let event = try UnsignedEvent(
-                    pubkey: context.keys.publicKey, createdAt: context.clock.unixSeconds(), kind: kind,
-                    tags: relays.map { Tag(["relay", $0.string]) }, content: ""
-                ).signed(with: context.keys)
-                _ = await pool.publish(event)
-            } catch {
-                logger.warning("relay list not published", metadata: ["kind": "\(kind)", "reason": "\(error)"])
-            }
+        // NIP-65 10002, NIP-17 10050 and MIP-00 10051: how peers on other relays find us.
+        if !(await client.publishRelayLists()) {
+            logger.warning("relay lists not accepted by any relay", metadata: ["relays": "\(relays.count)"])
         }
     }
 
@@ -231,10 +238,24 @@ actor MarmotMessagingService: MessagingService {
         }
     }
 
+    func queue(_ message: OutgoingMessage) async throws {
+        let client = try await connectedClient()
+        let group = try Self.groupID(message.chatID)
+        do {
+            let queued = try await client.queue(content: message.content, to: group)
+            ids.bind(message.id, to: queued.rumorID)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
         let client = try await connectedClient()
         let group = try Self.groupID(message.chatID)
         do {
+            if let rumor = ids.boundRumor(for: message.id) {
+                return Self.outcome(try await client.deliverQueued(rumor, in: group))
+            }
             let sent = try await client.send(text: message.content, to: group)
             ids.bind(message.id, to: sent.id)
             return Self.outcome(sent)
@@ -265,6 +286,7 @@ actor MarmotMessagingService: MessagingService {
 
     private func forward(_ event: MarmotClientEvent) async {
         guard let continuation, let client else { return }
+        lastClientEventAt = ContinuousClock.now
         switch event {
         case .inviteReceived:
             await yieldInvites(client)
@@ -292,6 +314,42 @@ actor MarmotMessagingService: MessagingService {
         case .failure(let chat, let reason):
             logger.warning("background step failed", metadata: ["chat": "\(chat?.description ?? "-")", "reason": "\(reason)"])
         }
+    }
+
+    /// Reports the start-up catch-up: `.catchingUp` now (the client is subscribed), then `.live` once
+    /// a relay is connected and the client's events have been quiet for a moment, at most `limit` plus a second after
+    /// subscribing.
+    ///
+    /// An approximation: `MarmotClient` holds each subscription's stored events until every relay
+    /// sent EOSE (or `catchUpTimeout` passed) and has no public signal for "all feeds flushed". With
+    /// one (an event or an awaitable `caughtUp()`), `.live` would be exact and need no quiet window.
+    func trackCatchUp(limit: Duration) {
+        continuation?.yield(.syncStatus(.catchingUp))
+        let quiet = Duration.milliseconds(400)
+        let deadline = ContinuousClock.now + limit + .seconds(1)
+        lastClientEventAt = ContinuousClock.now
+        catchUpWatch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                guard let self else { return }
+                if await self.catchUpOver(quiet: quiet, deadline: deadline) { return }
+            }
+        }
+    }
+
+    /// Reports `.live` at once (start-up failed: the catch-up is over without the network).
+    func endCatchUp() {
+        continuation?.yield(.syncStatus(.live))
+    }
+
+    /// True (after reporting `.live`) once the client has been quiet for `quiet` or `deadline` passed.
+    private func catchUpOver(quiet: Duration, deadline: ContinuousClock.Instant) -> Bool {
+        guard !stopped else { return true }
+        let now = ContinuousClock.now
+        let settled = relayStates.values.contains(true) && now - lastClientEventAt >= quiet
+        guard settled || now >= deadline else { return false }
+        continuation?.yield(.syncStatus(.live))
+        return true
     }
 
     private func relayChanged(_ change: RelayStatusChange) {

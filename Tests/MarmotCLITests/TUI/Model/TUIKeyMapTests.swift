@@ -51,7 +51,8 @@ struct TUIKeyMapTests {
 
     @Test func importTypesAMaskedNsecAndLogsIn() {
         let result = press([.down, .enter] + typing(" nsec1abc") + [.backspace] + typing("d ") + [.enter], on: F.loggedOut)
-        #expect(result.actions == [.login(nsec: "nsec1abd")])
+        // Sent as typed; the core trims it.
+        #expect(result.actions == [.login(nsec: " nsec1abd ")])
         #expect(result.ui.nsecInput.isEmpty)
         #expect(result.ui.importingKey)
     }
@@ -114,7 +115,8 @@ struct TUIKeyMapTests {
     @Test func typeAnNpubAndCreate() {
         let state = F.loggedIn(stack: [.newChat])
         let result = press(typing("npub1xyz ") + [.enter], on: state)
-        #expect(result.actions == [.createChat(peerNpub: "npub1xyz")])
+        // Sent as typed; the core trims it.
+        #expect(result.actions == [.createChat(peerNpub: "npub1xyz ")])
         #expect(press([.enter], on: state).actions.isEmpty)
     }
 
@@ -173,7 +175,7 @@ struct TUIKeyMapTests {
 
     @Test func pageUpAtTheTopLoadsOlderWhenTheCoreHasMore() {
         let older = F.inChat(canLoadOlder: true)
-        let action = AppAction.loadOlderMessages(chatID: F.alice, beforeMessageID: "m1", limit: 50)
+        let action = AppAction.loadOlder(chatID: F.alice)
         #expect(press([.pageUp], on: older).actions == [action])
         #expect(press([.pageUp], on: F.inChat(canLoadOlder: false)).actions.isEmpty)
         #expect(press([.up, .up, .up, .up], on: older).actions == [action])
@@ -186,11 +188,11 @@ struct TUIKeyMapTests {
         #expect(first.actions.isEmpty)
         #expect(first.ui.chatScroll == TUILayout(size: .standard).pageRows)
         let all = press(Array(repeating: .pageUp, count: 20), on: state)
-        #expect(all.actions.contains(.loadOlderMessages(chatID: F.alice, beforeMessageID: "m0", limit: 50)))
+        #expect(all.actions.contains(.loadOlder(chatID: F.alice)))
         #expect(press(Array(repeating: .pageUp, count: 3) + [.end], on: state).ui.chatScroll == 0)
         #expect(press([.pageUp, .pageUp, .pageDown, .pageDown, .pageDown], on: state).ui.chatScroll == 0)
         let top = press([.home], on: state)
-        #expect(top.actions == [.loadOlderMessages(chatID: F.alice, beforeMessageID: "m0", limit: 50)])
+        #expect(top.actions == [.loadOlder(chatID: F.alice)])
         #expect(ChatTranscript(chat: try! #require(state.currentChat), width: 80, selected: nil)
             .window(height: TUILayout(size: .standard).transcriptRows, scroll: top.ui.chatScroll, selected: nil).start == 0)
     }

@@ -92,6 +92,17 @@ struct TUIRendererTests {
         #expect(!lines.contains { $0.contains("Peer 0 ") || $0.hasSuffix("Peer 0") })
     }
 
+    @Test func anEmptyListWhileCatchingUpSaysSoInsteadOfNoChats() {
+        var state = F.loggedIn(chats: [])
+        state.network.sync = .catchingUp
+        let text = F.render(state).joined(separator: "\n")
+        #expect(text.contains("Catching up…"))
+        #expect(!text.contains("No chats yet."))
+        state.network.sync = .live
+        state.network.invitesLoaded = true
+        #expect(F.render(state).joined(separator: "\n").contains("No chats yet."))
+    }
+
     @Test func emptyChatListExplainsWhatToDo() {
         let text = F.render(F.loggedIn(chats: [])).joined(separator: "\n")
         #expect(text.contains("No chats yet."))

@@ -30,8 +30,10 @@ struct DriverLoopTests {
 
         init() {
             manager = AppManager(
-                core: MarmotApp(dataDirectory: directory, configuration: AppConfiguration(logLevel: .warning)),
-                secretStore: InMemorySecretStore(), toastDuration: .milliseconds(50))
+                core: MarmotApp(
+                    dataDirectory: directory,
+                    configuration: AppConfiguration(logLevel: .warning, toastDuration: .milliseconds(50))),
+                secretStore: InMemorySecretStore())
             let terminal = self.terminal
             loop = DriverLoop(
                 manager: manager, statusLine: { "status: test" }, measure: { terminal.size },

@@ -7,16 +7,6 @@ import TestSupport
 import Testing
 @testable import Marmot
 
-/// A switch a relay fault reads while a test flips it.
-final class FaultSwitch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var on = false
-    var isOn: Bool {
-        get { lock.withLock { on } }
-        set { lock.withLock { on = newValue } }
-    }
-}
-
 /// Commits under attack or lost in transit: hostile members (threats 2 and 3) and relays that
 /// re-sign, re-date or never answer (threat 4).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct CommitTrustTests {

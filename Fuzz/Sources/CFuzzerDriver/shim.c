@@ -1,0 +1,1 @@
+// Intentionally empty: the target only exports CFuzzerDriver.h to Swift.

@@ -1,0 +1,160 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// MIP-00 key package lifecycle, as MDK runs it: one last-resort key package per device, visible on
+/// our relays under one `d` tag; replaced after a Welcome consumed it; superseded events deleted
+/// (NIP-09); private halves forgotten once no late Welcome can need them.
+extension MarmotClient {
+    /// What `ensureKeyPackage` found or did.
+    public enum KeyPackageUpkeep: Sendable, Equatable {
+        /// Our current key package is visible on at least one relay; nothing was published.
+        case visible(KeyPackageRef)
+        /// The current key package was missing from the relays and was published again.
+        case republished(KeyPackagePublication)
+        /// A fresh key package was made and published (none usable was stored, or it was consumed).
+        case published(KeyPackagePublication)
+
+        /// Whether a relay holds our key package now.
+        public var isAvailable: Bool {
+            switch self {
+            case .visible: true
+            case .republished(let p), .published(let p): p.isPublished
+            }
+        }
+    }
+
+    /// Start-up repair: keeps exactly one usable key package of ours visible. The newest stored one
+    /// that no Welcome consumed and that is valid for `keyPackageMinimumValidity` more is reused
+    /// (published again if no relay shows it); otherwise a new one is made. Stale private records and
+    /// our superseded key package events are cleaned up afterwards.
+    public func ensureKeyPackage() async throws -> KeyPackageUpkeep {
+        guard !relays.isEmpty else { throw MarmotClientError.noRelays }
+        let stored = try storage { try store.keyPackages() }
+        let onRelays = await ownKeyPackageEvents()
+        let upkeep: KeyPackageUpkeep
+        if let current = stored.first(where: isUsable) {
+            if let eventID = current.eventID, onRelays.contains(where: { $0.id == eventID }) {
+                upkeep = .visible(current.ref)
+            } else {
+                upkeep = .republished(try await republish(current))
+            }
+        } else {
+            upkeep = .published(try await publishKeyPackage())
+        }
+        await cleanUpKeyPackages(seen: onRelays)
+        return upkeep
+    }
+
+    /// Marks the key package a Welcome used as consumed; the caller then rotates (`rotateKeyPackage`).
+    func markConsumed(_ ref: KeyPackageRef) {
+        do {
+            try store.setSetting(ClientSettings.keyPackageConsumed(ref), Data(String(now()).utf8))
+        } catch {
+            logger.error("cannot mark key package \(ref) consumed: \(error)")
+        }
+    }
+
+    /// After a Welcome consumed our key package: a fresh one replaces it under the same `d` tag and
+    /// the consumed one's events are deleted; its private half is kept for late Welcomes until
+    /// `consumedKeyPackageGrace` has passed.
+    func rotateKeyPackage() async {
+        do {
+            let published = try await publishKeyPackage()
+            logger.info("key package rotated after a Welcome: \(published.ref)")
+            await cleanUpKeyPackages(seen: await ownKeyPackageEvents())
+        } catch {
+            logger.warning("key package rotation failed: \(error)")
+            emit(.failure(chat: nil, reason: "key package rotation: \(error)"))
+        }
+    }
+
+    // MARK: Steps
+
+    /// Unconsumed and valid long enough to be offered.
+    func isUsable(_ stored: StoredKeyPackage) -> Bool {
+        guard (try? store.setting(ClientSettings.keyPackageConsumed(stored.ref))) == nil,
+              let record = try? OwnKeyPackageRecord(encoded: stored.privateMaterial),
+              case .keyPackage(let lifetime) = record.keyPackage.leafNode.source
+        else { return false }
+        let time = UInt64(max(0, now()))
+        return lifetime.notBefore <= time && time + UInt64(options.keyPackageMinimumValidity) < lifetime.notAfter
+    }
+
+    /// Publishes a stored key package again in fresh events under our `d` tag.
+    private func republish(_ stored: StoredKeyPackage) async throws -> KeyPackagePublication {
+        let record: OwnKeyPackageRecord
+        do { record = try OwnKeyPackageRecord(encoded: stored.privateMaterial) } catch {
+            throw MarmotClientError.storage("\(error)")
+        }
+        let createdAt = nextKeyPackageTimestamp()
+        let published: KeyPackageEvent.Published
+        do {
+            published = try KeyPackageEvent.build(
+                keyPackage: record.keyPackage, relays: relays, keys: keys, dTag: stored.dTag, client: options.clientTag,
+                createdAt: createdAt)
+        } catch {
+            throw MarmotClientError.encoding("key package event: \(error)")
+        }
+        var updated = stored
+        updated.eventID = published.addressable.id
+        updated.legacyEventID = published.legacy.id
+        updated.createdAt = createdAt
+        try storage { try store.saveKeyPackage(updated) }
+        async let addressable = pool.publish(published.addressable)
+        async let legacy = pool.publish(published.legacy)
+        let result = KeyPackagePublication(ref: stored.ref, dTag: stored.dTag, addressable: await addressable, legacy: await legacy)
+        logger.info("key package \(stored.ref) was not on the relays: published again")
+        return result
+    }
+
+    /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
+    func ownKeyPackageEvents() async -> [Event] {
+        await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool)
+            .filter { $0.pubkey == publicKey }
+    }
+
+    /// Deletes (NIP-09) our key package events that are not the current one's, and forgets private
+    /// halves that are superseded and past the grace period (consumed ones) or expired.
+    private func cleanUpKeyPackages(seen: [Event]) async {
+        guard let stored = try? store.keyPackages() else { return }
+        let current = stored.first(where: isUsable)
+        let keep = Set([current?.eventID, current?.legacyEventID].compactMap { $0 })
+        let dTag = try? keyPackageDTag()
+        // Legacy kind-443 events are never replaced by relays; a kind-30443 event is ours to delete
+        // only under this device's `d` tag (another device of the account has its own).
+        let stale = seen.filter { event in
+            guard !keep.contains(event.id) else { return false }
+            if event.kind == .keyPackage { return true }
+            return event.tags.first { $0.name == "d" }?.value == dTag?.value
+        }
+        if !stale.isEmpty {
+            do {
+                var tags = stale.map { Tag(["e", $0.id.hex]) }
+                tags += Set(stale.map(\.kind)).sorted().map { Tag(["k", String($0.rawValue)]) }
+                let deletion = try UnsignedEvent(
+                    pubkey: publicKey, createdAt: now(), kind: .deletion, tags: tags,
+                    content: "superseded Marmot key package").signed(with: keys)
+                let result = await pool.publish(deletion)
+                logger.info("asked relays to delete \(stale.count) superseded key package events: \(result.accepted.count) accepted")
+            } catch {
+                logger.warning("cannot build the key package deletion: \(error)")
+            }
+        }
+        let graceEnd = now() - options.consumedKeyPackageGrace
+        for record in stored where record.ref != current?.ref {
+            let consumedAt = (try? store.setting(ClientSettings.keyPackageConsumed(record.ref)))
+                .flatMap { $0 }.flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+            let expired = !isUsable(record) && consumedAt == nil
+            guard expired || (consumedAt.map { $0 <= graceEnd } ?? false) else { continue }
+            do {
+                try store.deleteKeyPackage(ref: record.ref)
+                try store.setSetting(ClientSettings.keyPackageConsumed(record.ref), nil)
+                logger.info("forgot the private half of key package \(record.ref)")
+            } catch {
+                logger.warning("cannot forget key package \(record.ref): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+
+/// Relay routing on the open network (NIP-65, NIP-17 inboxes, MIP-00 key package relays): peers
+/// whose relays do not overlap ours still find each other.
+extension MarmotClient {
+    /// Publishes our relay lists (kinds 10002, 10050, 10051) naming `relays`, on our relays.
+    @discardableResult
+    public func publishRelayLists() async -> Bool {
+        var accepted = false
+        for unsigned in RelayLists.announcements(of: relays, author: publicKey, createdAt: now()) {
+            do {
+                accepted = await pool.publish(try unsigned.signed(with: keys)).isSent || accepted
+            } catch {
+                logger.warning("relay list kind \(unsigned.kind) not signed: \(error)")
+            }
+        }
+        return accepted
+    }
+
+    /// A peer's relay lists, read from our relays (and `extra` relays, e.g. an nprofile's hints).
+    public func relayLists(of peer: PublicKey, extra: [RelayURL] = []) async -> RelayLists {
+        let filter = Filter(authors: [peer], kinds: [.relayList, .dmRelays, .keyPackageRelays])
+        var events = await fetch(filter, on: pool)
+        let hints = extra.map(\.string).filter { !relays.map(\.string).contains($0) }
+        if !hints.isEmpty {
+            events += await withTemporaryPool(hints) { await self.fetch(filter, on: $0) }
+        }
+        let lists = RelayLists(events: events, author: peer)
+        peerRelayLists[peer] = lists
+        return lists
+    }
+
+    /// Key package events of `peer`: from our relays, else from the relays the peer's lists name.
+    func keyPackageEvents(of peer: PublicKey) async -> [Event] {
+        let filter = Filter(authors: [peer], kinds: [.addressableKeyPackage, .keyPackage])
+        let ours = await fetch(filter, on: pool)
+        if !ours.isEmpty { return ours }
+        let lists = await relayLists(of: peer)
+        let elsewhere = lists.keyPackageLookup.map(\.string).filter { !relays.map(\.string).contains($0) }
+        guard !elsewhere.isEmpty else { return [] }
+        logger.info("looking for \(peer.hex)'s key package on \(elsewhere.count) relays of their lists")
+        return await withTemporaryPool(elsewhere) { await self.fetch(filter, on: $0) }
+    }
+
+    /// Publishes a gift-wrapped Welcome on our relays and on the invitee's inbox relays (10050).
+    func publishWelcome(_ wrap: Event, to invitee: PublicKey) async -> PoolPublishResult {
+        let ours = await pool.publish(wrap)
+        let lists: RelayLists
+        if let known = peerRelayLists[invitee] { lists = known } else { lists = await relayLists(of: invitee) }
+        let inbox = lists.welcomeDelivery.map(\.string).filter { !relays.map(\.string).contains($0) }
+        guard !inbox.isEmpty else { return ours }
+        let theirs = await withTemporaryPool(inbox) { await $0.publish(wrap) }
+        logger.info("welcome delivered to \(theirs.accepted.count) of \(inbox.count) inbox relays of \(invitee.hex)")
+        return PoolPublishResult(eventID: wrap.id, results: ours.results.merging(theirs.results) { first, _ in first })
+    }
+
+    /// Joins the group's relays (0xF2EE `relays`) to our pool, so its events are read and written
+    /// there too (MIP-01); relays already in the pool are left alone.
+    func useGroupRelays(_ groupRelays: [RelayURL]) async {
+        let current = Set(await pool.relays)
+        for relay in groupRelays where !current.contains(relay.string) {
+            logger.info("adding group relay \(relay.string)")
+            await pool.add(relay.string)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Stored events matching `filter` on `pool`, until every relay sent EOSE or the fetch timeout.
+    func fetch(_ filter: Filter, on pool: RelayPool) async -> [Event] {
+        let subscription = await pool.subscribe(
+            [filter], id: SubscriptionID("marmot-fetch-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)))
+        let timeout = options.keyPackageFetchTimeout
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await pool.unsubscribe(subscription.id)
+        }
+        var found: [EventID: Event] = [:]
+        for await message in subscription {
+            if case .event(let event, _) = message { found[event.id] = event }
+            if message == .caughtUp { break }
+        }
+        timer.cancel()
+        await pool.unsubscribe(subscription.id)
+        return Array(found.values)
+    }
+
+    /// Runs `body` with a pool of `urls`, connected for the call only.
+    func withTemporaryPool<T: Sendable>(_ urls: [String], _ body: @Sendable (RelayPool) async -> T) async -> T {
+        let temporary = RelayPool(relays: urls, configuration: pool.configuration, logger: logger)
+        await temporary.connect()
+        let result = await body(temporary)
+        await temporary.disconnect()
+        return result
+    }
+}
