@@ -129,7 +129,7 @@ function renderInvites() {
   for (const invite of state.invites) {
     const row = el("div", "invite"); row.dataset.inviteId = invite.inviteId;
     row.append(el("span", "title", invite.title), el("span", "muted", invite.receivedTimeDisplay));
-    const answering = state.busy.answeringInvites.includes(invite.inviteId);
+    const answering = !invite.canAnswer;
     const accept = el("button", "accept", answering ? "…" : "Accept"); accept.disabled = answering;
     accept.onclick = () => dispatch({type: "acceptInvite", inviteId: invite.inviteId});
     const decline = el("button", "decline secondary", "Decline"); decline.disabled = answering;
@@ -162,6 +162,7 @@ function renderChat() {
   if (!chat) { box.replaceChildren(); return; }
   $("chat-title").textContent = chat.displayName;
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
+  $("load-older").disabled = chat.isLoadingOlder;
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   box.replaceChildren();
   for (const message of chat.messages) {
@@ -196,7 +197,7 @@ $("send").onclick = () => {
   dispatch({type: "sendMessage", chatId: state.currentChat.chatId, content: text}); $("composer").value = "";
 };
 $("composer").onkeydown = event => { if (event.key === "Enter") $("send").onclick(); };
-$("load-older").onclick = () => { const chat = state.currentChat; if (chat && chat.messages.length) dispatch({type: "loadOlderMessages", chatId: chat.chatId, beforeMessageId: chat.messages[0].id, limit: 50}); };
+$("load-older").onclick = () => { if (state.currentChat) dispatch({type: "loadOlder", chatId: state.currentChat.chatId}); };
 $("notice").onclick = () => { notice = ""; render(); };
 $("toast-close").onclick = () => dispatch({type: "clearToast"});
 $("logout").onclick = () => { if (confirm("Log out? The key is deleted from this machine; export it first to keep the account.")) { notice = ""; $("exported-nsec").textContent = ""; dispatch({type: "logout"}); } };
