@@ -22,8 +22,8 @@ test:
 	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
-	@bash scripts/ffi-test.sh
-	@bash scripts/web-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
 	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
@@ -45,8 +45,8 @@ clean:
 
 # The C ABI from C and Python ctypes; `marmot web` in headless Chromium (both also run by `make test`).
 ffi-test: setup
-	@bash scripts/ffi-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
 
 web-test:
 	@bash scripts/setup.sh --interop
-	@bash scripts/web-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
