@@ -5,7 +5,7 @@ SWIFT_FLAGS ?=
 # Seconds of libFuzzer per fuzz target in `make test` (scripts/fuzz.sh; the long run is `scripts/fuzz.sh 600`).
 FUZZ_SECONDS ?= 5
 
-.PHONY: run test build setup bench relay fuzz clean
+.PHONY: run test build setup bench relay fuzz clean ffi-test web-test
 
 setup:
 	@bash scripts/setup.sh
@@ -22,6 +22,8 @@ test:
 	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	@TUI_CHAT=1 bash scripts/tui-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
 	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
@@ -40,3 +42,11 @@ fuzz: setup
 
 clean:
 	@rm -rf .build .build-fuzz
+
+# The C ABI from C and Python ctypes; `marmot web` in headless Chromium (both also run by `make test`).
+ffi-test: setup
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
+
+web-test:
+	@bash scripts/setup.sh --interop
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh

@@ -24,6 +24,9 @@ let package = Package(
         // For the fuzz package (Fuzz/Package.swift), which needs the Marmot decoders.
         .library(name: "Marmot", targets: ["Marmot"]),
         .library(name: "MarmotAppKit", targets: ["MarmotAppKit"]),
+        .library(name: "MarmotContract", targets: ["MarmotContract"]),
+        // The core's C ABI (include/marmot.h) as a shared library, for JNI, ctypes and other hosts.
+        .library(name: "MarmotFFI", type: .dynamic, targets: ["MarmotFFI"]),
         .executable(name: "marmot", targets: ["MarmotCLI"]),
         .executable(name: "marmot-bench", targets: ["MarmotBench"]),
     ],
@@ -97,11 +100,21 @@ let package = Package(
             name: "MarmotAppKit",
             dependencies: ["MarmotCore", .product(name: "Logging", package: "swift-log")]
         ),
-        // `marmot`, the terminal client.
+        // The versioned JSON contract of AppState, AppAction and AppUpdate (docs/ffi-contract.md).
+        .target(name: "MarmotContract", dependencies: ["MarmotCore"]),
+        // The C ABI over the JSON contract: create, state, dispatch, listener, free (include/marmot.h).
+        .target(
+            name: "MarmotFFI",
+            dependencies: ["MarmotContract", "MarmotCore", "MarmotAppKit", .product(name: "Logging", package: "swift-log")],
+            exclude: ["include"]
+        ),
+        // `marmot`, the terminal client (and `marmot web`, the browser renderer).
         .executableTarget(
             name: "MarmotCLI",
             dependencies: [
-                "Nostr", "NostrRelay", "MarmotCore", "MarmotAppKit",
+                "Nostr", "NostrRelay", "MarmotCore", "MarmotAppKit", "MarmotContract",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -137,6 +150,7 @@ let package = Package(
             dependencies: ["MarmotCore", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MarmotAppKitTests", dependencies: ["MarmotAppKit", "MarmotCore", "TestSupport"]),
+        .testTarget(name: "MarmotContractTests", dependencies: ["MarmotContract", "MarmotCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,7 +2,9 @@
 # Installs what building and testing Marmot needs, idempotently and quietly:
 #   - Debian's libsecp256k1-dev (BIP-340 / ECDH for Nostr) and pkg-config;
 #   - with --interop (what the tests need), tmux for the terminal UI test and the Python venv of
-#     ../shared/interop (MDK peer, rust-nostr relay).
+#     ../shared/interop (MDK peer, rust-nostr relay);
+#   - with --interop, also Debian's chromium and chromium-driver and a venv `.venv-web` with selenium,
+#     for the browser test of `marmot web` (scripts/web-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,11 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsecp256k1-dev >/dev/null 2>&1 || need+=(libsecp256k1-dev)
-if [ "${1:-}" = "--interop" ]; then command -v tmux >/dev/null 2>&1 || need+=(tmux); fi
+if [ "${1:-}" = "--interop" ]; then
+    command -v tmux >/dev/null 2>&1 || need+=(tmux)
+    command -v chromium >/dev/null 2>&1 || need+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+fi
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2
     as_root apt-get update -qq >/dev/null
@@ -33,5 +39,12 @@ if [ "${1:-}" = "--interop" ]; then
         exit 1
     else
         echo "setup: $shared/interop not found; interop tests will skip" >&2
+    fi
+fi
+
+if [ "${1:-}" = "--interop" ]; then
+    if ! .venv-web/bin/python -c 'import selenium' >/dev/null 2>&1; then
+        python3 -m venv .venv-web
+        .venv-web/bin/python -m pip install --disable-pip-version-check --no-input -q 'selenium==4.*'
     fi
 fi

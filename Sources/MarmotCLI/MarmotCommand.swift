@@ -26,6 +26,7 @@ struct MarmotCommand: AsyncParsableCommand {
         subcommands: [
             InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
             ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelayCommand.self,
+            WebCommand.self,
         ],
         defaultSubcommand: InteractiveCommand.self
     )

@@ -1,0 +1,210 @@
+/// The single page of `marmot web`: HTML, CSS and plain JavaScript, shipped inside the binary.
+///
+/// A renderer only: it shows `AppState` and sends `AppAction`s. It keeps the manager's rules (seed
+/// 000, Revision Counter): `accountCreated` is handled before the rev check, the next rev is applied,
+/// stale revs are dropped, a gap asks the server for the state. Inputs are persistent elements and
+/// only lists are rebuilt, so typing survives updates. Text is set with `textContent` only (no HTML
+/// from data), so a hostile message cannot inject markup.
+enum WebPage {
+    static let html = #"""
+<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Marmot</title>
+<style>
+*{box-sizing:border-box} body{margin:0;font:15px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;background:#eef1f5;color:#1b1f24}
+header{display:flex;align-items:center;gap:10px;padding:10px 16px;background:#2d3e50;color:#fff}
+header h1{font-size:18px;margin:0;flex:1} header .status{font-size:12px;opacity:.85}
+main{max-width:720px;margin:0 auto;padding:16px} section{display:none} section.shown{display:block}
+.card{background:#fff;border-radius:10px;padding:16px;margin-bottom:12px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+button{font:inherit;padding:7px 14px;border-radius:8px;border:1px solid #2d6cdf;background:#2d6cdf;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#2d6cdf} button:disabled{opacity:.5;cursor:default}
+input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:100%}
+.row{display:flex;gap:8px;align-items:center} .row input{flex:1}
+.muted{color:#6a7380;font-size:13px} .mono{font-family:ui-monospace,monospace;word-break:break-all}
+.chat-row{display:flex;align-items:center;gap:10px;padding:10px;border-bottom:1px solid #edf0f3;cursor:pointer}
+.chat-row:hover{background:#f5f8fc} .chat-row .text{flex:1;min-width:0}
+.chat-row .name{font-weight:600} .chat-row .preview{color:#6a7380;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.badge{background:#2d6cdf;color:#fff;border-radius:10px;padding:1px 8px;font-size:12px;font-weight:600}
+.invite{display:flex;align-items:center;gap:8px;padding:10px;background:#fff8e1;border-radius:8px;margin-bottom:8px}
+.invite .title{flex:1}
+#messages{height:55vh;overflow-y:auto;display:flex;flex-direction:column;gap:6px;padding:8px;background:#f7f9fb;border-radius:8px}
+.message{max-width:75%;padding:7px 10px;border-radius:12px;background:#fff;box-shadow:0 1px 1px rgba(0,0,0,.06)}
+.message.mine{align-self:flex-end;background:#d8e6ff} .message.system{align-self:center;background:none;box-shadow:none;color:#6a7380;font-size:13px}
+.message .meta{font-size:11px;color:#6a7380;text-align:right} .message .mark.failed{color:#c62828}
+.message button{padding:2px 8px;font-size:12px;margin-left:6px}
+#toast{display:none;position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#333;color:#fff;padding:10px 16px;border-radius:8px}
+#toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
+</style></head>
+<body>
+<header><h1 id="title">Marmot</h1><span class="status" id="status">Connecting…</span></header>
+<main>
+<div class="card" id="notice"></div>
+<section id="screen-login">
+ <div class="card"><h2>Welcome to Marmot</h2><p class="muted">End-to-end encrypted chats (MLS) over Nostr relays.</p>
+  <button id="create-account">Create account</button></div>
+ <div class="card"><h3>Import an account</h3><div class="row"><input id="import-nsec" type="password" autocomplete="off" placeholder="nsec1…"><button id="import-button" class="secondary">Import</button></div></div>
+ <p class="muted" id="login-busy"></p>
+</section>
+<section id="screen-chatList">
+ <div class="card"><div class="row"><div style="flex:1"><div class="muted">Your npub</div><div class="mono" id="my-npub"></div></div>
+  <button id="new-chat-button">New chat</button></div>
+  <div class="row" style="margin-top:8px"><button id="export-key" class="secondary">Export key</button><button id="logout" class="secondary">Log out</button></div>
+  <div class="mono" id="exported-nsec"></div></div>
+ <div id="invites"></div>
+ <div class="card" style="padding:0"><div id="chats"></div><p class="muted" id="no-chats" style="padding:12px">No chats yet.</p></div>
+</section>
+<section id="screen-newChat">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0">New chat</h2></div>
+  <p class="muted">Paste the npub of the person you want to write to.</p>
+  <div class="row"><input id="peer-npub" autocomplete="off" placeholder="npub1…"><button id="start-chat">Start chat</button></div>
+  <p class="muted" id="new-chat-busy"></p></div>
+</section>
+<section id="screen-chat">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2>
+  <button id="load-older" class="secondary">Older</button></div>
+  <div id="messages" style="margin-top:10px"></div>
+  <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><button id="send">Send</button></div></div>
+</section>
+</main>
+<div id="toast"><span id="toast-text"></span><button id="toast-close" class="secondary">OK</button></div>
+<script>
+"use strict";
+const token = new URLSearchParams(location.search).get("token") || "";
+let state = null, lastRev = -1, resyncing = false, socket = null, notice = "";
+const $ = id => document.getElementById(id);
+const SLICES = {routerChanged:"router", authChanged:"auth", chatListChanged:"chatList", currentChatChanged:"currentChat",
+  toastChanged:"toast", busyChanged:"busy", networkChanged:"network", invitesChanged:"invites"};
+
+function connect() {
+  socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  socket.onmessage = event => receive(JSON.parse(event.data));
+  socket.onclose = () => { $("status").textContent = "Disconnected: reconnecting…"; setTimeout(connect, 1000); };
+}
+function send(message) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); }
+function dispatch(action) { send({kind: "action", action: Object.assign({schemaVersion: 1}, action)}); }
+
+// The manager's rules: side effect first, then apply next / drop stale / resync on a gap.
+function receive(message) {
+  if (message.kind === "state") { state = message.state; lastRev = state.rev; resyncing = false; render(); return; }
+  if (message.kind === "exportedNsec") { $("exported-nsec").textContent = message.nsec; return; }
+  if (message.kind === "error") { console.warn("marmot:", message.message); return; }
+  if (message.kind !== "update" || state === null) return;
+  const update = message.update;
+  if (update.type === "accountCreated") {
+    notice = "Account created. Your secret key is kept by marmot in $MARMOT_HOME/nsec; use Export key to copy it. (Click to dismiss.)";
+  }
+  if (update.type === "secretForgotten") notice = "";
+  if (update.rev <= lastRev) return;
+  if (update.rev !== lastRev + 1) { if (!resyncing) { resyncing = true; send({kind: "resync"}); } return; }
+  if (update.type === "fullState") state = update.state;
+  else if (update.type === "outcomeChanged") { state.lastOutcome = update.outcome; state.toast = update.toast; }
+  else if (SLICES[update.type]) state[SLICES[update.type]] = update[SLICES[update.type]];
+  state.rev = lastRev = update.rev;
+  render();
+}
+
+function el(tag, className, text) { const e = document.createElement(tag); if (className) e.className = className; if (text !== undefined) e.textContent = text; return e; }
+function topScreen() { const r = state.router; return r.screenStack.length ? r.screenStack[r.screenStack.length - 1] : r.defaultScreen; }
+
+function render() {
+  const screen = topScreen();
+  for (const name of ["login", "chatList", "newChat", "chat"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
+  $("status").textContent = state.network.statusText;
+  document.body.dataset.rev = String(state.rev);
+  document.body.dataset.keyPackage = String(state.network.keyPackagePublished);
+  $("notice").textContent = notice; $("notice").classList.toggle("shown", notice !== "");
+  $("toast-text").textContent = state.toast || ""; $("toast").classList.toggle("shown", !!state.toast);
+  const busy = state.busy;
+  $("create-account").disabled = $("import-button").disabled = busy.creatingAccount || busy.loggingIn || busy.restoringSession;
+  $("login-busy").textContent = busy.creatingAccount ? "Creating account…" : busy.loggingIn ? "Logging in…" : busy.restoringSession ? "Restoring…" : "";
+  $("new-chat-busy").textContent = busy.creatingChat ? "Starting the chat…" : "";
+  $("start-chat").disabled = busy.creatingChat;
+  if (state.auth.type === "loggedIn") $("my-npub").textContent = state.auth.npub;
+  $("title").textContent = screen.type === "chat" && state.currentChat ? state.currentChat.displayName : "Marmot";
+  renderInvites(); renderChats(); renderChat();
+}
+
+function renderInvites() {
+  const box = $("invites"); box.replaceChildren();
+  for (const invite of state.invites) {
+    const row = el("div", "invite"); row.dataset.inviteId = invite.inviteId;
+    row.append(el("span", "title", invite.title), el("span", "muted", invite.receivedTimeDisplay));
+    const answering = !invite.canAnswer;
+    const accept = el("button", "accept", answering ? "…" : "Accept"); accept.disabled = answering;
+    accept.onclick = () => dispatch({type: "acceptInvite", inviteId: invite.inviteId});
+    const decline = el("button", "decline secondary", "Decline"); decline.disabled = answering;
+    decline.onclick = () => dispatch({type: "declineInvite", inviteId: invite.inviteId});
+    row.append(accept, decline); box.append(row);
+  }
+}
+
+function renderChats() {
+  const box = $("chats"); box.replaceChildren();
+  $("no-chats").style.display = state.chatList.length ? "none" : "block";
+  for (const chat of state.chatList) {
+    const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId;
+    const text = el("div", "text"); text.append(el("div", "name", chat.displayName), el("div", "preview", chat.lastMessagePreview));
+    row.append(text, el("span", "muted", chat.lastMessageTimeDisplay));
+    if (chat.unreadCount > 0) row.append(el("span", "badge", String(chat.unreadCount)));
+    row.onclick = () => dispatch({type: "openChat", chatId: chat.chatId});
+    box.append(row);
+  }
+}
+
+function mark(delivery) {
+  if (delivery.type === "pending") return el("span", "mark pending", "⏳");
+  if (delivery.type === "sent") return el("span", "mark sent", "✓");
+  const failed = el("span", "mark failed", "✗ " + delivery.reason); return failed;
+}
+
+function renderChat() {
+  const chat = state.currentChat, box = $("messages");
+  if (!chat) { box.replaceChildren(); return; }
+  $("chat-title").textContent = chat.displayName;
+  $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
+  $("load-older").disabled = chat.isLoadingOlder;
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  box.replaceChildren();
+  for (const message of chat.messages) {
+    const bubble = el("div", "message " + (message.kind === "system" ? "system" : message.isMine ? "mine" : "theirs"));
+    bubble.dataset.messageId = message.id;
+    bubble.append(el("div", "content", message.content));
+    if (message.kind !== "system") {
+      const meta = el("div", "meta", message.displayTimestamp + " ");
+      if (message.isMine) {
+        meta.append(mark(message.delivery));
+        if (message.delivery.type === "failed") {
+          const retry = el("button", "retry", "Retry");
+          retry.onclick = () => dispatch({type: "retryMessage", chatId: chat.chatId, messageId: message.id});
+          meta.append(retry);
+        }
+      }
+      bubble.append(meta);
+    }
+    box.append(bubble);
+  }
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function back() { dispatch({type: "updateScreenStack", screenStack: state.router.screenStack.slice(0, -1)}); }
+for (const button of document.querySelectorAll(".back")) button.onclick = back;
+$("create-account").onclick = () => dispatch({type: "createAccount"});
+$("import-button").onclick = () => { const nsec = $("import-nsec").value.trim(); $("import-nsec").value = ""; if (nsec) dispatch({type: "login", nsec}); };
+$("new-chat-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "newChat"}});
+$("start-chat").onclick = () => { const npub = $("peer-npub").value.trim(); if (npub) { dispatch({type: "createChat", peerNpub: npub}); $("peer-npub").value = ""; } };
+$("send").onclick = () => {
+  const text = $("composer").value; if (!text.trim() || !state.currentChat) return;
+  dispatch({type: "sendMessage", chatId: state.currentChat.chatId, content: text}); $("composer").value = "";
+};
+$("composer").onkeydown = event => { if (event.key === "Enter") $("send").onclick(); };
+$("load-older").onclick = () => { if (state.currentChat) dispatch({type: "loadOlder", chatId: state.currentChat.chatId}); };
+$("notice").onclick = () => { notice = ""; render(); };
+$("toast-close").onclick = () => dispatch({type: "clearToast"});
+$("logout").onclick = () => { if (confirm("Log out? The key is deleted from this machine; export it first to keep the account.")) { notice = ""; $("exported-nsec").textContent = ""; dispatch({type: "logout"}); } };
+$("export-key").onclick = () => { if (confirm("Show your secret key (nsec)? Anyone who sees it can read and send your messages.")) send({kind: "exportNsec", confirm: true}); };
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") dispatch({type: "foregrounded"}); });
+connect();
+</script>
+</body></html>
+"""#
+}

@@ -1,0 +1,170 @@
+import Foundation
+import MarmotCore
+
+/// Why an action's JSON was refused; each case has a stable numeric code (the C ABI's return value).
+///
+/// Descriptions name the field, never its value: a refused `login` must not echo its nsec.
+public enum ContractError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// Not UTF-8 JSON, or not an object.
+    case invalidJSON
+    /// `schemaVersion` present and not the one this library speaks.
+    case unsupportedSchemaVersion(Int)
+    /// `type` missing or not a known action.
+    case unknownType(String)
+    /// A required field is missing or has the wrong JSON type.
+    case invalidField(String)
+
+    /// The C ABI code (include/marmot.h): 2 invalid JSON, 3 schema version, 4 unknown type, 5 field.
+    public var code: Int32 {
+        switch self {
+        case .invalidJSON: 2
+        case .unsupportedSchemaVersion: 3
+        case .unknownType: 4
+        case .invalidField: 5
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidJSON: "invalid JSON (expected one object)"
+        case .unsupportedSchemaVersion(let version):
+            "unsupported schemaVersion \(version) (this library speaks \(ContractJSON.schemaVersion))"
+        case .unknownType(let type): "unknown action type \"\(type.prefix(40))\""
+        case .invalidField(let field): "missing or invalid field \"\(field)\""
+        }
+    }
+}
+
+/// `AppAction` from contract JSON (docs/ffi-contract.md, "AppAction").
+extension ContractJSON {
+    /// Parses one action: `{"schemaVersion":1,"type":"sendMessage","chatId":"…","content":"…"}`.
+    /// `schemaVersion` may be omitted; when present it must match.
+    public static func action(fromJSON text: String) throws(ContractError) -> AppAction {
+        guard let data = text.data(using: .utf8),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? Object
+        else { throw .invalidJSON }
+        return try action(from: object)
+    }
+
+    /// Parses one action from a decoded JSON object.
+    public static func action(from object: Object) throws(ContractError) -> AppAction {
+        if let version = object["schemaVersion"] {
+            guard let number = version as? Int else { throw .invalidField("schemaVersion") }
+            guard number == schemaVersion else { throw .unsupportedSchemaVersion(number) }
+        }
+        guard let type = object["type"] as? String else { throw .invalidField("type") }
+        let fields = Fields(object: object)
+        switch type {
+        case "createAccount": return .createAccount
+        case "login": return .login(nsec: try fields.string("nsec"))
+        case "restoreSession": return .restoreSession(nsec: try fields.string("nsec"))
+        case "logout": return .logout
+        case "exportSecret": return .exportSecret
+        case "loadOlder": return .loadOlder(chatID: ChatID(try fields.string("chatId")))
+        case "pushScreen": return .pushScreen(try screen(from: object["screen"], field: "screen"))
+        case "updateScreenStack":
+            guard let list = object["screenStack"] as? [Any] else { throw .invalidField("screenStack") }
+            var stack: [Screen] = []
+            for item in list { stack.append(try screen(from: item, field: "screenStack")) }
+            return .updateScreenStack(stack)
+        case "createChat": return .createChat(peerNpub: try fields.string("peerNpub"))
+        case "sendMessage":
+            return .sendMessage(chatID: ChatID(try fields.string("chatId")), content: try fields.string("content"))
+        case "retryMessage":
+            return .retryMessage(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")))
+        case "openChat": return .openChat(chatID: ChatID(try fields.string("chatId")))
+        case "loadOlderMessages":
+            guard let limit = object["limit"] as? Int, limit > 0, limit <= Int(UInt32.max) else {
+                throw .invalidField("limit")
+            }
+            return .loadOlderMessages(
+                chatID: ChatID(try fields.string("chatId")),
+                beforeMessageID: MessageID(try fields.string("beforeMessageId")), limit: UInt32(limit))
+        case "acceptInvite": return .acceptInvite(inviteID: InviteID(try fields.string("inviteId")))
+        case "declineInvite": return .declineInvite(inviteID: InviteID(try fields.string("inviteId")))
+        case "setProfileName": return .setProfileName(name: try fields.string("name"))
+        case "createGroup":
+            guard let npubs = object["memberNpubs"] as? [String] else { throw .invalidField("memberNpubs") }
+            return .createGroup(name: try fields.string("name"), memberNpubs: npubs)
+        case "addMembers":
+            guard let npubs = object["npubs"] as? [String] else { throw .invalidField("npubs") }
+            return .addMembers(chatID: ChatID(try fields.string("chatId")), npubs: npubs)
+        case "removeMember": return .removeMember(chatID: ChatID(try fields.string("chatId")), npub: try fields.string("npub"))
+        case "renameChat": return .renameChat(chatID: ChatID(try fields.string("chatId")), name: try fields.string("name"))
+        case "setAdmin":
+            guard let isAdmin = object["isAdmin"] as? Bool else { throw .invalidField("isAdmin") }
+            return .setAdmin(chatID: ChatID(try fields.string("chatId")), npub: try fields.string("npub"), isAdmin: isAdmin)
+        case "leaveChat": return .leaveChat(chatID: ChatID(try fields.string("chatId")))
+        case "clearToast": return .clearToast
+        case "foregrounded": return .foregrounded
+        default: throw .unknownType(type)
+        }
+    }
+
+    /// A tagged screen object.
+    static func screen(from value: Any?, field: String) throws(ContractError) -> Screen {
+        guard let object = value as? Object, let type = object["type"] as? String else { throw .invalidField(field) }
+        switch type {
+        case "login": return .login
+        case "chatList": return .chatList
+        case "newChat": return .newChat
+        case "chat":
+            guard let chatID = object["chatId"] as? String else { throw .invalidField(field + ".chatId") }
+            return .chat(chatID: ChatID(chatID))
+        default: throw .invalidField(field + ".type")
+        }
+    }
+
+    /// The action as contract JSON (for tests, examples and renderers written in Swift).
+    public static func actionObject(_ action: AppAction) -> Object {
+        var object: Object = ["schemaVersion": schemaVersion]
+        switch action {
+        case .createAccount: object["type"] = "createAccount"
+        case .login(let nsec): object.merge(["type": "login", "nsec": nsec]) { $1 }
+        case .restoreSession(let nsec): object.merge(["type": "restoreSession", "nsec": nsec]) { $1 }
+        case .logout: object["type"] = "logout"
+        case .exportSecret: object["type"] = "exportSecret"
+        case .loadOlder(let chatID): object.merge(["type": "loadOlder", "chatId": chatID.rawValue]) { $1 }
+        case .pushScreen(let screen): object.merge(["type": "pushScreen", "screen": self.screen(screen)]) { $1 }
+        case .updateScreenStack(let stack):
+            object.merge(["type": "updateScreenStack", "screenStack": stack.map { Self.screen($0) }]) { $1 }
+        case .createChat(let npub): object.merge(["type": "createChat", "peerNpub": npub]) { $1 }
+        case .sendMessage(let chatID, let content):
+            object.merge(["type": "sendMessage", "chatId": chatID.rawValue, "content": content]) { $1 }
+        case .retryMessage(let chatID, let messageID):
+            object.merge(["type": "retryMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
+        case .openChat(let chatID): object.merge(["type": "openChat", "chatId": chatID.rawValue]) { $1 }
+        case .loadOlderMessages(let chatID, let before, let limit):
+            object.merge([
+                "type": "loadOlderMessages", "chatId": chatID.rawValue, "beforeMessageId": before.rawValue,
+                "limit": Int(limit),
+            ]) { $1 }
+        case .acceptInvite(let id): object.merge(["type": "acceptInvite", "inviteId": id.rawValue]) { $1 }
+        case .declineInvite(let id): object.merge(["type": "declineInvite", "inviteId": id.rawValue]) { $1 }
+        case .setProfileName(let name): object.merge(["type": "setProfileName", "name": name]) { $1 }
+        case .createGroup(let name, let npubs):
+            object.merge(["type": "createGroup", "name": name, "memberNpubs": npubs]) { $1 }
+        case .addMembers(let chatID, let npubs):
+            object.merge(["type": "addMembers", "chatId": chatID.rawValue, "npubs": npubs]) { $1 }
+        case .removeMember(let chatID, let npub):
+            object.merge(["type": "removeMember", "chatId": chatID.rawValue, "npub": npub]) { $1 }
+        case .renameChat(let chatID, let name):
+            object.merge(["type": "renameChat", "chatId": chatID.rawValue, "name": name]) { $1 }
+        case .setAdmin(let chatID, let npub, let isAdmin):
+            object.merge(["type": "setAdmin", "chatId": chatID.rawValue, "npub": npub, "isAdmin": isAdmin]) { $1 }
+        case .leaveChat(let chatID): object.merge(["type": "leaveChat", "chatId": chatID.rawValue]) { $1 }
+        case .clearToast: object["type"] = "clearToast"
+        case .foregrounded: object["type"] = "foregrounded"
+        }
+        return object
+    }
+
+    private struct Fields {
+        let object: Object
+        func string(_ name: String) throws(ContractError) -> String {
+            guard let value = object[name] as? String else { throw .invalidField(name) }
+            return value
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import MarmotCore
+
+/// `AppState` and its parts as contract JSON (docs/ffi-contract.md, "AppState").
+extension ContractJSON {
+    /// The whole state, with `schemaVersion`.
+    public static func stateObject(_ state: AppState) -> Object {
+        var object = stateBody(state)
+        object["schemaVersion"] = schemaVersion
+        return object
+    }
+
+    /// The state as a JSON string, with `schemaVersion`.
+    public static func stateString(_ state: AppState) -> String { string(stateObject(state)) }
+
+    static func stateBody(_ state: AppState) -> Object {
+        [
+            "rev": Int(truncatingIfNeeded: state.rev),
+            "router": router(state.router),
+            "auth": auth(state.auth),
+            "busy": busy(state.busy),
+            "chatList": state.chatList.map(chatSummary),
+            "currentChat": orNull(state.currentChat.map(chatView)),
+            "toast": orNull(state.toast),
+            "network": network(state.network),
+            "invites": state.invites.map(invite),
+            "lastOutcome": orNull(state.lastOutcome.map(outcome)),
+            "profile": profile(state.profile),
+        ]
+    }
+
+    static func profile(_ profile: ProfileState) -> Object {
+        ["name": orNull(profile.name), "saving": profile.saving]
+    }
+
+    static func router(_ router: Router) -> Object {
+        ["defaultScreen": screen(router.defaultScreen), "screenStack": router.screenStack.map(screen)]
+    }
+
+    /// A screen, tagged: `{"type":"chat","chatId":"…"}`.
+    public static func screen(_ screen: Screen) -> Object {
+        switch screen {
+        case .login: ["type": "login"]
+        case .chatList: ["type": "chatList"]
+        case .newChat: ["type": "newChat"]
+        case .chat(let chatID): ["type": "chat", "chatId": chatID.rawValue]
+        }
+    }
+
+    static func auth(_ auth: AuthState) -> Object {
+        switch auth {
+        case .loggedOut: ["type": "loggedOut"]
+        case .loggedIn(let npub, let pubkey): ["type": "loggedIn", "npub": npub, "pubkey": pubkey]
+        }
+    }
+
+    static func busy(_ busy: BusyState) -> Object {
+        [
+            "creatingAccount": busy.creatingAccount, "loggingIn": busy.loggingIn,
+            "creatingChat": busy.creatingChat, "restoringSession": busy.restoringSession,
+            "answeringInvites": busy.answeringInvites.map(\.rawValue).sorted(),
+        ]
+    }
+
+    static func chatSummary(_ chat: ChatSummary) -> Object {
+        [
+            "chatId": chat.chatID.rawValue, "peerNpub": chat.peerNpub, "peerName": orNull(chat.peerName),
+            "lastMessage": orNull(chat.lastMessage), "lastMessageAt": orNull(chat.lastMessageAt.map { Int($0) }),
+            "unreadCount": Int(chat.unreadCount), "displayName": chat.displayName,
+            "lastMessagePreview": chat.lastMessagePreview, "lastMessageTimeDisplay": chat.lastMessageTimeDisplay,
+            "isGroup": chat.isGroup, "memberCount": chat.memberCount,
+            "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
+        ]
+    }
+
+    static func chatView(_ chat: ChatViewState) -> Object {
+        [
+            "chatId": chat.chatID.rawValue, "peerNpub": chat.peerNpub, "peerName": orNull(chat.peerName),
+            "displayName": chat.displayName, "messages": chat.messages.map(message),
+            "canLoadOlder": chat.canLoadOlder, "isGroup": chat.isGroup, "memberNpubs": chat.memberNpubs,
+            "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
+            "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
+        ]
+    }
+
+    static func message(_ message: ChatMessage) -> Object {
+        [
+            "id": message.id.rawValue, "senderPubkey": message.senderPubkey, "content": message.content,
+            "timestamp": Int(message.timestamp), "isMine": message.isMine, "delivery": delivery(message.delivery),
+            "displayTimestamp": message.displayTimestamp,
+            "kind": message.kind == .system ? "system" : "text",
+        ]
+    }
+
+    static func delivery(_ delivery: MessageDeliveryState) -> Object {
+        switch delivery {
+        case .pending: ["type": "pending"]
+        case .sent: ["type": "sent"]
+        case .failed(let reason): ["type": "failed", "reason": reason]
+        }
+    }
+
+    static func network(_ network: NetworkState) -> Object {
+        [
+            "connectedRelays": network.connectedRelays, "totalRelays": network.totalRelays,
+            "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
+            "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded, "chatsLoaded": network.chatsLoaded,
+        ]
+    }
+
+    static func invite(_ invite: InviteSummary) -> Object {
+        [
+            "inviteId": invite.inviteID.rawValue, "inviterNpub": invite.inviterNpub,
+            "inviterDisplayName": invite.inviterDisplayName, "groupName": invite.groupName,
+            "memberCount": invite.memberCount, "title": invite.title,
+            "receivedTimeDisplay": invite.receivedTimeDisplay, "canAnswer": invite.canAnswer,
+        ]
+    }
+
+    /// The last operation's result: `{"operation":"send_message","code":"relay_unreachable",…}`.
+    static func outcome(_ outcome: OperationOutcome) -> Object {
+        [
+            "operation": outcome.operation.rawValue, "code": outcome.code.rawValue, "message": outcome.message,
+            "sequence": Int(truncatingIfNeeded: outcome.sequence),
+        ]
+    }
+}

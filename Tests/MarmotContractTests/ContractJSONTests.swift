@@ -1,0 +1,85 @@
+import Foundation
+import MarmotContract
+import MarmotCore
+import Testing
+
+@Suite("Contract JSON")
+struct ContractJSONTests {
+    static let actions: [AppAction] = [
+        .createAccount, .login(nsec: "nsec1xyz"), .restoreSession(nsec: "nsec1abc"), .logout,
+        .pushScreen(.newChat), .pushScreen(.chat(chatID: "ab01")), .updateScreenStack([.chat(chatID: "cd"), .newChat]),
+        .createChat(peerNpub: "npub1q"), .sendMessage(chatID: "ab", content: "hi \"there\"\n"),
+        .retryMessage(chatID: "ab", messageID: "m1"), .openChat(chatID: "ab"),
+        .loadOlderMessages(chatID: "ab", beforeMessageID: "m1", limit: 50), .acceptInvite(inviteID: "i1"),
+        .declineInvite(inviteID: "i2"), .clearToast, .foregrounded, .exportSecret, .loadOlder(chatID: "ab"),
+        .setProfileName(name: "Alice"), .createGroup(name: "Crew", memberNpubs: ["npub1a", "npub1b"]),
+        .addMembers(chatID: "ab", npubs: ["npub1c"]), .removeMember(chatID: "ab", npub: "npub1c"),
+        .renameChat(chatID: "ab", name: "New"), .setAdmin(chatID: "ab", npub: "npub1a", isAdmin: true),
+        .leaveChat(chatID: "ab"),
+    ]
+
+    @Test("Every action survives JSON and back", arguments: actions)
+    func actionRoundTrip(action: AppAction) throws {
+        let text = ContractJSON.string(ContractJSON.actionObject(action))
+        #expect(try ContractJSON.action(fromJSON: text) == action)
+        #expect(text.contains("\"schemaVersion\":1"))
+    }
+
+    @Test("Refused actions carry their code and never echo the nsec")
+    func refusals() {
+        #expect(throws: ContractError.invalidJSON) { try ContractJSON.action(fromJSON: "[]") }
+        #expect(throws: ContractError.unsupportedSchemaVersion(2)) {
+            try ContractJSON.action(fromJSON: #"{"schemaVersion":2,"type":"logout"}"#)
+        }
+        #expect(throws: ContractError.unknownType("fly")) { try ContractJSON.action(fromJSON: #"{"type":"fly"}"#) }
+        do {
+            _ = try ContractJSON.action(fromJSON: #"{"type":"login","nsec":42,"secret":"nsec1leak"}"#)
+            Issue.record("a login without a string nsec was accepted")
+        } catch {
+            #expect(error == .invalidField("nsec"))
+            #expect(error.code == 5)
+            #expect(!error.description.contains("nsec1leak"))
+        }
+    }
+
+    @Test("State JSON: tagged enums, string ids, explicit nulls")
+    func stateShape() throws {
+        let message = ChatMessage(
+            id: "m1", senderPubkey: "aa", content: "hi", timestamp: 1, isMine: true,
+            delivery: .failed(reason: "offline"), displayTimestamp: "14:05")
+        let state = AppState(
+            rev: 7, router: Router(defaultScreen: .chatList, screenStack: [.chat(chatID: "c1")]),
+            auth: .loggedIn(npub: "npub1x", pubkey: "aa"), busy: BusyState(answeringInvites: ["i1"]),
+            chatList: [], currentChat: ChatViewState(
+                chatID: "c1", peerNpub: "npub1y", peerName: nil, displayName: "npub1y", messages: [message],
+                canLoadOlder: false),
+            toast: nil)
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        #expect(object["schemaVersion"] as? Int == 1)
+        #expect(object["rev"] as? Int == 7)
+        #expect(object["toast"] is NSNull)
+        let router = try #require(object["router"] as? [String: Any])
+        let stack = try #require(router["screenStack"] as? [[String: Any]])
+        #expect(stack.first?["type"] as? String == "chat" && stack.first?["chatId"] as? String == "c1")
+        let chat = try #require(object["currentChat"] as? [String: Any])
+        let messages = try #require(chat["messages"] as? [[String: Any]])
+        let delivery = try #require(messages.first?["delivery"] as? [String: Any])
+        #expect(delivery["type"] as? String == "failed" && delivery["reason"] as? String == "offline")
+        #expect(chat["peerName"] is NSNull)
+    }
+
+    @Test("accountCreated: the nsec is in the update for the host, and removed in the redacted form")
+    func accountCreatedRedaction() {
+        let update = AppUpdate.accountCreated(rev: 3, nsec: "nsec1secret", pubkey: "aa", npub: "npub1x")
+        #expect(ContractJSON.updateString(update).contains("nsec1secret"))
+        let redacted = ContractJSON.string(ContractJSON.redactedUpdateObject(update))
+        #expect(!redacted.contains("nsec1secret"))
+        #expect(redacted.contains("\"type\":\"accountCreated\"") && redacted.contains("\"rev\":3"))
+        #expect(!"\(update)".contains("nsec1secret"))
+        for secret in [AppUpdate.secretAccepted(rev: 4, nsec: "nsec1secret", npub: "npub1x"), .secretExported(rev: 5, nsec: "nsec1secret")] {
+            #expect(ContractJSON.updateString(secret).contains("nsec1secret"))
+            #expect(!ContractJSON.string(ContractJSON.redactedUpdateObject(secret)).contains("nsec1secret"))
+        }
+    }
+}

@@ -1,0 +1,225 @@
+"""Drives two `marmot web` pages (Alice and Bob) in headless Chromium through selenium.
+
+Usage: web_test.py <alice url> <bob url> <screenshot dir>. Run by scripts/web-test.sh (make test).
+Checks: the gate refuses requests without the token, with a foreign Host or a foreign Origin; both
+create accounts; Alice starts a chat by npub; Bob accepts the invitation; messages both ways with
+the ✓ mark; an unread badge; a reload mid-chat brings the state back. Screenshots of each screen.
+"""
+import base64
+import os
+import re
+import signal
+import subprocess
+import socket
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+TIMEOUT = 40
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,860",
+                 "--disable-gpu"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def http_status(url, headers=None):
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def websocket_status(url, token, origin):
+    """The status line of a raw WebSocket upgrade request (101 means accepted)."""
+    parts = urllib.parse.urlparse(url)
+    path = "/ws" + (f"?token={token}" if token else "")
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET {path} HTTP/1.1", f"Host: {parts.netloc}", "Upgrade: websocket", "Connection: Upgrade",
+             f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
+    if origin:
+        lines.append(f"Origin: {origin}")
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as connection:
+        connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        status = connection.recv(200).decode(errors="replace").split("\r\n")[0]
+    return int(status.split()[1])
+
+
+def check_gate(url):
+    parts = urllib.parse.urlparse(url)
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    base = f"{parts.scheme}://{parts.netloc}/"
+    origin = f"{parts.scheme}://{parts.netloc}"
+    assert http_status(url) == 200, "the page with its token"
+    assert http_status(base) == 403, "the page without a token must be refused"
+    assert http_status(base + "?token=" + "0" * 64) == 403, "a wrong token must be refused"
+    assert http_status(url, {"Host": f"evil.example:{parts.port}"}) == 403, "a foreign Host must be refused"
+    assert websocket_status(url, token, origin) == 101, "the WebSocket with token and own Origin"
+    assert websocket_status(url, None, origin) != 101, "a WebSocket without the token must be refused"
+    assert websocket_status(url, token, "http://evil.example") != 101, "a foreign Origin must be refused"
+    assert websocket_status(url, token, None) != 101, "a WebSocket without Origin must be refused"
+    print("web_test: gate refuses no token, wrong token, foreign Host, foreign Origin")
+
+
+class Page:
+    def __init__(self, name, url, shots):
+        self.name, self.url, self.shots = name, url, shots
+        self.driver = browser()
+        self.driver.get(url)
+
+    def wait(self, what, predicate):
+        try:
+            # Lists are rebuilt on every update: an element read mid-rebuild is stale, so poll again.
+            return WebDriverWait(self.driver, TIMEOUT, poll_frequency=0.1,
+                                 ignored_exceptions=[StaleElementReferenceException]).until(lambda d: predicate(d))
+        except Exception:
+            self.shot("timeout")
+            raise AssertionError(f"{self.name}: timed out waiting for {what}")
+
+    def screen(self, name):
+        self.wait(f"screen {name}", lambda d: "shown" in d.find_element(By.ID, "screen-" + name).get_attribute("class"))
+
+    def click(self, css):
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+
+    def type(self, element_id, text):
+        field = self.driver.find_element(By.ID, element_id)
+        field.clear()
+        field.send_keys(text)
+
+    def messages(self):
+        return [m.text for m in self.driver.find_elements(By.CSS_SELECTOR, "#messages .message .content")]
+
+    def shot(self, label):
+        path = os.path.join(self.shots, f"{self.name}-{label}.png")
+        self.driver.save_screenshot(path)
+        return path
+
+
+def relay_outage(alice, started):
+    """The relay goes down: a message ends failed with Retry; the relay comes back: Retry gets ✓."""
+    alice.click("#chats .chat-row")
+    alice.screen("chat")
+    os.kill(int(os.environ["RELAY_PID"]), signal.SIGTERM)
+    time.sleep(0.5)
+    alice.type("composer", "Sent while the relay is down")
+    alice.click("#send")
+    failed = "#messages .message.mine .mark.failed"
+    WebDriverWait(alice.driver, 90, poll_frequency=0.2).until(lambda d: d.find_elements(By.CSS_SELECTOR, failed))
+    alice.shot("8-chat-failed")
+    print(f"web_test: relay down, the message failed at {time.monotonic() - started:.1f}s")
+    env = dict(os.environ, MARMOT_HOME=os.environ["RELAY_HOME"])
+    relay = subprocess.Popen([os.environ["MARMOT_BIN"], "relay", "--port", os.environ["RELAY_PORT"], "--memory"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert relay.stdout.readline().startswith(b"ws://"), "the relay did not come back"
+        alice.wait("the connection back", lambda d: d.find_element(By.ID, "status").text.startswith("1 of 1"))
+        alice.click("#messages .message.mine .retry")
+        WebDriverWait(alice.driver, 90, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, failed)
+            and len(d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent")) == 2)
+        alice.shot("9-chat-retried")
+        print(f"web_test: relay back, Retry sent the message (✓) at {time.monotonic() - started:.1f}s")
+    finally:
+        relay.terminate()
+        relay.wait()
+
+
+def main():
+    alice_url, bob_url, shots = sys.argv[1:4]
+    os.makedirs(shots, exist_ok=True)
+    started = time.monotonic()
+    check_gate(alice_url)
+    alice, bob = Page("alice", alice_url, shots), Page("bob", bob_url, shots)
+    try:
+        for page in (alice, bob):
+            page.screen("login")
+            page.shot("1-login")
+            page.click("#create-account")
+            page.screen("chatList")
+            page.wait("npub", lambda d: d.find_element(By.ID, "my-npub").text.startswith("npub1"))
+            page.wait("key package", lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-key-package") == "true")
+        print(f"web_test: two accounts in {time.monotonic() - started:.1f}s")
+        alice.shot("2-chat-list-empty")
+        bob_npub = bob.driver.find_element(By.ID, "my-npub").text
+
+        alice.click("#new-chat-button")
+        alice.screen("newChat")
+        alice.type("peer-npub", bob_npub)
+        alice.shot("3-new-chat")
+        alice.click("#start-chat")
+        alice.screen("chat")
+
+        bob.wait("invitation", lambda d: d.find_elements(By.CSS_SELECTOR, "#invites .invite .accept"))
+        bob.shot("4-invitation")
+        bob.click("#invites .invite .accept")
+        bob.screen("chat")
+
+        alice.type("composer", "Hi Bob, from the browser")
+        alice.click("#send")
+        bob.wait("alice's message", lambda d: "Hi Bob, from the browser" in bob.messages())
+        alice.wait("✓ on alice's message", lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent"))
+        bob.type("composer", "Hi Alice!")
+        bob.click("#send")
+        alice.wait("bob's message", lambda d: "Hi Alice!" in alice.messages())
+        bob.wait("✓ on bob's message", lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent"))
+        alice.shot("5-chat")
+        bob.shot("5-chat")
+        print(f"web_test: invitation accepted, messages both ways with ✓ at {time.monotonic() - started:.1f}s")
+
+        alice.click("#screen-chat .back")
+        alice.screen("chatList")
+        bob.type("composer", "Are you there?")
+        bob.click("#send")
+        alice.wait("unread badge", lambda d: [b.text for b in d.find_elements(By.CSS_SELECTOR, "#chats .chat-row .badge")] == ["1"])
+        alice.shot("6-chat-list-unread")
+
+        # Reload mid-chat: the page starts from the server's state again.
+        bob.driver.refresh()
+        bob.screen("chat")
+        bob.wait("messages after reload", lambda d: bob.messages()[-3:] == ["Hi Bob, from the browser", "Hi Alice!", "Are you there?"])
+        bob.shot("7-chat-after-reload")
+        alice.click("#chats .chat-row")
+        alice.screen("chat")
+        alice.wait("bob's last message", lambda d: "Are you there?" in alice.messages())
+        rev = int(alice.driver.find_element(By.TAG_NAME, "body").get_attribute("data-rev"))
+        assert rev > 0
+        # The nsec never reached the page unasked.
+        for page in (alice, bob):
+            assert not re.search(r"nsec1[02-9ac-hj-np-z]{50}", page.driver.page_source), f"{page.name}: nsec in the page"
+        # Export: nothing without the confirmation, the nsec with it.
+        alice.click("#screen-chat .back")
+        alice.screen("chatList")
+        alice.click("#export-key")
+        alice.driver.switch_to.alert.dismiss()
+        time.sleep(0.3)
+        assert alice.driver.find_element(By.ID, "exported-nsec").text == "", "export without confirmation"
+        alice.click("#export-key")
+        alice.driver.switch_to.alert.accept()
+        alice.wait("exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
+        print(f"web_test: unread badge, reload restores the chat, export needs a confirmation at {time.monotonic() - started:.1f}s")
+        if os.environ.get("RELAY_PID"):
+            relay_outage(alice, started)
+        print(f"web_test: ok in {time.monotonic() - started:.1f}s")
+        print(f"web_test: screenshots in {shots}")
+    finally:
+        alice.driver.quit()
+        bob.driver.quit()
+
+
+if __name__ == "__main__":
+    main()
