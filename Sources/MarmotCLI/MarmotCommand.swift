@@ -25,7 +25,7 @@ struct MarmotCommand: AsyncParsableCommand {
             """,
         subcommands: [
             InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
-            ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelayCommand.self,
+            ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelaysCommand.self, RelayCommand.self,
             WebCommand.self,
         ],
         defaultSubcommand: InteractiveCommand.self

@@ -84,6 +84,8 @@ extension ContractJSON {
         case "acceptInvite": return .acceptInvite(inviteID: InviteID(try fields.string("inviteId")))
         case "declineInvite": return .declineInvite(inviteID: InviteID(try fields.string("inviteId")))
         case "setProfileName": return .setProfileName(name: try fields.string("name"))
+        case "addRelay": return .addRelay(url: try fields.string("url"))
+        case "removeRelay": return .removeRelay(url: try fields.string("url"))
         case "createGroup":
             guard let npubs = object["memberNpubs"] as? [String] else { throw .invalidField("memberNpubs") }
             return .createGroup(name: try fields.string("name"), memberNpubs: npubs)
@@ -143,6 +145,8 @@ extension ContractJSON {
         case .acceptInvite(let id): object.merge(["type": "acceptInvite", "inviteId": id.rawValue]) { $1 }
         case .declineInvite(let id): object.merge(["type": "declineInvite", "inviteId": id.rawValue]) { $1 }
         case .setProfileName(let name): object.merge(["type": "setProfileName", "name": name]) { $1 }
+        case .addRelay(let url): object.merge(["type": "addRelay", "url": url]) { $1 }
+        case .removeRelay(let url): object.merge(["type": "removeRelay", "url": url]) { $1 }
         case .createGroup(let name, let npubs):
             object.merge(["type": "createGroup", "name": name, "memberNpubs": npubs]) { $1 }
         case .addMembers(let chatID, let npubs):

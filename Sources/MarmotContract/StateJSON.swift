@@ -105,6 +105,7 @@ extension ContractJSON {
             "connectedRelays": network.connectedRelays, "totalRelays": network.totalRelays,
             "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
             "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded, "chatsLoaded": network.chatsLoaded,
+            "relays": network.relays.map { ["url": $0.url, "connected": $0.connected, "statusText": $0.statusText] as Object },
         ]
     }
 

@@ -20,6 +20,22 @@ extension MarmotClient {
         return accepted
     }
 
+    /// Replaces our relays: the pool gains the new ones and drops the removed ones (unless a group we
+    /// are in uses them), and our relay lists are published again naming the new set.
+    public func setRelays(_ new: [RelayURL]) async throws {
+        var unique: [RelayURL] = []
+        for relay in new where !unique.contains(relay) { unique.append(relay) }
+        guard !unique.isEmpty else { throw MarmotClientError.noRelays }
+        let groupRelays = Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))
+        for relay in relays where !unique.contains(relay) && !groupRelays.contains(relay) {
+            await pool.remove(relay.string)
+        }
+        for relay in unique where !relays.contains(relay) { await pool.add(relay.string) }
+        relays = unique
+        logger.info("relays now \(unique.map(\.string))")
+        await publishRelayLists()
+    }
+
     /// A peer's relay lists, read from our relays (and `extra` relays, e.g. an nprofile's hints).
     public func relayLists(of peer: PublicKey, extra: [RelayURL] = []) async -> RelayLists {
         let filter = Filter(authors: [peer], kinds: [.relayList, .dmRelays, .keyPackageRelays])

@@ -71,8 +71,9 @@ public actor MarmotClient {
 
     /// Our Nostr identity.
     public nonisolated let publicKey: PublicKey
-    /// Relays written into key packages and new groups.
-    public nonisolated let relays: [RelayURL]
+    /// Our relays: where we publish and read, and what our key packages, relay lists and new groups
+    /// name. Changed with `setRelays`.
+    public internal(set) var relays: [RelayURL]
     /// Background happenings, for one consumer.
     public nonisolated let events: AsyncStream<MarmotClientEvent>
 

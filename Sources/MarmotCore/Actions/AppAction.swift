@@ -33,6 +33,12 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// message; `limit` 0 means the core's page size.
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
 
+    // Relays
+    /// Adds a relay (ws:// or wss://) to the session's relays.
+    case addRelay(url: String)
+    /// Removes one of the session's relays (not the last one).
+    case removeRelay(url: String)
+
     // Profile
     /// Publishes this account's name (kind 0); the core cleans it up first.
     case setProfileName(name: String)
@@ -82,6 +88,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .acceptInvite(let id): "acceptInvite(\(id))"
         case .declineInvite(let id): "declineInvite(\(id))"
         case .setProfileName: "setProfileName"
+        case .addRelay: "addRelay"
+        case .removeRelay: "removeRelay"
         case .createGroup(_, let members): "createGroup(members: \(members.count))"
         case .addMembers(let chatID, let npubs): "addMembers(chat: \(chatID), count: \(npubs.count))"
         case .removeMember(let chatID, _): "removeMember(chat: \(chatID))"

@@ -87,6 +87,8 @@ actor AppCore {
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
         case .setProfileName(let name): setProfileName(name)
+        case .addRelay(let url): changeRelays(adding: url)
+        case .removeRelay(let url): changeRelays(removing: url)
         case .createGroup(let name, let npubs): createGroup(name: name, memberNpubs: npubs)
         case .addMembers(let chatID, let npubs): changeGroup(chatID, npubs: npubs) { .add($0) }
         case .removeMember(let chatID, let npub): changeGroup(chatID, npubs: [npub]) { .remove($0[0]) }
@@ -127,6 +129,9 @@ actor AppCore {
         case .messaging(let id, let event):
             guard isCurrent(id) else { return }
             messagingEvent(event)
+        case .relaysSet(let id, let result):
+            guard isCurrent(id) else { return }
+            relaysSet(result)
         case .profileSaved(let id, let result):
             guard isCurrent(id) else { return }
             profileSaved(result)

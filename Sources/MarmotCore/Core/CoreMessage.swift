@@ -23,6 +23,8 @@ enum InternalEvent: Sendable {
     case messaging(session: UInt64, MessagingEvent)
     /// An invitation was accepted (the chat) or declined (nil), or answering it failed.
     case inviteAnswered(session: UInt64, InviteID, accepted: Bool, Result<ChatInfo?, ServiceError>)
+    /// The session's relays were replaced (the new list) or not.
+    case relaysSet(session: UInt64, Result<[URL], ServiceError>)
     /// Our profile name was published (the name as published) or not.
     case profileSaved(session: UInt64, Result<String, ServiceError>)
     /// A group operation ended: the chat to open (creation), nothing (a change), or why not.

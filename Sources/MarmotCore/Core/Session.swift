@@ -18,6 +18,8 @@ final class Session {
     /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
     var outbox: AsyncStream<OutgoingMessage>.Continuation?
     var outboxPump: Task<Void, Never>?
+    /// The session's relays as the user has them (configured at start, then added or removed).
+    var relayURLs: [URL] = []
     /// Pending invitations as the messaging layer last listed them.
     var invites: [InviteInfo] = []
     /// Whether the stored chat list has been read once this session.

@@ -25,6 +25,9 @@ public protocol MessagingService: Sendable {
     /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
     func createChat(with peer: PublicKey) async throws -> ChatInfo
 
+    /// Replaces the session's relays (publishing, reading, relay lists); returns once in effect.
+    func setRelays(_ urls: [URL]) async throws
+
     /// Publishes this account's name (kind 0) and returns it as published (cleaned up).
     func setProfileName(_ name: String) async throws -> String
 
@@ -294,9 +297,12 @@ public struct MessagePage: Sendable, Equatable {
 public struct RelayStatus: Sendable, Equatable {
     public var connected: Int
     public var total: Int
+    /// Each relay's URL and whether it is connected.
+    public var relays: [String: Bool]
 
-    public init(connected: Int, total: Int) {
+    public init(connected: Int, total: Int, relays: [String: Bool] = [:]) {
         self.connected = connected
         self.total = total
+        self.relays = relays
     }
 }

@@ -11,6 +11,8 @@ public struct NetworkState: Sendable, Equatable {
     /// Whether the pending invitations have been listed once this session (an empty
     /// `AppState.invites` then means "none", not "not loaded yet").
     public var invitesLoaded: Bool
+    /// The session's relays, in the order the user has them, with their connection.
+    public var relays: [RelayEntry] = []
     /// Whether the stored chats have been listed once this session.
     public var chatsLoaded: Bool = false
     /// "2 of 3 relays connected", "Connecting to 1 relay…", "Offline" — ready to show.
@@ -64,5 +66,21 @@ public enum SyncStatus: String, Sendable, Equatable {
         case .catchingUp: "Catching up…"
         case .failed: "Messaging unavailable"
         }
+    }
+}
+
+/// One of the session's relays as the relays screen shows it.
+public struct RelayEntry: Sendable, Equatable, Identifiable {
+    public var url: String
+    public var connected: Bool
+    /// "connected" or "connecting…", ready to show.
+    public var statusText: String
+
+    public var id: String { url }
+
+    public init(url: String, connected: Bool) {
+        self.url = url
+        self.connected = connected
+        statusText = connected ? "connected" : "connecting…"
     }
 }

@@ -57,6 +57,7 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case declineInvite = "decline_invite"
     case exportSecret = "export_secret"
     case setProfileName = "set_profile_name"
+    case changeRelays = "change_relays"
     case createGroup = "create_group"
     case changeGroup = "change_group"
     /// Work the messaging layer does on its own (start-up, chat list refresh).

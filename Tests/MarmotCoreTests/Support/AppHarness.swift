@@ -20,12 +20,16 @@ final class AppHarness: Sendable {
     /// - Parameters:
     ///   - messaging: whether a messaging service is configured.
     ///   - seeds: chats the service knows at start, given the account's public key.
-    init(messaging: Bool = true, seeds: @escaping @Sendable (PublicKey) -> [ChatSeed] = { _ in [] }) {
+    init(
+        messaging: Bool = true, relays: [URL] = [],
+        seeds: @escaping @Sendable (PublicKey) -> [ChatSeed] = { _ in [] }
+    ) {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("marmot-core-tests-\(UUID().uuidString)", isDirectory: true)
         var configuration = AppConfiguration(
             clock: .fixed(Self.now), timeZone: TimeZone(identifier: "UTC") ?? .current, logLevel: .trace)
         configuration.logHandlerFactory = logs.factory
+        configuration.relayURLs = relays
         configuration.timer = timer.timer
         if messaging {
             let services = self.services

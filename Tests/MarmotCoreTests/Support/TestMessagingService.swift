@@ -168,6 +168,13 @@ actor TestMessagingService: MessagingService {
 
     func failGroups(_ reason: String?) { groupFailure = reason }
 
+    private(set) var relaySets: [[URL]] = []
+
+    func setRelays(_ urls: [URL]) async throws {
+        if let reason = groupFailure { throw TestServiceError(description: reason) }
+        relaySets.append(urls)
+    }
+
     func setProfileName(_ name: String) async throws -> String {
         if let reason = groupFailure { throw TestServiceError(description: reason) }
         return name

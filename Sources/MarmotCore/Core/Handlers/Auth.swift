@@ -86,6 +86,7 @@ extension AppCore {
             clock: configuration.clock, installationSecret: configuration.installationSecret)
         let service = configuration.messagingServiceFactory?(context)
         let session = Session(id: id, keys: prepared.keys, directory: prepared.directory, service: service)
+        session.relayURLs = configuration.relayURLs
         self.session = session
         let publicKey = prepared.keys.publicKey
         state.auth = .loggedIn(npub: publicKey.npub, pubkey: publicKey.hex)

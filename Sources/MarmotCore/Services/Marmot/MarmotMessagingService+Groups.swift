@@ -5,6 +5,22 @@ import Nostr
 
 /// Group chats through the Marmot client (MIP-01/03 as MDK 0.8.0 does them).
 extension MarmotMessagingService {
+    func setRelays(_ urls: [URL]) async throws {
+        let client = try await connectedClient()
+        let relays = try urls.map { url in
+            do { return try RelayURL(url.absoluteString) } catch { throw MarmotMessagingError.invalidRelay(url.absoluteString) }
+        }
+        do {
+            try await client.setRelays(relays)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+        let kept = Set(relays.map(\.string))
+        for url in relayStates.keys where !kept.contains(url) { relayStates[url] = nil }
+        continuation?.yield(.relayStatus(RelayStatus(
+            connected: relayStates.values.filter { $0 }.count, total: relays.count, relays: relayStates)))
+    }
+
     func setProfileName(_ name: String) async throws -> String {
         let client = try await connectedClient()
         do {

@@ -353,6 +353,7 @@ actor MarmotMessagingService: MessagingService {
         guard relayStates[change.relay] != connected else { return }
         relayStates[change.relay] = connected
         continuation?.yield(.relayStatus(RelayStatus(
-            connected: relayStates.values.filter { $0 }.count, total: context.relayURLs.count)))
+            connected: relayStates.values.filter { $0 }.count, total: max(relayStates.count, context.relayURLs.count),
+            relays: relayStates)))
     }
 }

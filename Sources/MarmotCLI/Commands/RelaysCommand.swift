@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import MarmotCore
+
+/// `marmot relays [list|add|remove]`: the account's relays, with their connection.
+struct RelaysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relays",
+        abstract: "List, add or remove your relays (saved in $MARMOT_HOME/relays).",
+        discussion: """
+            `add` and `remove` change the session's relays through the core (which republishes your relay \
+            lists), then save them in $MARMOT_HOME/relays, used whenever neither --relay nor MARMOT_RELAYS \
+            is given.
+
+            Examples:
+              marmot relays
+              marmot relays add wss://relay.example.com
+              marmot relays remove wss://old.example.com --json
+            """,
+        subcommands: [List.self, Add.self, Remove.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your relays and whether each is connected.")
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws { try await RelayFlows.list(Invocation(relay: relay, output: output)) }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a relay (ws:// or wss://).")
+        @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await RelayFlows.change(.addRelay(url: url), Invocation(relay: relay, output: output))
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove one of your relays (not the last).")
+        @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String
+        @OptionGroup var relay: RelayOptions
+        @OptionGroup var output: OutputOptions
+        func run() async throws {
+            try await RelayFlows.change(.removeRelay(url: url), Invocation(relay: relay, output: output))
+        }
+    }
+}
+
+/// What `relays` does: render the network slice's relays; dispatch changes and save the result.
+@MainActor
+enum RelayFlows {
+    struct Row: Encodable {
+        let url: String
+        let connected: Bool
+    }
+
+    static func list(_ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            print(session.state.network.relays, json: invocation.json)
+        }
+    }
+
+    static func change(_ action: AppAction, _ invocation: Invocation) async throws {
+        try invocation.requireStoredAccount()
+        try await invocation.withSession(publishKeyPackage: false) { session in
+            try await session.requireAccount()
+            try await session.untilSynced()
+            let mark = session.outcomeMark
+            session.dispatch(action)
+            _ = try await session.until("the relays to change", timeout: .seconds(30)) { state throws(CLIError) -> Bool? in
+                guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .changeRelays else {
+                    return nil
+                }
+                if !outcome.isSuccess { throw OutcomeExit.error(outcome) }
+                return true
+            }
+            let relays = session.state.network.relays.map(\.url)
+                .filter { $0 != session.embeddedRelay?.url.absoluteString }
+            let file = session.home.appendingPathComponent("relays")
+            do {
+                try (relays.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIError(.failure, "the relays changed but \(file.path) could not be written: \(error.localizedDescription)")
+            }
+            print(session.state.network.relays, json: invocation.json)
+        }
+    }
+
+    private static func print(_ relays: [RelayEntry], json: Bool) {
+        if json {
+            relays.forEach { Output.json(Row(url: $0.url, connected: $0.connected)) }
+        } else {
+            relays.forEach { Output.line("\($0.url)  \($0.statusText)") }
+        }
+    }
+}
