@@ -21,7 +21,7 @@ test:
 	@bash scripts/check-manifests.sh
 	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
-	@TUI_CHAT=1 bash scripts/tui-test.sh
+	@TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
 	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
