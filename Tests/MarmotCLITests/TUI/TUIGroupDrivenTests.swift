@@ -83,6 +83,15 @@ struct TUIGroupDrivenTests {
             }
         }
 
+        // Alice writes in her chat screen; Bob and Carol read it.
+        aliceScreen.type("hello group")
+        aliceScreen.press([.enter])
+        for session in [bob, carol] {
+            _ = try await session.until("Alice's message", timeout: .seconds(60)) { (state: AppState) -> Bool? in
+                state.currentChat?.messages.contains { $0.content == "hello group" } == true ? true : nil
+            }
+        }
+
         // Alice: Ctrl-G, then n, the new name, Enter.
         aliceScreen.press([.control("g")])
         _ = try await alice.until("Group Info") { $0.router.topScreen == .groupInfo(chatID: group.chatID) ? true : nil }
@@ -93,9 +102,18 @@ struct TUIGroupDrivenTests {
         aliceScreen.type("Summit")
         aliceScreen.press([.enter])
 
+        let renamedByAlice = try await alice.until("Alice's rename", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
+            state.lastOutcome?.operation == .changeGroup ? state.lastOutcome : nil
+        }
+        #expect(renamedByAlice.code == .ok, "\(renamedByAlice) toast: \(alice.state.toast ?? "none")")
         let bobScreen = Screen(bob)
-        _ = try await bob.until("the new name", timeout: .seconds(60)) { (state: AppState) -> Bool? in
-            state.currentChat?.displayName == "Summit" ? true : nil
+        do {
+            _ = try await bob.until("the new name", timeout: .seconds(60)) { (state: AppState) -> Bool? in
+                state.chatList.first { $0.chatID == group.chatID }?.displayName == "Summit" ? true : nil
+            }
+        } catch {
+            Issue.record("Bob: \(bob.state.chatList.map(\.displayName)) current: \(bob.state.currentChat?.displayName ?? "none")")
+            throw error
         }
         let renamed = bobScreen.frame
         #expect(renamed[0].contains("Summit"), "\(renamed.joined(separator: "\n"))")
