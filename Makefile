@@ -21,7 +21,7 @@ test:
 	@bash scripts/check-manifests.sh
 	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
-	@TUI_CHAT=1 bash scripts/tui-test.sh
+	@TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
 	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
 	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
 	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)

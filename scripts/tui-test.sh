@@ -6,6 +6,7 @@
 #   MARMOT_TUI_ARGS="..."                arguments that start the interactive UI (default: none)
 #   KEEP=1                               keep the temp homes and tmux server for inspection
 #   TUI_CHAT=1                           also run the two-account chat over `marmot relay`
+#   TUI_GROUP=1                          also run the three-account group over `marmot relay`
 #
 # Structure, for extending: `start NAME` runs marmot in its own tmux session with its own
 # MARMOT_HOME; `send NAME KEY...` presses tmux keys (Enter, Escape, C-c, n, ...); `type_text NAME TEXT`
@@ -266,6 +267,75 @@ scenario_chat() {
     expect_absent bob "Invitations"
 }
 
+# Alice, Bob and Carol each create an account over one relay; Alice creates the group "Climbing" with
+# Bob and Carol on the New Group screen (N, name, Tab, npubs, Enter); Bob and Carol accept the
+# invitations with `a`; messages go around; Bob's Group Info offers only leave; Alice renames the group
+# from Group Info (Ctrl-G, n) and Bob's screen shows the new name.
+scenario_group() {
+    [[ -n "$RELAY_PID" ]] || start_relay
+    local started=$SECONDS
+    start galice
+    start gbob
+    start gcarol
+    for name in galice gbob gcarol; do wait_for "$name" "c create"; done
+    for name in galice gbob gcarol; do send "$name" c; done
+    for name in galice gbob gcarol; do wait_for "$name" "Your npub: npub1" 60; done
+    local bob_npub carol_npub
+    bob_npub="$(npub_of gbob)"
+    carol_npub="$(npub_of gcarol)"
+    [[ -n "$bob_npub" && -n "$carol_npub" ]] || fail "no npub on bob's or carol's chat list"
+
+    send galice N
+    wait_for galice "Start a group"
+    type_text galice "Climbing"
+    send galice Tab
+    type_text galice "$bob_npub, $carol_npub"
+    wait_for galice "2 npubs typed"
+    send galice Enter
+    wait_for galice "Climbing (3 members)" 60
+    wait_for galice "^G group info"
+
+    for name in gbob gcarol; do
+        wait_for "$name" "Invitations (1)" 60
+        wait_match "$name" "^ > ✉ npub1.* invites you to"
+        send "$name" a
+        wait_for "$name" "Climbing (3 members)" 60
+    done
+
+    type_text galice "hello group"
+    send galice Enter
+    wait_for gbob "hello group" 60
+    wait_for gcarol "hello group" 60
+    type_text gbob "hi from bob"
+    send gbob Enter
+    wait_for galice "hi from bob" 60
+    wait_for gcarol "hi from bob" 60
+
+    # Bob is no admin: his Group Info lists the members and offers only leaving.
+    send gbob C-g
+    wait_for gbob "Climbing · Info"
+    wait_for gbob "(you)"
+    wait_for gbob "l leave  Esc back"
+    expect_absent gbob "a add"
+    send gbob Escape
+    wait_for gbob "^G group info"
+
+    send galice C-g
+    wait_for galice "Climbing · Info"
+    wait_for galice "admin (you)"
+    wait_for galice "$bob_npub"
+    wait_for galice "$carol_npub"
+    wait_for galice "n rename"
+    send galice n
+    wait_for galice "New name:"
+    type_text galice "Summit"
+    send galice Enter
+    wait_for galice "Summit · Info" 60
+    wait_for gbob "Summit (3 members)" 60
+    wait_for gcarol "Summit (3 members)" 60
+    log "group scenario took $((SECONDS - started)) s"
+}
+
 main() {
     ensure_tools
     scenario_create_account
@@ -273,6 +343,7 @@ main() {
     scenario_quit_and_restore
     scenario_sigterm_restores_terminal
     if [[ "${TUI_CHAT:-0}" == 1 ]]; then scenario_chat; fi
+    if [[ "${TUI_GROUP:-0}" == 1 ]]; then scenario_group; fi
     log "PASS"
 }
 

@@ -111,6 +111,10 @@ extension ContractJSON {
         case "login": return .login
         case "chatList": return .chatList
         case "newChat": return .newChat
+        case "newGroup": return .newGroup
+        case "groupInfo":
+            guard let chatID = object["chatId"] as? String else { throw .invalidField(field + ".chatId") }
+            return .groupInfo(chatID: ChatID(chatID))
         case "chat":
             guard let chatID = object["chatId"] as? String else { throw .invalidField(field + ".chatId") }
             return .chat(chatID: ChatID(chatID))

@@ -44,6 +44,8 @@ extension ContractJSON {
         case .chatList: ["type": "chatList"]
         case .newChat: ["type": "newChat"]
         case .chat(let chatID): ["type": "chat", "chatId": chatID.rawValue]
+        case .groupInfo(let chatID): ["type": "groupInfo", "chatId": chatID.rawValue]
+        case .newGroup: ["type": "newGroup"]
         }
     }
 

@@ -60,6 +60,8 @@ struct ScreenView: View {
         case .chatList: ChatListView(manager: manager)
         case .chat: ChatView(manager: manager)
         case .newChat: NewChatView(manager: manager)
+        case .groupInfo: GroupInfoView(manager: manager)
+        case .newGroup: NewGroupView(manager: manager)
         }
     }
 }

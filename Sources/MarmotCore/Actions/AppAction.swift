@@ -114,6 +114,8 @@ extension Screen {
         case .chatList: "chatList"
         case .chat(let chatID): "chat(\(chatID))"
         case .newChat: "newChat"
+        case .groupInfo(let chatID): "groupInfo(\(chatID))"
+        case .newGroup: "newGroup"
         }
     }
 }

@@ -14,7 +14,12 @@ extension AppCore {
             return
         }
         let visible: ChatID? =
-            if case .chat(let chatID) = state.router.topScreen, session.chats[chatID] != nil { chatID } else { nil }
+            switch state.router.topScreen {
+            case .chat(let chatID) where session.chats[chatID] != nil, .groupInfo(let chatID) where session.chats[chatID] != nil:
+                chatID
+            default:
+                nil
+            }
         if visible != session.visibleChatID {
             session.visibleChatID = visible
             if let visible { chatBecameVisible(visible, in: session) }

@@ -79,6 +79,11 @@ public enum Screen: Sendable, Hashable {
     case chatList
     case chat(chatID: ChatID)
     case newChat
+    /// A chat's members, admins and management (add, remove, rename, promote, leave); pushed on
+    /// top of its chat, and `currentChat` stays that chat.
+    case groupInfo(chatID: ChatID)
+    /// Starting a named group with several npubs.
+    case newGroup
 }
 
 /// Whether an identity is active; carries only public identifiers, never the secret key.

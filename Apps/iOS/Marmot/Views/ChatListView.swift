@@ -67,6 +67,13 @@ struct ChatListView: View {
                     Label("New Chat", systemImage: "square.and.pencil")
                 }
             }
+            ToolbarItem(placement: .topBarTrailing) {
+                Button {
+                    manager.dispatch(.pushScreen(.newGroup))
+                } label: {
+                    Label("New Group", systemImage: "person.3")
+                }
+            }
         }
     }
 }

@@ -54,6 +54,13 @@ struct ChatView: View {
                                 .foregroundStyle(.secondary)
                         }
                     }
+                    ToolbarItem(placement: .topBarTrailing) {
+                        Button {
+                            manager.dispatch(.pushScreen(.groupInfo(chatID: chat.chatID)))
+                        } label: {
+                            Label("Group Info", systemImage: "person.3")
+                        }
+                    }
                 }
             }
         } else {

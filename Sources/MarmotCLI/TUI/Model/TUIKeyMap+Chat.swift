@@ -60,6 +60,8 @@ extension TUIKeyMap {
             ui.selectedMessage = nil
             ui.chatScroll = transcript.window(height: layout.transcriptRows, scroll: .max, selected: nil).scroll
             return (ui, loadOlder(chat))
+        case .control("g") where chat.isGroup:
+            return (ui, [.pushScreen(.groupInfo(chatID: chatID))])
         case .control("r"):
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
         case .character("r") where selectedIndex.map({ messages[$0].canRetry }) == true:

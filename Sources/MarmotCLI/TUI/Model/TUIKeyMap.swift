@@ -12,11 +12,16 @@ import MarmotCore
 /// - login: ↑↓/jk/Tab choose, Enter selects, c creates an account, i imports an nsec, q quits; in the
 ///   nsec field Enter logs in, Esc cancels, Ctrl-U clears.
 /// - chat list: ↑↓/jk/Home/End move over the invitations and chats, Enter/→ open a chat, n new chat,
-///   L log out (then y), q quits; on an invitation a accepts, d declines, Enter asks (then a, d or Esc).
+///   N new group, L log out (then y), q quits; on an invitation a accepts, d declines, Enter asks (then a, d or Esc).
 /// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
 /// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
 ///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
-///   messages), Home goes to the oldest loaded message (and loads older ones), End to the newest.
+///   messages), Home goes to the oldest loaded message (and loads older ones), End to the newest;
+///   in a group Ctrl-G opens Group Info.
+/// - new group: type the name, Tab (or Enter) to the members field, type npubs separated by commas or
+///   spaces, Enter creates the group, Esc goes back.
+/// - group info: ↑↓/jk move over the members, Esc back; when the core says we may manage: a add
+///   (asks an npub), r remove, p promote/demote, n rename (asks the name); l leave (then y).
 enum TUIKeyMap {
     typealias Result = (ui: TUIViewState, actions: [AppAction])
 
@@ -40,6 +45,8 @@ enum TUIKeyMap {
         case .chatList: return chatList(key, state: state, ui: ui)
         case .newChat: return newChat(key, state: state, ui: ui)
         case .chat(let chatID): return chat(key, chatID: chatID, state: state, ui: ui)
+        case .newGroup: return newGroup(key, state: state, ui: ui)
+        case .groupInfo(let chatID): return groupInfo(key, chatID: chatID, state: state, ui: ui)
         }
     }
 
@@ -141,6 +148,8 @@ enum TUIKeyMap {
             return (ui, answer(inviteID, accept: key == .character("a"), state: state))
         case .character("n"):
             return (ui, [.pushScreen(.newChat)])
+        case .character("N"):
+            return (ui, [.pushScreen(.newGroup)])
         case .character("L"):
             ui.confirmingLogout = true
         case .character("q"):

@@ -36,6 +36,32 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     // New chat
     var npubInput = ""
 
+    // New group
+    /// Which New Group field takes the keys typed.
+    enum NewGroupField: Sendable, Equatable {
+        case name
+        case members
+    }
+    var groupNameInput = ""
+    /// The members' npubs as typed, separated by commas or spaces.
+    var groupMembersInput = ""
+    var newGroupField: NewGroupField = .name
+
+    // Group info
+    /// The question the Group Info screen is asking, if any.
+    enum GroupPrompt: Sendable, Equatable {
+        /// An npub to add, typed into `groupPromptInput`.
+        case addMember
+        /// A new name, typed into `groupPromptInput`.
+        case rename
+        /// "Leave this group?" waits for y/n.
+        case confirmLeave
+    }
+    /// The highlighted member's npub; nil means the first row.
+    var selectedMember: String?
+    var groupPrompt: GroupPrompt?
+    var groupPromptInput = ""
+
     // Chat
     var draft = ""
     /// The highlighted message; nil while typing (the view follows the newest message).
@@ -63,8 +89,19 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
                 next.loginChoice = .createAccount
             }
             if top != .newChat { next.npubInput = "" }
-            if case .chat = top {} else {
-                next.draft = ""
+            if top != .newGroup {
+                next.groupNameInput = ""
+                next.groupMembersInput = ""
+                next.newGroupField = .name
+            }
+            if case .groupInfo = top {} else {
+                next.selectedMember = nil
+            }
+            next.groupPrompt = nil
+            next.groupPromptInput = ""
+            switch top {
+            case .chat, .groupInfo: break  // Group Info sits on its chat: the draft waits there.
+            default: next.draft = ""
             }
             next.selectedMessage = nil
             next.chatScroll = 0
@@ -79,6 +116,9 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         }
         if let invite = promptedInvite, !state.invites.contains(where: { $0.inviteID == invite }) {
             next.promptedInvite = nil
+        }
+        if let member = selectedMember, !Self.members(of: state).contains(member) {
+            next.selectedMember = nil
         }
         if let message = selectedMessage, state.currentChat?.messages.contains(where: { $0.id == message }) != true {
             next.selectedMessage = nil
@@ -102,6 +142,21 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         return 0
     }
 
+    /// The rows of the Group Info screen: this account first, then the other members, in the core's order.
+    static func members(of state: AppState) -> [String] {
+        guard let chat = state.currentChat else { return [] }
+        var rows: [String] = []
+        if case .loggedIn(let npub, _) = state.auth { rows.append(npub) }
+        return rows + chat.memberNpubs
+    }
+
+    /// Index of the highlighted member in `members`.
+    func selectedMemberIndex(in members: [String]) -> Int? {
+        guard !members.isEmpty else { return nil }
+        guard let selectedMember else { return 0 }
+        return members.firstIndex(of: selectedMember) ?? 0
+    }
+
     /// Highlights `item`.
     mutating func select(_ item: ChatListItem) {
         switch item {
@@ -117,7 +172,9 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     var description: String {
         "TUIViewState(screen: \(screen.map { "\($0)" } ?? "none"), size: \(size.columns)x\(size.rows), "
             + "importingKey: \(importingKey), nsecInput: \(nsecInput.isEmpty ? "empty" : "redacted"), "
-            + "npubInput: \(npubInput.count) chars, draft: \(draft.count) chars, "
+            + "npubInput: \(npubInput.count) chars, groupNameInput: \(groupNameInput.count) chars, "
+            + "groupMembersInput: \(groupMembersInput.count) chars, groupPrompt: \(groupPrompt.map { "\($0)" } ?? "none"), "
+            + "draft: \(draft.count) chars, "
             + "selectedChat: \(selectedChat.map(\.rawValue) ?? "none"), "
             + "selectedInvite: \(selectedInvite.map(\.rawValue) ?? "none"), "
             + "promptedInvite: \(promptedInvite.map(\.rawValue) ?? "none"), "

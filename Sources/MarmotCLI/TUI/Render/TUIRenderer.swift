@@ -50,7 +50,16 @@ enum TUIRenderer {
                 let chat = state.currentChat.flatMap { $0.chatID == chatID ? $0 : nil }
                 title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
-                keys = ChatScreen.keys
+                keys = chat?.isGroup == true ? ChatScreen.groupKeys : ChatScreen.keys
+            case .newGroup:
+                title = "Marmot · New group"
+                body = NewGroupScreen.body(state, ui, layout)
+                keys = NewGroupScreen.keys
+            case .groupInfo(let chatID):
+                let chat = state.currentChat.flatMap { $0.chatID == chatID ? $0 : nil }
+                title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Group") + " · Info"
+                body = GroupInfoScreen.body(state, ui, layout)
+                keys = GroupInfoScreen.keys(state, ui)
             }
         }
         body = Array(body.prefix(layout.bodyRows))
@@ -94,6 +103,9 @@ enum TUIRenderer {
             return StyledLine(
                 " Log out? The key stored on this machine is deleted: export it first to keep the account. y/n",
                 .color(.yellow, bold: true))
+        }
+        if ui.groupPrompt == .confirmLeave {
+            return StyledLine(" Leave this group? You stop receiving its messages. y/n", .color(.yellow, bold: true))
         }
         if let prompted = ui.promptedInvite, let invite = state.invites.first(where: { $0.inviteID == prompted }) {
             return StyledLine.justified(

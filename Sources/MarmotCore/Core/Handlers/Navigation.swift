@@ -11,9 +11,9 @@ extension AppCore {
         switch screen {
         case .login, .chatList:
             logger.debug("root screens are not pushed", metadata: ["screen": "\(screen.tag)"])
-        case .newChat:
-            if state.router.topScreen != .newChat { state.router.screenStack.append(.newChat) }
-        case .chat(let chatID):
+        case .newChat, .newGroup:
+            if state.router.topScreen != screen { state.router.screenStack.append(screen) }
+        case .chat(let chatID), .groupInfo(let chatID):
             guard session.chats[chatID] != nil else {
                 finish(.openChat, .unknownChat, "Chat not found")
                 return
@@ -34,7 +34,9 @@ extension AppCore {
     /// Shows `chatID` after creating or finding it: replaces a New Chat screen on top, so going back
     /// returns to the chat list.
     func showChat(_ chatID: ChatID) {
-        if state.router.screenStack.last == .newChat { state.router.screenStack.removeLast() }
+        if state.router.screenStack.last == .newChat || state.router.screenStack.last == .newGroup {
+            state.router.screenStack.removeLast()
+        }
         pushScreen(.chat(chatID: chatID))
     }
 }

@@ -3,6 +3,8 @@ import MarmotCore
 /// The chat screen: the transcript, a separator, and the line being typed.
 enum ChatScreen {
     static let keys = "Enter send  Esc back  ↑↓ select  r retry  PgUp/PgDn/Home/End scroll  ^C quit"
+    /// The help line of a group chat: Ctrl-G opens Group Info.
+    static let groupKeys = "Enter send  Esc back  ↑↓ select  r retry  PgUp/PgDn  ^G group info  ^C quit"
 
     static func body(_ state: AppState, _ ui: TUIViewState, _ layout: TUILayout) -> [StyledLine] {
         let width = layout.width
