@@ -222,7 +222,20 @@ extension MarmotClient {
             competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
             rolling \(session.id) back from epoch \(session.mls.epoch)
             """)
-        let applied = try acceptCommit(summary, next: next, event: event, before: restored, session: session)
+        var applied = try acceptCommit(summary, next: next, event: event, before: restored, session: session)
+        // The group data now is the winning branch's, whatever the losing one had set.
+        let winning = try? NostrGroupData(groupContextExtensions: next.extensions)
+        if let winning {
+            do { try persist(next, for: session.id, groupData: winning) } catch { throw .storage("\(error)") }
+        }
+        // A commit of ours that lost the race changed the group data (a rename, admins): do it again
+        // on the winning branch, so our change is not silently lost while others never saw it.
+        if (try? store.processedEvent(id: snapshot.commitEventID))?.outcome == .own,
+           let ours = try? NostrGroupData(groupContextExtensions: session.mls.extensions), let winning,
+           ours.name != winning.name || ours.groupDescription != winning.groupDescription || ours.admins != winning.admins {
+            logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
+            applied.reissueGroupData = ours
+        }
         alternates[session.id] = AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls)
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)

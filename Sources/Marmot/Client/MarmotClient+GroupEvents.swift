@@ -17,6 +17,8 @@ extension MarmotClient {
         var resend: [EventID] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
         var proposalToCommit = false
+        /// Our group-data commit lost a race: this data is committed again on the winning branch.
+        var reissueGroupData: NostrGroupData?
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -44,6 +46,7 @@ extension MarmotClient {
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
             if applied.proposalToCommit { await commitPendingSelfRemoves(applied.group) }
+            if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
             drop(event, error, group: group)
@@ -221,6 +224,20 @@ extension MarmotClient {
             }
         }
         return summary.newExtensions == nil ? nil : data
+    }
+
+    /// Commits `data` (name, description, admins still members) again after our change lost a race.
+    func reissue(_ data: NostrGroupData, in id: GroupID) async {
+        guard let session = sessions[id], isAdmin(session) else { return }
+        let members = Set(session.memberKeys)
+        let admins = data.admins.filter(members.contains)
+        do {
+            _ = try await updateGroupDataExclusive(
+                id, name: data.name, description: data.groupDescription, admins: admins.isEmpty ? nil : admins)
+        } catch {
+            logger.warning("could not issue our group-data change in \(id) again: \(error)")
+            emit(.failure(chat: id, reason: "a change to the group was overtaken and could not be made again: \(error)"))
+        }
     }
 
     /// A commit any member may make: a pure self-update (only the committer's own leaf changes) or
