@@ -98,7 +98,8 @@ actor MarmotMessagingService: MessagingService {
             await self?.trackCatchUp(limit: catchUp, client: client)
             // The outbox of a previous run (a crash before a relay's OK) goes out without the user.
             _ = await client.resumeOutbox()
-            await self?.refreshNames(client)
+            // Names are a nicety: looked up beside the key package upkeep, never before it.
+            Task { [weak self] in await self?.refreshNames(client) }
             guard publishKeyPackage else { return }
             await self?.announce(client: client, relays: relays)
         }
@@ -142,6 +143,13 @@ actor MarmotMessagingService: MessagingService {
     /// Keeps one key package of ours visible (MIP-00 upkeep) and publishes the relay lists peers use to reach this account (MIP-00
     /// kind 10051 for key packages, NIP-17 kind 10050 for gift-wrapped Welcomes).
     private func announce(client: MarmotClient, relays: [RelayURL]) async {
+        // Without any relay, looking up and publishing could only time out one step after another:
+        // say at once (after the connection wait) that the key package is not out.
+        guard await awaitConnection() else {
+            logger.warning("no relay reachable: key package not published", metadata: ["relays": "\(relays.count)"])
+            continuation?.yield(.keyPackagePublished(false))
+            return
+        }
         do {
             let upkeep = try await client.ensureKeyPackage()
             if !upkeep.isAvailable {
