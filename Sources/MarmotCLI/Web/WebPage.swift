@@ -47,7 +47,7 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 </section>
 <section id="screen-chatList">
  <div class="card"><div class="row"><div style="flex:1"><div class="muted">Your npub</div><div class="mono" id="my-npub"></div></div>
-  <button id="new-chat-button">New chat</button></div>
+  <button id="new-chat-button">New chat</button><button id="new-group-button" class="secondary">New group</button></div>
   <div class="row" style="margin-top:8px"><button id="export-key" class="secondary">Export key</button><button id="logout" class="secondary">Log out</button></div>
   <div class="mono" id="exported-nsec"></div></div>
  <div id="invites"></div>
@@ -59,9 +59,24 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
   <div class="row"><input id="peer-npub" autocomplete="off" placeholder="npub1…"><button id="start-chat">Start chat</button></div>
   <p class="muted" id="new-chat-busy"></p></div>
 </section>
+<section id="screen-newGroup">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0">New group</h2></div>
+  <div class="row"><input id="group-name" autocomplete="off" placeholder="Group name"></div>
+  <div class="row" style="margin-top:8px"><input id="group-npubs" autocomplete="off" placeholder="npub1… npub1… (space or comma separated)"><button id="create-group">Create</button></div>
+  <p class="muted" id="new-group-busy"></p></div>
+</section>
+<section id="screen-groupInfo">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="group-title"></h2></div>
+  <div id="members" style="margin-top:10px"></div>
+  <div id="group-manage">
+   <div class="row" style="margin-top:10px"><input id="add-npub" autocomplete="off" placeholder="npub1… to add"><button id="add-member">Add</button></div>
+   <div class="row" style="margin-top:8px"><input id="rename" autocomplete="off" placeholder="New name"><button id="rename-group" class="secondary">Rename</button></div>
+  </div>
+  <div class="row" style="margin-top:10px"><button id="leave-group" class="secondary">Leave group</button></div></div>
+</section>
 <section id="screen-chat">
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2>
-  <button id="load-older" class="secondary">Older</button></div>
+  <button id="group-info" class="secondary">Group info</button><button id="load-older" class="secondary">Older</button></div>
   <div id="messages" style="margin-top:10px"></div>
   <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><button id="send">Send</button></div></div>
 </section>
@@ -73,7 +88,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 let state = null, lastRev = -1, resyncing = false, socket = null, notice = "";
 const $ = id => document.getElementById(id);
 const SLICES = {routerChanged:"router", authChanged:"auth", chatListChanged:"chatList", currentChatChanged:"currentChat",
-  toastChanged:"toast", busyChanged:"busy", networkChanged:"network", invitesChanged:"invites"};
+  toastChanged:"toast", busyChanged:"busy", networkChanged:"network", invitesChanged:"invites", profileChanged:"profile"};
 
 function connect() {
   socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
@@ -108,7 +123,7 @@ function topScreen() { const r = state.router; return r.screenStack.length ? r.s
 
 function render() {
   const screen = topScreen();
-  for (const name of ["login", "chatList", "newChat", "chat"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
+  for (const name of ["login", "chatList", "newChat", "chat", "newGroup", "groupInfo"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
   $("status").textContent = state.network.statusText;
   document.body.dataset.rev = String(state.rev);
   document.body.dataset.keyPackage = String(state.network.keyPackagePublished);
@@ -118,10 +133,36 @@ function render() {
   $("create-account").disabled = $("import-button").disabled = busy.creatingAccount || busy.loggingIn || busy.restoringSession;
   $("login-busy").textContent = busy.creatingAccount ? "Creating account…" : busy.loggingIn ? "Logging in…" : busy.restoringSession ? "Restoring…" : "";
   $("new-chat-busy").textContent = busy.creatingChat ? "Starting the chat…" : "";
-  $("start-chat").disabled = busy.creatingChat;
+  $("start-chat").disabled = $("create-group").disabled = busy.creatingChat;
+  $("new-group-busy").textContent = busy.creatingChat ? "Creating the group…" : "";
   if (state.auth.type === "loggedIn") $("my-npub").textContent = state.auth.npub;
   $("title").textContent = screen.type === "chat" && state.currentChat ? state.currentChat.displayName : "Marmot";
-  renderInvites(); renderChats(); renderChat();
+  renderInvites(); renderChats(); renderChat(); renderGroupInfo();
+}
+
+function renderGroupInfo() {
+  const chat = state.currentChat, box = $("members");
+  box.replaceChildren();
+  if (!chat) return;
+  $("group-title").textContent = chat.displayName + " · " + chat.memberCount + " members";
+  $("group-manage").style.display = chat.canManage ? "block" : "none";
+  const me = state.auth.type === "loggedIn" ? state.auth.npub : null;
+  for (const npub of (me ? [me] : []).concat(chat.memberNpubs)) {
+    const row = el("div", "member row"); row.dataset.npub = npub;
+    const admin = chat.adminNpubs.includes(npub);
+    row.append(el("span", "mono", npub), el("span", "muted", (admin ? "admin" : "member") + (npub === me ? " (you)" : "")));
+    if (chat.canManage) {
+      const toggle = el("button", "secondary", admin ? "Remove admin" : "Make admin");
+      toggle.onclick = () => dispatch({type: "setAdmin", chatId: chat.chatId, npub, isAdmin: !admin});
+      row.append(toggle);
+      if (npub !== me) {
+        const remove = el("button", "secondary", "Remove");
+        remove.onclick = () => { if (confirm("Remove this member?")) dispatch({type: "removeMember", chatId: chat.chatId, npub}); };
+        row.append(remove);
+      }
+    }
+    box.append(row);
+  }
 }
 
 function renderInvites() {
@@ -162,6 +203,7 @@ function renderChat() {
   if (!chat) { box.replaceChildren(); return; }
   $("chat-title").textContent = chat.displayName;
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
+  $("group-info").style.display = chat.isGroup ? "inline-block" : "none";
   $("load-older").disabled = chat.isLoadingOlder;
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   box.replaceChildren();
@@ -192,6 +234,14 @@ $("create-account").onclick = () => dispatch({type: "createAccount"});
 $("import-button").onclick = () => { const nsec = $("import-nsec").value.trim(); $("import-nsec").value = ""; if (nsec) dispatch({type: "login", nsec}); };
 $("new-chat-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "newChat"}});
 $("start-chat").onclick = () => { const npub = $("peer-npub").value.trim(); if (npub) { dispatch({type: "createChat", peerNpub: npub}); $("peer-npub").value = ""; } };
+$("new-group-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "newGroup"}});
+$("create-group").onclick = () => {
+  dispatch({type: "createGroup", name: $("group-name").value, memberNpubs: $("group-npubs").value.split(/[\s,]+/).filter(s => s)});
+};
+$("group-info").onclick = () => { if (state.currentChat) dispatch({type: "pushScreen", screen: {type: "groupInfo", chatId: state.currentChat.chatId}}); };
+$("add-member").onclick = () => { if (state.currentChat) { dispatch({type: "addMembers", chatId: state.currentChat.chatId, npubs: [$("add-npub").value]}); $("add-npub").value = ""; } };
+$("rename-group").onclick = () => { if (state.currentChat) { dispatch({type: "renameChat", chatId: state.currentChat.chatId, name: $("rename").value}); $("rename").value = ""; } };
+$("leave-group").onclick = () => { if (state.currentChat && confirm("Leave this group?")) dispatch({type: "leaveChat", chatId: state.currentChat.chatId}); };
 $("send").onclick = () => {
   const text = $("composer").value; if (!text.trim() || !state.currentChat) return;
   dispatch({type: "sendMessage", chatId: state.currentChat.chatId, content: text}); $("composer").value = "";
