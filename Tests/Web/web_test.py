@@ -112,7 +112,10 @@ class Page:
 
 def relay_outage(alice, started):
     """The relay goes down: a message ends failed with Retry; the relay comes back: Retry gets ✓."""
-    alice.click("#chats .chat-row")
+    while "shown" not in alice.driver.find_element(By.ID, "screen-chatList").get_attribute("class"):
+        alice.click("section.shown .back")
+        time.sleep(0.2)
+    next(row for row in alice.driver.find_elements(By.CSS_SELECTOR, "#chats .chat-row") if "Summit" not in row.text).click()
     alice.screen("chat")
     os.kill(int(os.environ["RELAY_PID"]), signal.SIGTERM)
     time.sleep(0.5)
@@ -137,6 +140,36 @@ def relay_outage(alice, started):
     finally:
         relay.terminate()
         relay.wait()
+
+
+def group_scenario(alice, bob, bob_npub, started):
+    """Alice creates a named group with Bob from the New Group screen, Bob accepts, Alice renames it
+    from Group Info (which lists both members, Alice as admin) and Bob's chat shows the new name."""
+    for page in (alice, bob):
+        while "shown" not in page.driver.find_element(By.ID, "screen-chatList").get_attribute("class"):
+            page.click("section.shown .back")
+            time.sleep(0.2)
+    alice.click("#new-group-button")
+    alice.screen("newGroup")
+    alice.type("group-name", "Browser crew")
+    alice.type("group-npubs", bob_npub)
+    alice.shot("10-new-group")
+    alice.click("#create-group")
+    alice.screen("chat")
+    alice.wait("group title", lambda d: d.find_element(By.ID, "chat-title").text == "Browser crew")
+    bob.wait("group invitation", lambda d: d.find_elements(By.CSS_SELECTOR, "#invites .invite .accept"))
+    bob.click("#invites .invite .accept")
+    bob.screen("chat")
+    alice.click("#group-info")
+    alice.screen("groupInfo")
+    alice.wait("two members", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#members .member")) == 2)
+    assert "admin (you)" in alice.driver.find_element(By.ID, "members").text
+    alice.shot("11-group-info")
+    alice.type("rename", "Summit")
+    alice.click("#rename-group")
+    bob.wait("renamed group", lambda d: d.find_element(By.ID, "chat-title").text == "Summit")
+    bob.shot("12-group-renamed")
+    print(f"web_test: group created, accepted, renamed at {time.monotonic() - started:.1f}s")
 
 
 def main():
@@ -212,6 +245,7 @@ def main():
         alice.driver.switch_to.alert.accept()
         alice.wait("exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
         print(f"web_test: unread badge, reload restores the chat, export needs a confirmation at {time.monotonic() - started:.1f}s")
+        group_scenario(alice, bob, bob_npub, started)
         if os.environ.get("RELAY_PID"):
             relay_outage(alice, started)
         print(f"web_test: ok in {time.monotonic() - started:.1f}s")

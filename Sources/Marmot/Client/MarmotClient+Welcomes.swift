@@ -69,8 +69,9 @@ extension MarmotClient {
 
         let members = mls.members.compactMap { NostrIdentity.publicKey($0.credential) }
         let others = members.filter { $0 != publicKey }
-        // The inviter is proven by the seal: in a two-member group it is our 1:1 peer.
-        let peer: PublicKey? = others == [incoming.sender] ? incoming.sender : nil
+        // The inviter is proven by the seal: in an unnamed two-member group it is our 1:1 peer (a
+        // named group of two is a group, as its creator made it one).
+        let peer: PublicKey? = others == [incoming.sender] && groupData.name.isEmpty ? incoming.sender : nil
         let row = StoredGroup(
             mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
