@@ -27,7 +27,7 @@ enum MDKGroupBench {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script, "--sizes", sizes.map(String.init).joined(separator: ","), "--budget", String(budget)]
         // Output goes straight to ours, after what we printed so far.
-        fflush(stdout)
+        fflush(nil)
         do {
             try process.run()
         } catch {
