@@ -10,7 +10,9 @@ MDK keeps its groups in its store, not as values, so an operation cannot be repl
 state: runs follow each other (add k, then remove k; update, then process it; ...).
 
 Usage: python mdk_group_bench.py [--sizes 2,10,50,200] [--budget SECONDS]
-Run with the interop venv's python (.venv-interop or $MDK_VENV).
+Run with the interop venv's python (.venv-interop or $MDK_VENV). Stores go under $TMPDIR: on a
+real disk MDK's figures are mostly fsync waits (its SQLite commits); TMPDIR=/dev/shm shows the CPU
+cost alone (`TMPDIR=/dev/shm .build/release/marmot-bench groups` does it for both sides).
 """
 import argparse
 import json
@@ -55,7 +57,7 @@ class Member:
 
 def runs_for(size):
     """Runs per operation: a few for small groups, fewer for big ones (median taken)."""
-    return 5 if size <= 10 else 3 if size <= 50 else 2
+    return 7 if size <= 10 else 5 if size <= 50 else 3
 
 
 def ms(seconds_list):
