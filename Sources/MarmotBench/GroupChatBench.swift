@@ -12,6 +12,7 @@ import Nostr
 /// Welcome); add one member (commit + Welcome, then processed by another member); remove one;
 /// self-update created and processed; one 100-byte message encrypted and decrypted. Every
 /// operation starts from the same state (MLS groups are values), so runs are independent.
+/// MDK 0.8.0 doing the same follows in the same run (`MDKGroupBench`).
 enum GroupChatBench {
     static let sizes = [2, 10, 50, 200]
     static let plaintext = Data(repeating: 0x61, count: 100)
@@ -36,6 +37,7 @@ enum GroupChatBench {
         } catch {
             print("group chat bench failed: \(error)")
         }
+        MDKGroupBench.run(sizes: sizes)
     }
 
     /// Iterations per size: enough to average small groups, few for 200 members.

@@ -1,0 +1,64 @@
+import Foundation
+
+/// MDK 0.8.0 beside `GroupChatBench`: runs `scripts/mdk_group_bench.py` in the interop venv, which
+/// does the same group operations with one MDK instance per member on its own encrypted SQLite
+/// store, and prints its table under ours. Why: a figure of ours means little without the
+/// reference implementation measured on the same machine in the same run.
+enum MDKGroupBench {
+    /// Seconds the MDK side may take in all (the script skips sizes that would not fit).
+    static let budget = 150
+    /// Published figures of other MLS implementations, for scale (their own machines).
+    static let published = "published for reference (other machines): OpenMLS commit/process ~10 ms at 100 members; "
+        + "mls-rs commit 13.9 ms, process 1.0 ms at 128 members"
+
+    static func run(sizes: [Int]) {
+        print("\n-- MDK 0.8.0 (mdk-python), same operations, one MDK instance per member on its own encrypted SQLite store (median) --")
+        defer { print(published) }
+        let script: String
+        let python: String
+        switch locate() {
+        case .failure(let skip):
+            print("MDK comparison skipped: \(skip.description)")
+            return
+        case .success(let found):
+            (script, python) = found
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, "--sizes", sizes.map(String.init).joined(separator: ","), "--budget", String(budget)]
+        // Output goes straight to ours, after what we printed so far.
+        fflush(nil)
+        do {
+            try process.run()
+        } catch {
+            print("MDK comparison skipped: cannot start \(python): \(error)")
+            return
+        }
+        // The script checks its budget between sizes; this bounds one size that overruns.
+        let limit = budget * 2 + 60
+        let deadline = Date().addingTimeInterval(Double(limit))
+        while process.isRunning, Date() < deadline { usleep(100_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            print("MDK comparison stopped: still running after \(limit) s")
+        } else if process.terminationStatus != 0 {
+            print("MDK comparison failed: mdk_group_bench.py exited with status \(process.terminationStatus)")
+        }
+    }
+
+    /// The script (`scripts/` of the package, from the working directory or beside the built
+    /// executable) and the interop venv's python, or why the comparison is skipped.
+    static func locate() -> Result<(script: String, python: String), BenchSkip> {
+        let name = "scripts/mdk_group_bench.py"
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        // .build/<config>/marmot-bench -> package root three levels up.
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0], relativeTo: cwd).standardizedFileURL
+        let packageRoot = executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [cwd.appendingPathComponent(name).path, packageRoot.appendingPathComponent(name).path]
+        guard let script = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            return .failure(BenchSkip("\(name) not found (run from the package root)"))
+        }
+        return BenchInteropKit.locate("mdk_peer.py").map { (script: script, python: $0.python) }
+    }
+}
