@@ -32,12 +32,10 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add npubs to a group you administer.")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var target: GroupTarget
         @Argument(help: ArgumentHelp("The npubs to add.", valueName: "npub")) var npubs: [String]
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
         func run() async throws {
-            try await GroupFlows.change(chat, "added \(npubs.count)", Invocation(relay: relay, output: output)) { id in
+            try await GroupFlows.change(target.chat, "added \(npubs.count)", target.invocation) { id in
                 .addMembers(chatID: id, npubs: npubs)
             }
         }
@@ -45,12 +43,10 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a member from a group you administer.")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var target: GroupTarget
         @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
         func run() async throws {
-            try await GroupFlows.change(chat, "removed", Invocation(relay: relay, output: output)) { id in
+            try await GroupFlows.change(target.chat, "removed", target.invocation) { id in
                 .removeMember(chatID: id, npub: npub)
             }
         }
@@ -58,12 +54,10 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a group you administer.")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var target: GroupTarget
         @Argument(help: ArgumentHelp("The new name.", valueName: "name")) var name: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
         func run() async throws {
-            try await GroupFlows.change(chat, "renamed", Invocation(relay: relay, output: output)) { id in
+            try await GroupFlows.change(target.chat, "renamed", target.invocation) { id in
                 .renameChat(chatID: id, name: name)
             }
         }
@@ -71,12 +65,10 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Promote: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a member an admin.")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var target: GroupTarget
         @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
         func run() async throws {
-            try await GroupFlows.change(chat, "promoted", Invocation(relay: relay, output: output)) { id in
+            try await GroupFlows.change(target.chat, "promoted", target.invocation) { id in
                 .setAdmin(chatID: id, npub: npub, isAdmin: true)
             }
         }
@@ -84,12 +76,10 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Demote: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take admin rights from a member (your own npub: step down).")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+        @OptionGroup var target: GroupTarget
         @Argument(help: ArgumentHelp("The member's npub.", valueName: "npub")) var npub: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
         func run() async throws {
-            try await GroupFlows.change(chat, "demoted", Invocation(relay: relay, output: output)) { id in
+            try await GroupFlows.change(target.chat, "demoted", target.invocation) { id in
                 .setAdmin(chatID: id, npub: npub, isAdmin: false)
             }
         }
@@ -97,23 +87,28 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Leave a group (an admin of it commits your departure).")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var target: GroupTarget
         func run() async throws {
-            try await GroupFlows.change(chat, "left", Invocation(relay: relay, output: output)) { id in .leaveChat(chatID: id) }
+            try await GroupFlows.change(target.chat, "left", target.invocation) { id in .leaveChat(chatID: id) }
         }
     }
 
     struct Members: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a chat's members and admins.")
-        @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
-        @OptionGroup var relay: RelayOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var target: GroupTarget
         func run() async throws {
-            try await GroupFlows.members(chat, Invocation(relay: relay, output: output))
+            try await GroupFlows.members(target.chat, target.invocation)
         }
     }
+}
+
+/// The chat a `group` subcommand acts on, and the options every command has.
+struct GroupTarget: ParsableArguments {
+    @Argument(help: ArgumentHelp("The chat id (or a unique prefix).", valueName: "chat-id")) var chat: String
+    @OptionGroup var relay: RelayOptions
+    @OptionGroup var output: OutputOptions
+
+    @MainActor var invocation: Invocation { Invocation(relay: relay, output: output) }
 }
 
 /// What `group …` does: dispatch the core's group actions and wait for their outcome.
