@@ -99,6 +99,7 @@ public actor MarmotClient {
     /// for them (`caughtUp()`).
     var startFeedsPending: Set<SubscriptionID>?
     var caughtUpWaiters: [CheckedContinuation<Void, Never>] = []
+    var caughtUpReported = false
     var started = false
     private var exclusive = false
     private var exclusiveWaiters: [CheckedContinuation<Void, Never>] = []
@@ -191,6 +192,10 @@ public actor MarmotClient {
     func noteFeedFlushed(_ id: SubscriptionID?) {
         if let id { startFeedsPending?.remove(id) }
         guard let pending = startFeedsPending, pending.isEmpty else { return }
+        if started, !caughtUpReported {
+            caughtUpReported = true
+            emit(.caughtUp)
+        }
         caughtUpWaiters.forEach { $0.resume() }
         caughtUpWaiters = []
     }

@@ -131,6 +131,9 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case commitApplied(Chat, epoch: UInt64, committer: PublicKey?)
     /// An incoming event was dropped; the client keeps running and stored data is unchanged.
     case dropped(eventID: EventID, reason: DropReason)
+    /// Every start-up subscription's stored events were handled (`caughtUp()`); reported once per
+    /// start, after the events those stored events caused, so a consumer that sees it has them all.
+    case caughtUp
     /// A background step failed (for example the post-join self-update could not be published).
     case failure(chat: GroupID?, reason: String)
 }

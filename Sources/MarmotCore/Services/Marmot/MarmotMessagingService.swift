@@ -83,6 +83,8 @@ actor MarmotMessagingService: MessagingService {
 
         let (stream, continuation) = AsyncStream.makeStream(of: MessagingEvent.self, bufferingPolicy: .unbounded)
         self.continuation = continuation
+        // Catching up from now; `.live` follows the client's `.caughtUp` (or the deadline).
+        continuation.yield(.syncStatus(.catchingUp))
         let publishKeyPackage = options.publishKeyPackageOnStart
         let catchUp = options.catchUpTimeout
         online = Task { [weak self] in
@@ -319,21 +321,18 @@ actor MarmotMessagingService: MessagingService {
             await yieldChat(chat, client: client)
         case .dropped(let eventID, let reason):
             logger.notice("event dropped", metadata: ["event": "\(eventID.hex)", "reason": "\(reason)"])
+        case .caughtUp:
+            // Everything the stored events caused was forwarded before this: the core may say live.
+            await reportLiveOnce(client)
         case .failure(let chat, let reason):
             logger.warning("background step failed", metadata: ["chat": "\(chat?.description ?? "-")", "reason": "\(reason)"])
         }
     }
 
-    /// Reports the start-up catch-up: `.catchingUp` now (the client is subscribed), then `.live` once
-    /// the client says every start-up subscription's stored events were handled
-    /// (`MarmotClient.caughtUp()`), or at the latest `limit` plus a second later.
+    /// Reports the start-up catch-up: `.catchingUp` now (the client is subscribed), then `.live` when
+    /// the client's `.caughtUp` event is forwarded (after every event the stored events caused), or
+    /// at the latest `limit` plus a second later.
     func trackCatchUp(limit: Duration, client: MarmotClient) {
-        continuation?.yield(.syncStatus(.catchingUp))
-        reportedLive = false
-        catchUpWatch = Task { [weak self] in
-            await client.caughtUp()
-            await self?.reportLiveOnce(client)
-        }
         catchUpDeadline = Task { [weak self] in
             try? await Task.sleep(for: limit + .seconds(1))
             guard !Task.isCancelled else { return }
@@ -342,7 +341,7 @@ actor MarmotMessagingService: MessagingService {
     }
 
     /// Reports `.live` the first time it is called after `trackCatchUp`, with the invitations as
-    /// the client has them then (their own events may still be on the way).
+    /// the client has them then.
     private func reportLiveOnce(_ client: MarmotClient) async {
         guard !reportedLive, !stopped else { return }
         reportedLive = true
