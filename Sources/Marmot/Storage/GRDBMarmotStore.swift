@@ -18,6 +18,7 @@ import Nostr
 public final class GRDBMarmotStore: MarmotStore, Sendable {
     let writer: any DatabaseWriter
     let codec: StoreCodec
+    let gate = AccessGate()
 
     /// Opens (creating if needed) the database file at `path`; `.wrongKey` if it was made with another
     /// key. A database made with `legacyKey` (the nsec-only key of earlier versions) is rekeyed to
@@ -48,8 +49,11 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try prepareLayout(legacyCodec: legacyKey.map(StoreCodec.init(key:)))
     }
 
-    /// Closes the database; later calls fail.
+    /// Closes the database once the calls in progress returned; later calls fail with `.closed`.
+    /// A task still running when its owner shuts down then gets an error instead of touching a freed
+    /// SQLite connection.
     public func close() throws(StorageError) {
+        guard gate.close() else { return }
         do { try writer.close() } catch { throw .database("\(error)") }
     }
 
@@ -61,12 +65,16 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     // MARK: Access with typed errors
 
     func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
+        try gate.enter()
+        defer { gate.leave() }
         do { return try writer.read(body) } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
         }
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
+        try gate.enter()
+        defer { gate.leave() }
         do { return try writer.write(body) } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
         }
@@ -133,5 +141,37 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
 
     static func groupVersions(_ db: Database, _ codec: StoreCodec) throws -> GroupVersions {
         try codec.openVersions(try StoreMetaRow.fetchOne(db, key: StoreCodec.groupVersionsName)?.value)
+    }
+}
+
+/// Counts the store calls in progress so `close()` waits for them and refuses later ones (GRDB's
+/// connections must not be closed under a running statement).
+final class AccessGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var inFlight = 0
+    private var closed = false
+
+    func enter() throws(StorageError) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { throw .closed }
+        inFlight += 1
+    }
+
+    func leave() {
+        condition.lock()
+        inFlight -= 1
+        if inFlight == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Marks the gate closed and waits for the calls in progress; false if it was already closed.
+    func close() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        closed = true
+        while inFlight > 0 { condition.wait() }
+        return true
     }
 }

@@ -18,6 +18,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case rollback(String)
     /// SQLite or GRDB reported an error (statement arguments are never included).
     case database(String)
+    /// The store was closed; nothing more is read or written.
+    case closed
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownGroup(let id): "storage: no group \(id)"
         case .rollback(let what): "storage: \(what) was rolled back to an older state; refusing to load it"
         case .database(let why): "storage: \(why)"
+        case .closed: "storage: the store is closed"
         }
     }
 }
