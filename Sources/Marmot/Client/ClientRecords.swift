@@ -12,6 +12,12 @@ struct GroupSession: Sendable {
 
     var id: GroupID { stored.mlsGroupID }
 
+    /// The rules of the protocol version the group speaks.
+    var rules: any GroupRules { stored.version.rules }
+
+    /// The group's metadata as its current MLS state states it.
+    var metadata: GroupMetadata? { rules.metadataIfValid(mls.extensions) }
+
     /// The members' Nostr identities (MIP-00 basic credentials), by leaf order.
     var memberKeys: [PublicKey] { mls.members.compactMap { NostrIdentity.publicKey($0.credential) } }
 
@@ -48,6 +54,14 @@ struct OwnKeyPackageRecord: Sendable {
         w.writeOpaque(keyPackage.tlsSerialized)
         w.writeOpaque(privateMaterial.serializedForStorage())
         return w.data
+    }
+
+    /// The protocol the key package belongs to: v2 ones carry an `app_data_dictionary` leaf
+    /// extension (with the account proof), v1 ones never do.
+    var version: MarmotVersion { Self.version(of: keyPackage) }
+
+    static func version(of keyPackage: KeyPackage) -> MarmotVersion {
+        keyPackage.leafNode.extensions.contains { $0.type == .appDataDictionary } ? .v2 : .v1
     }
 
     init(keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial) {
@@ -143,8 +157,11 @@ struct AlternateBranch: Sendable {
 
 /// Setting keys the client owns in the store.
 enum ClientSettings {
-    /// The `d` tag reused for every KeyPackage we publish (MIP-00 rotation).
-    static let keyPackageDTag = "client.key_package_d_tag"
+    /// The `d` tag reused for every KeyPackage of a version we publish (MIP-00 rotation); v1 keeps
+    /// the name it had before v2 existed.
+    static func keyPackageDTag(_ version: MarmotVersion) -> String {
+        version == .v1 ? "client.key_package_d_tag" : "client.key_package_d_tag.\(version)"
+    }
 
     /// Marks a group joined from a Welcome whose post-join self-update is still owed (MIP-02).
     static func selfUpdateDue(_ group: GroupID) -> String { "client.self_update_due.\(group)" }

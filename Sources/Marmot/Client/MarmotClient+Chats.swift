@@ -7,9 +7,10 @@ import NostrClient
 extension MarmotClient {
     /// Starts a 1:1 chat with `peer`, or returns the existing one.
     ///
-    /// Fetches the peer's newest valid KeyPackage (kinds 30443/443), creates the group as MDK does
-    /// (16-byte random MLS group id, NostrGroupData v2 with a random nostr_group_id, us as the only
-    /// admin, our relays, required_capabilities from the invitee), commits the Add and merges it
+    /// Fetches the peer's newest valid KeyPackage, v2 when the peer publishes one and v1 otherwise
+    /// (`fetchKeyPackage`); the chat speaks that version. Creates the group as MDK does (16-byte
+    /// random MLS group id, a random nostr_group_id, us as the only admin, our relays, the version's
+    /// required capabilities and components — `GroupRules`), commits the Add and merges it
     /// locally without publishing it (MIP-03 exception for the initial commit), persists, subscribes
     /// to the group's `h`, and sends the gift-wrapped kind-444 Welcome. When no relay accepts the
     /// Welcome the new group is deleted again and `.notPublished` is thrown.
@@ -38,10 +39,8 @@ extension MarmotClient {
 
         let wrap: Event
         do {
-            wrap = try WelcomeRumor.wrap(
-                welcome: welcome, author: keys, invitee: invitee, relays: relays, client: options.clientTag,
-                createdAt: now()
-            ).giftWrap
+            wrap = try invitee.version.rules.wrapWelcome(
+                welcome, author: keys, invitee: invitee, relays: relays, client: options.clientTag, createdAt: now())
         } catch {
             await discardNewGroup(groupID)
             throw MarmotClientError.encoding("welcome: \(error)")
@@ -56,33 +55,39 @@ extension MarmotClient {
     }
 
     /// Builds, commits and stores the group with `invitees` added (`admins` must include us; `peer`
-    /// is the proven 1:1 peer, nil for a group); returns its id and the Welcome.
+    /// is the proven 1:1 peer, nil for a group); returns its id and the Welcome. The group speaks the
+    /// invitees' protocol version (all the same, see `fetchKeyPackages`).
     func buildGroup(
         inviting invitees: [PeerKeyPackage], name: String, description: String, admins: [PublicKey], peer: PublicKey?
     ) throws -> (GroupID, Welcome) {
         let provider = CipherSuiteProvider.mls128X25519
         let groupID = GroupID(provider.randomBytes(16))
-        let groupData = NostrGroupData(
+        let version = invitees.first?.version ?? .v1
+        let rules = version.rules
+        let groupData = GroupMetadata(
             nostrGroupID: .random(), name: name, description: description, admins: admins, relays: relays)
         var group: MLSGroup
         let pending: PendingCommit
         do {
+            let signer = provider.generateSignatureKey()
+            let leaf = try rules.ownLeaf(keys: keys, signer: signer)
             group = try MLSGroup.create(
-                groupID: groupID, signer: provider.generateSignatureKey(), credential: NostrIdentity.credential(publicKey),
-                capabilities: .marmotDefault(grease: true),
-                groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
-                    groupData: groupData, invitees: invitees.map(\.keyPackage)),
-                configuration: .marmot)
+                groupID: groupID, signer: signer, credential: NostrIdentity.credential(publicKey),
+                capabilities: leaf.capabilities, leafExtensions: leaf.extensions,
+                groupContextExtensions: try rules.groupContextExtensions(groupData, invitees: invitees.map(\.keyPackage)),
+                configuration: rules.configuration)
             pending = try group.commit(adding: invitees.map(\.keyPackage))
-        } catch {
+        } catch let error as GroupError {
             throw MarmotClientError.mls(error)
+        } catch {
+            throw MarmotClientError.encoding("group: \(error)")
         }
         guard let welcome = pending.welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
         let mls = pending.newGroup
         let row = StoredGroup(
             mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
-            relays: groupData.relays, peer: peer, status: .active, createdAt: now())
+            relays: groupData.relays, peer: peer, status: .active, createdAt: now(), version: version)
         try storage { try store.saveGroup(row) }
         sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
         do {
@@ -104,24 +109,61 @@ extension MarmotClient {
         release()
     }
 
-    /// The peer's newest KeyPackage event that passes every MIP-00 check (kind 30443 preferred on a
-    /// created_at tie), read from our relays, else from the relays the peer's lists name
-    /// (`keyPackageEvents(of:)`), until EOSE or `keyPackageFetchTimeout`.
-    func fetchKeyPackage(of peer: PublicKey) async throws -> PeerKeyPackage {
-        let found = await keyPackageEvents(of: peer).filter { $0.pubkey == peer }
+    /// The peer's newest valid KeyPackage of `version`, or with nil of the newest version the peer
+    /// publishes one of (v2 before v1: the network has moved to v2), read from our relays, else from
+    /// the relays the peer's lists name (`keyPackageEvents(of:)`), until EOSE or
+    /// `keyPackageFetchTimeout`.
+    func fetchKeyPackage(of peer: PublicKey, version: MarmotVersion? = nil) async throws -> PeerKeyPackage {
+        let candidates = try await keyPackageCandidates(of: peer)
+        let wanted = version.map { [$0] } ?? [.v2, .v1]
+        for version in wanted {
+            if let found = candidates.valid.first(where: { $0.version == version }) { return found }
+        }
+        throw MarmotClientError.noKeyPackage(peer, rejected: candidates.rejected)
+    }
 
+    /// One key package per member, all of one version: v2 when every member has a v2 one, else v1
+    /// when every member has a v1 one (a group speaks one protocol).
+    func fetchKeyPackages(of members: [PublicKey], version: MarmotVersion? = nil) async throws -> [PeerKeyPackage] {
+        if let version {
+            var chosen: [PeerKeyPackage] = []
+            for member in members { chosen.append(try await fetchKeyPackage(of: member, version: version)) }
+            return chosen
+        }
+        var all: [PublicKey: (valid: [PeerKeyPackage], rejected: [String])] = [:]
+        for member in members { all[member] = try await keyPackageCandidates(of: member) }
+        for version in [MarmotVersion.v2, .v1] {
+            let chosen = members.compactMap { member in all[member]?.valid.first { $0.version == version } }
+            if chosen.count == members.count { return chosen }
+        }
+        for member in members where all[member]?.valid.isEmpty ?? true {
+            throw MarmotClientError.noKeyPackage(member, rejected: all[member]?.rejected ?? [])
+        }
+        throw MarmotClientError.mixedProtocolVersions
+    }
+
+    /// Every key package of `peer` that passes its version's checks, newest first (kind 30443 before
+    /// 443 on a created_at tie), and why the others were refused.
+    private func keyPackageCandidates(of peer: PublicKey) async throws -> (valid: [PeerKeyPackage], rejected: [String]) {
+        let found = await keyPackageEvents(of: peer).filter { $0.pubkey == peer }
         let ordered = found.sorted { a, b in
             if a.createdAt != b.createdAt { return a.createdAt > b.createdAt }
             return a.kind == .addressableKeyPackage && b.kind != .addressableKeyPackage
         }
+        var valid: [PeerKeyPackage] = []
         var rejected: [String] = []
         for event in ordered {
+            // Each event is one version's: a v1 parser refuses v2 content and tags, and the reverse.
             do {
-                return try PeerKeyPackage(event: event, now: now())
-            } catch {
-                rejected.append("\(event.id.hex.prefix(12)): \(error)")
+                valid.append(try PeerKeyPackage(event: event, now: now()))
+            } catch let v1 {
+                do {
+                    valid.append(try PeerKeyPackage(v2Event: event, now: now()))
+                } catch let v2 {
+                    rejected.append("\(event.id.hex.prefix(12)): v1: \(v1); v2: \(v2)")
+                }
             }
         }
-        throw MarmotClientError.noKeyPackage(peer, rejected: rejected)
+        return (valid, rejected)
     }
 }

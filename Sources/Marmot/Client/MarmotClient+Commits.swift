@@ -7,7 +7,8 @@ import NostrClient
 /// (§5.7).
 extension MarmotClient {
     /// Rotates our leaf: an empty commit with an UpdatePath under a fresh signature key (MDK's
-    /// `self_update_with_new_signer`), including only the pending proposals we commit (SelfRemoves).
+    /// `self_update_with_new_signer`; in v2 with a new account proof for that key), including only
+    /// the pending proposals we commit (SelfRemoves).
     /// Published first; merged when a relay accepted it. When no relay answered (a relay may still
     /// have stored it) the commit stays pending (see `publishCommit`) and `.notPublished` is thrown.
     public func selfUpdate(_ chat: GroupID) async throws -> CommitOutcome {
@@ -19,8 +20,19 @@ extension MarmotClient {
 
     /// `selfUpdate` for a caller already inside the exclusive section.
     func selfUpdateExclusive(_ id: GroupID) async throws -> CommitOutcome {
-        try await commitExclusive(id) { mls, filter throws(GroupError) in
-            try mls.selfUpdate(signerRotation: SignerRotation(signer: .generate()), proposalFilter: filter)
+        let rotation = try signerRotation(for: try session(id))
+        return try await commitExclusive(id) { mls, filter throws(GroupError) in
+            try mls.selfUpdate(signerRotation: rotation, proposalFilter: filter)
+        }
+    }
+
+    /// A fresh signature key for our leaf, with the leaf extensions the group's version wants for it.
+    func signerRotation(for session: GroupSession) throws -> SignerRotation {
+        let signer = SignaturePrivateKey.generate()
+        do {
+            return SignerRotation(signer: signer/*MERGE-MLS2*/)
+        } catch {
+            throw MarmotClientError.encoding("leaf for a new signer: \(error)")
         }
     }
 
@@ -37,17 +49,16 @@ extension MarmotClient {
         let id = session.id
         let event: Event
         do {
-            event = try GroupEvent.build(
-                mlsMessage: pending.message.tlsSerialized, nostrGroupID: session.stored.nostrGroupID,
-                key: try session.currentEventKey(), createdAt: now())
+            event = try session.rules.groupEvent(
+                pending.message, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(), createdAt: now())
         } catch {
             throw MarmotClientError.encoding("commit event: \(error)")
         }
         let record = PendingOwnCommit(
             epoch: mls.epoch, preState: mls.serialized(), newState: pending.newGroup.serialized(), event: event,
             notices: Self.notices(
-                for: pending.summary, committer: publicKey,
-                previous: try? NostrGroupData(groupContextExtensions: mls.extensions)),
+                for: pending.summary, committer: publicKey, previous: session.rules.metadataIfValid(mls.extensions),
+                current: session.rules.metadataIfValid(pending.newGroup.extensions)),
             changesGroupData: pending.summary.extensionsChanged)
         try storage {
             try persist(mls, for: id)
@@ -93,7 +104,7 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.mls(error)
         }
-        let groupData = try? NostrGroupData(groupContextExtensions: next.extensions)
+        let groupData = try session(id).rules.metadataIfValid(next.extensions)
         try storage {
             try saveSnapshot(EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), group: id)
             try persist(next, for: id, groupData: record.changesGroupData ? groupData : nil)
@@ -210,7 +221,7 @@ extension MarmotClient {
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
         // pass the checks a commit of the current epoch passes, and its committer must still be a
         // member on our branch (a member removed since cannot steer us back with an old snapshot).
-        try checkCompetitor(summary, before: restored, after: next, session: session)
+        try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
         guard snapshot.isBeaten(by: event) else {
             logger.info("competing commit \(event.id.hex) for epoch \(epoch) lost to \(snapshot.commitEventID.hex)")
             alternates[session.id] = AlternateBranch(
@@ -222,16 +233,16 @@ extension MarmotClient {
             competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
             rolling \(session.id) back from epoch \(session.mls.epoch)
             """)
-        var applied = try acceptCommit(summary, next: next, event: event, before: restored, session: session)
+        var applied = try acceptCommit(summary, message: message, next: next, event: event, before: restored, session: session)
         // The group data now is the winning branch's, whatever the losing one had set.
-        let winning = try? NostrGroupData(groupContextExtensions: next.extensions)
+        let winning = session.rules.metadataIfValid(next.extensions)
         if let winning {
             do { try persist(next, for: session.id, groupData: winning) } catch { throw .storage("\(error)") }
         }
         // A commit of ours that lost the race changed the group data (a rename, admins): do it again
         // on the winning branch, so our change is not silently lost while others never saw it.
         if (try? store.processedEvent(id: snapshot.commitEventID))?.outcome == .own,
-           let ours = try? NostrGroupData(groupContextExtensions: session.mls.extensions), let winning,
+           let ours = session.metadata, let winning,
            ours.name != winning.name || ours.groupDescription != winning.groupDescription || ours.admins != winning.admins {
             logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
             applied.reissueGroupData = ours

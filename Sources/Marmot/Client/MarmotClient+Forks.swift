@@ -12,16 +12,18 @@ extension MarmotClient {
     /// epoch: it must be authorized like any commit (§5.5 step 6), and a committer that is no longer
     /// a member on our branch may at most have rotated its own leaf or left, so a removed admin
     /// cannot use the retained snapshot of an epoch where it was admin to take the group back.
-    func checkCompetitor(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup, session: GroupSession) throws(DropReason) {
+    func checkCompetitor(
+        _ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup, session: GroupSession
+    ) throws(DropReason) {
         do {
-            _ = try authorize(summary, before: before, after: after)
+            try session.rules.authorize(summary, message: message, before: before, after: after)
         } catch {
             throw .refusedCompetingCommit("\(error)")
         }
         guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
             throw .refusedCompetingCommit("the committer has no Nostr identity")
         }
-        if !session.memberKeys.contains(committer) && !Self.isMemberCommit(summary) {
+        if !session.memberKeys.contains(committer) && !summary.isMemberCommit {
             throw .refusedCompetingCommit("\(committer.hex) is no longer a member and cannot commit as admin")
         }
     }
@@ -62,7 +64,7 @@ extension MarmotClient {
         alternates[session.id] = nil
         let switched = try sessionOrDrop(session.id)
         emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
-        var applied = try accept(result, next: next, event: event, session: switched)
+        var applied = try accept(result, message: message, next: next, event: event, session: switched)
         applied.newEpoch = true
         applied.resend = alternate.sentSinceFork
         return applied

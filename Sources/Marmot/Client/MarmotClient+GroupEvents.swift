@@ -18,7 +18,7 @@ extension MarmotClient {
         /// A SelfRemove proposal arrived: as admin we commit it.
         var proposalToCommit = false
         /// Our group-data commit lost a race: this data is committed again on the winning branch.
-        var reissueGroupData: NostrGroupData?
+        var reissueGroupData: GroupMetadata?
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -54,25 +54,23 @@ extension MarmotClient {
         }
     }
 
-    private func sessionFor(_ event: Event) -> GroupSession? {
+    func sessionFor(_ event: Event) -> GroupSession? {
         guard let h = event.tags.first(where: { $0.name == "h" })?.value, let id = try? NostrGroupID(hex: h) else { return nil }
         return sessions.values.first { $0.stored.nostrGroupID == id }
     }
 
-    /// §5.5 steps 2-5: envelope, group by `h`, decryption with the current then the retained epoch
+    /// §5.5 steps 2-5: group by `h`, its version's envelope checks, decryption with the current then the retained epoch
     /// keys, MLS processing, then by content: application → rumor with author check → message;
     /// commit → authorization, snapshot, merge, new epoch key; proposal → kept pending; our own
     /// handshake echoes → nothing. A commit for a past epoch goes to the race rule (§5.7).
     func applyGroupEvent(_ event: Event) throws(DropReason) -> Applied {
-        let validated: ValidatedGroupEvent
-        do {
-            validated = try GroupEvent.validate(event, now: now(), window: options.eventWindow)
-        } catch {
-            throw .invalidGroupEvent(error)
-        }
-        guard let session = sessions.values.first(where: { $0.stored.nostrGroupID == validated.nostrGroupID }) else {
+        guard let session = sessionFor(event) else {
+            // Not one of our groups: report what is wrong with the envelope, if anything.
+            let validated = try V1GroupRules().validateEnvelope(event, now: now(), window: options.eventWindow)
             throw .unknownGroup(validated.nostrGroupID)
         }
+        let validated = try session.rules.validateEnvelope(event, now: now(), window: options.eventWindow)
+        guard validated.nostrGroupID == session.stored.nostrGroupID else { throw .unknownGroup(validated.nostrGroupID) }
         var plaintext: Data?
         do {
             plaintext = try validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
@@ -109,18 +107,20 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
-        return try accept(result, next: next, event: event, session: session)
+        return try accept(result, message: message, next: next, event: event, session: session)
     }
 
     /// Takes in what MLS made of a message on the group's current branch.
-    func accept(_ result: ProcessedMessage, next: MLSGroup, event: Event, session: GroupSession) throws(DropReason) -> Applied {
+    func accept(
+        _ result: ProcessedMessage, message: MLSMessage, next: MLSGroup, event: Event, session: GroupSession
+    ) throws(DropReason) -> Applied {
         switch result {
         case .application(let application):
             confirmBranch(session.id, epoch: application.epoch)
             return try acceptApplication(application, next: next, event: event, session: session)
         case .commit(let summary):
             confirmBranch(session.id, epoch: session.mls.epoch)
-            return try acceptCommit(summary, next: next, event: event, before: session.mls, session: session)
+            return try acceptCommit(summary, message: message, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
             guard session.mls.proposals.count < options.pendingProposalLimit else {
                 throw .malformedMessage("more than \(options.pendingProposalLimit) pending proposals in the group")
@@ -151,12 +151,7 @@ extension MarmotClient {
         guard let sender = NostrIdentity.publicKey(application.credential) else {
             throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
         }
-        let rumor: ChatRumor
-        do {
-            rumor = try ChatRumor(plaintext: application.data, sender: sender)
-        } catch {
-            throw .invalidRumor(error)
-        }
+        let rumor = try session.rules.rumor(application.data, sender: sender)
         let message = StoredMessage(
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
             deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
@@ -173,9 +168,10 @@ extension MarmotClient {
     /// Applies another member's commit: authorization, the epoch snapshot for the race rule, the new
     /// state, the new epoch's group-event key.
     func acceptCommit(
-        _ summary: CommitSummary, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession
+        _ summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession
     ) throws(DropReason) -> Applied {
-        let groupData = try authorize(summary, before: before, after: next)
+        try session.rules.authorize(summary, message: message, before: before, after: next)
+        let groupData = summary.newExtensions == nil ? nil : session.rules.metadataIfValid(next.extensions)
         do {
             try saveSnapshot(EpochSnapshot(epoch: before.epoch, state: before.serialized(), commit: event), group: session.id)
             try persist(next, for: session.id, groupData: groupData, status: summary.removedSelf ? .inactive : nil)
@@ -190,8 +186,8 @@ extension MarmotClient {
         }
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
         noteMembershipChanges(
-            summary, committer: committer, previous: try? NostrGroupData(groupContextExtensions: before.extensions),
-            commit: event, group: session.id)
+            summary, committer: committer, previous: session.rules.metadataIfValid(before.extensions),
+            current: groupData, commit: event, group: session.id)
         logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
@@ -199,35 +195,8 @@ extension MarmotClient {
         return applied
     }
 
-    /// §5.5 step 6: an admin may commit anything that leaves an admin in the group; anyone else only
-    /// a pure self-update or a SelfRemove-only commit. Returns the new NostrGroupData when the commit
-    /// changed it.
-    func authorize(_ summary: CommitSummary, before: MLSGroup, after: MLSGroup) throws(DropReason) -> NostrGroupData? {
-        let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
-        let data: NostrGroupData
-        do {
-            data = try NostrGroupData(groupContextExtensions: after.extensions)
-        } catch {
-            throw .unauthorizedCommit("the new group data does not parse: \(error)")
-        }
-        let oldData = try? NostrGroupData(groupContextExtensions: before.extensions)
-        let isAdmin = committer.map { oldData?.isAdmin($0) ?? false } ?? false
-        if !isAdmin {
-            guard Self.isMemberCommit(summary) else {
-                throw .unauthorizedCommit("\(committer?.hex ?? "an unknown member") is not an admin")
-            }
-        }
-        if after.isActive {
-            let members = Set(after.members.compactMap { NostrIdentity.publicKey($0.credential) })
-            guard data.admins.contains(where: members.contains) else {
-                throw .unauthorizedCommit("no admin would be left in the group")
-            }
-        }
-        return summary.newExtensions == nil ? nil : data
-    }
-
     /// Commits `data` (name, description, admins still members) again after our change lost a race.
-    func reissue(_ data: NostrGroupData, in id: GroupID) async {
+    func reissue(_ data: GroupMetadata, in id: GroupID) async {
         guard let session = sessions[id], isAdmin(session) else { return }
         let members = Set(session.memberKeys)
         let admins = data.admins.filter(members.contains)
@@ -238,16 +207,6 @@ extension MarmotClient {
             logger.warning("could not issue our group-data change in \(id) again: \(error)")
             emit(.failure(chat: id, reason: "a change to the group was overtaken and could not be made again: \(error)"))
         }
-    }
-
-    /// A commit any member may make: a pure self-update (only the committer's own leaf changes) or
-    /// one that only commits SelfRemove proposals (MIP-03; MDK's non-admin rule).
-    static func isMemberCommit(_ summary: CommitSummary) -> Bool {
-        let selfUpdate = summary.added.isEmpty && summary.removed.isEmpty && summary.newExtensions == nil
-            && summary.psks.isEmpty && summary.updated.allSatisfy { $0 == summary.committer }
-        let selfRemoves = summary.added.isEmpty && !summary.removed.isEmpty && summary.newExtensions == nil
-            && summary.psks.isEmpty && summary.removed.count == summary.selfRemoved.count
-        return selfUpdate || selfRemoves
     }
 
     func persistOrDrop(_ mls: MLSGroup, _ id: GroupID) throws(DropReason) {

@@ -53,10 +53,11 @@ public struct MembershipChange: Sendable, Hashable {
 extension MarmotClient {
     /// Creates a group with `members` and sends each one a Welcome.
     ///
-    /// Every member's newest valid KeyPackage is fetched first; one without fails the whole call
-    /// (`.noKeyPackage` naming it) before anything is created. The group is built as MDK builds it:
-    /// NostrGroupData v2 with `name`, `description`, admins = us + `admins` (each must be one of
-    /// `members`), our relays, required_capabilities from all invitees. The Add commit is merged
+    /// Every member's newest valid KeyPackage is fetched first, all of one protocol version (v2 when
+    /// every member has one, else v1); a member without fails the whole call (`.noKeyPackage` naming
+    /// it) before anything is created. The group is built as MDK builds it: `name`, `description`,
+    /// admins = us + `admins` (each must be one of `members`), our relays, the version's required
+    /// capabilities (`GroupRules`). The Add commit is merged
     /// locally without publishing (MIP-03 exception for the initial commit), then one gift-wrapped
     /// Welcome goes to each invitee (the author of the KeyPackage its `e` tag names). When no
     /// Welcome reached any relay the group is deleted and `.notPublished` is thrown.
@@ -70,8 +71,7 @@ extension MarmotClient {
         for admin in admins where admin != publicKey && !invitees.contains(admin) {
             throw GroupChangeError.adminNotMember(admin)
         }
-        var packages: [PeerKeyPackage] = []
-        for member in invitees { packages.append(try await fetchKeyPackage(of: member)) }
+        let packages = try await fetchKeyPackages(of: invitees)
 
         await acquire()
         let groupID: GroupID
@@ -116,8 +116,7 @@ extension MarmotClient {
         try requireStarted()
         let invitees = Self.unique(members)
         try checkAdd(invitees, session: try session(id))
-        var packages: [PeerKeyPackage] = []
-        for member in invitees { packages.append(try await fetchKeyPackage(of: member)) }
+        let packages = try await fetchKeyPackages(of: invitees, version: try session(id).stored.version)
 
         await acquire()
         let outcome: CommitOutcome
@@ -166,7 +165,7 @@ extension MarmotClient {
             updated.admins = data.admins.filter { !targets.contains($0) }
             let remaining = Set(session.memberKeys).subtracting(targets)
             guard updated.admins.contains(where: remaining.contains) else { throw GroupChangeError.lastAdmin(id) }
-            extra.append(.groupContextExtensions(GroupContextExtensions(extensions: Self.replacing(updated, in: session.mls))))
+            extra += try changeProposals(session, to: updated)
         }
         return try await commitExclusive(id) { mls, filter throws(GroupError) in
             try mls.commit(removing: leaves, proposals: extra, proposalFilter: filter)
@@ -221,9 +220,8 @@ extension MarmotClient {
         }
         let event: Event
         do {
-            event = try GroupEvent.build(
-                mlsMessage: message.tlsSerialized, nostrGroupID: session.stored.nostrGroupID,
-                key: try session.currentEventKey(), createdAt: now())
+            event = try session.rules.groupEvent(
+                message, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(), createdAt: now())
         } catch {
             throw MarmotClientError.encoding("leave proposal event: \(error)")
         }
@@ -253,10 +251,9 @@ extension MarmotClient {
             for admin in admins where !members.contains(admin) { throw GroupChangeError.adminNotMember(admin) }
             data.admins = Self.unique(admins).sorted()
         }
-        let extensions = Self.replacing(data, in: session.mls)
+        let proposals = try changeProposals(session, to: data)
         return try await commitExclusive(id) { mls, filter throws(GroupError) in
-            try mls.commit(
-                proposals: [.groupContextExtensions(GroupContextExtensions(extensions: extensions))], proposalFilter: filter)
+            try mls.commit(proposals: proposals, proposalFilter: filter)
         }
     }
 
@@ -278,26 +275,23 @@ extension MarmotClient {
         for invitee in invitees where members.contains(invitee) { throw GroupChangeError.alreadyMember(invitee) }
     }
 
-    /// The group's NostrGroupData as its MLS state holds it.
-    private func currentGroupData(_ session: GroupSession) throws -> NostrGroupData {
+    /// The group's metadata as its MLS state holds it.
+    private func currentGroupData(_ session: GroupSession) throws -> GroupMetadata {
         do {
-            return try NostrGroupData(groupContextExtensions: session.mls.extensions)
+            return try session.rules.metadata(of: session.mls.extensions)
         } catch {
             throw MarmotClientError.encoding("group data: \(error)")
         }
     }
 
-    /// The group's extensions with the 0xF2EE value replaced (others kept in place, so
-    /// required_capabilities stays).
-    static func replacing(_ data: NostrGroupData, in mls: MLSGroup) -> [Extension] {
-        let encoded = Extension(data)
-        var extensions = mls.extensions
-        if let index = extensions.firstIndex(where: { $0.type == encoded.type }) {
-            extensions[index] = encoded
-        } else {
-            extensions.insert(encoded, at: 0)
+    /// The proposals of the group's version that change its metadata to `data` (v1: one
+    /// GroupContextExtensions; v2: AppDataUpdates).
+    private func changeProposals(_ session: GroupSession, to data: GroupMetadata) throws -> [Proposal] {
+        do {
+            return try session.rules.proposals(changing: session.mls.extensions, to: data)
+        } catch {
+            throw MarmotClientError.encoding("group data: \(error)")
         }
-        return extensions
     }
 
     /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it.
@@ -308,10 +302,8 @@ extension MarmotClient {
         for package in packages {
             let wrap: Event
             do {
-                wrap = try WelcomeRumor.wrap(
-                    welcome: welcome, author: keys, invitee: package, relays: groupRelays, client: options.clientTag,
-                    createdAt: now()
-                ).giftWrap
+                wrap = try package.version.rules.wrapWelcome(
+                    welcome, author: keys, invitee: package, relays: groupRelays, client: options.clientTag, createdAt: now())
             } catch {
                 throw MarmotClientError.encoding("welcome: \(error)")
             }

@@ -25,26 +25,44 @@ extension MarmotClient {
         }
     }
 
-    /// Start-up repair: keeps exactly one usable key package of ours visible. The newest stored one
-    /// that no Welcome consumed and that is valid for `keyPackageMinimumValidity` more is reused
+    /// Start-up repair for every version in `Options.keyPackageVersions`: keeps exactly one usable
+    /// key package of each visible, so v1 and v2 peers can both invite us (`ensureKeyPackage`).
+    public func ensureKeyPackages() async throws -> [MarmotVersion: KeyPackageUpkeep] {
+        var upkeep: [MarmotVersion: KeyPackageUpkeep] = [:]
+        for version in options.keyPackageVersions.sorted(by: { $0.rawValue < $1.rawValue }) {
+            upkeep[version] = try await ensureKeyPackage(version: version)
+        }
+        return upkeep
+    }
+
+    /// Start-up repair: keeps exactly one usable key package of `version` visible. The newest stored
+    /// one that no Welcome consumed and that is valid for `keyPackageMinimumValidity` more is reused
     /// (published again if no relay shows it); otherwise a new one is made. Stale private records and
     /// our superseded key package events are cleaned up afterwards.
-    public func ensureKeyPackage() async throws -> KeyPackageUpkeep {
+    public func ensureKeyPackage(version: MarmotVersion = .v1) async throws -> KeyPackageUpkeep {
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
-        let stored = try storage { try store.keyPackages() }
         let onRelays = await ownKeyPackageEvents()
         let upkeep: KeyPackageUpkeep
-        if let current = stored.first(where: isUsable) {
+        if let current = try currentKeyPackage(version) {
             if let eventID = current.eventID, onRelays.contains(where: { $0.id == eventID }) {
                 upkeep = .visible(current.ref)
             } else {
                 upkeep = .republished(try await republish(current))
             }
         } else {
-            upkeep = .published(try await publishKeyPackage())
+            upkeep = .published(try await publishKeyPackage(version: version))
         }
         await cleanUpKeyPackages(seen: onRelays)
         return upkeep
+    }
+
+    /// The newest usable stored key package of `version`.
+    func currentKeyPackage(_ version: MarmotVersion) throws -> StoredKeyPackage? {
+        try storage { try store.keyPackages() }.first { isUsable($0) && Self.version(of: $0) == version }
+    }
+
+    static func version(of stored: StoredKeyPackage) -> MarmotVersion? {
+        (try? OwnKeyPackageRecord(encoded: stored.privateMaterial))?.version
     }
 
     /// Marks the key package a Welcome used as consumed; the caller then rotates (`rotateKeyPackage`).
@@ -56,12 +74,12 @@ extension MarmotClient {
         }
     }
 
-    /// After a Welcome consumed our key package: a fresh one replaces it under the same `d` tag and
-    /// the consumed one's events are deleted; its private half is kept for late Welcomes until
-    /// `consumedKeyPackageGrace` has passed.
-    func rotateKeyPackage() async {
+    /// After a Welcome consumed our key package of `version`: a fresh one replaces it under the same
+    /// `d` tag and the consumed one's events are deleted; its private half is kept for late Welcomes
+    /// until `consumedKeyPackageGrace` has passed.
+    func rotateKeyPackage(_ version: MarmotVersion) async {
         do {
-            let published = try await publishKeyPackage()
+            let published = try await publishKeyPackage(version: version)
             logger.info("key package rotated after a Welcome: \(published.ref)")
             await cleanUpKeyPackages(seen: await ownKeyPackageEvents())
         } catch {
@@ -82,30 +100,14 @@ extension MarmotClient {
         return lifetime.notBefore <= time && time + UInt64(options.keyPackageMinimumValidity) < lifetime.notAfter
     }
 
-    /// Publishes a stored key package again in fresh events under our `d` tag.
+    /// Publishes a stored key package again in fresh events under its `d` tag.
     private func republish(_ stored: StoredKeyPackage) async throws -> KeyPackagePublication {
         let record: OwnKeyPackageRecord
         do { record = try OwnKeyPackageRecord(encoded: stored.privateMaterial) } catch {
             throw MarmotClientError.storage("\(error)")
         }
-        let createdAt = nextKeyPackageTimestamp()
-        let published: KeyPackageEvent.Published
-        do {
-            published = try KeyPackageEvent.build(
-                keyPackage: record.keyPackage, relays: relays, keys: keys, dTag: stored.dTag, client: options.clientTag,
-                createdAt: createdAt)
-        } catch {
-            throw MarmotClientError.encoding("key package event: \(error)")
-        }
-        var updated = stored
-        updated.eventID = published.addressable.id
-        updated.legacyEventID = published.legacy.id
-        updated.createdAt = createdAt
-        try storage { try store.saveKeyPackage(updated) }
-        async let addressable = pool.publish(published.addressable)
-        async let legacy = pool.publish(published.legacy)
-        let result = KeyPackagePublication(ref: stored.ref, dTag: stored.dTag, addressable: await addressable, legacy: await legacy)
-        logger.info("key package \(stored.ref) was not on the relays: published again")
+        let result = try await publishEvents(of: stored, keyPackage: record.keyPackage)
+        logger.info("\(record.version) key package \(stored.ref) was not on the relays: published again")
         return result
     }
 
@@ -115,19 +117,22 @@ extension MarmotClient {
             .filter { $0.pubkey == publicKey }
     }
 
-    /// Deletes (NIP-09) our key package events that are not the current one's, and forgets private
-    /// halves that are superseded and past the grace period (consumed ones) or expired.
+    /// Deletes (NIP-09) our key package events that are not a current one's (each version keeps
+    /// its own), and forgets private halves that are superseded and past the grace period (consumed
+    /// ones) or expired.
     private func cleanUpKeyPackages(seen: [Event]) async {
         guard let stored = try? store.keyPackages() else { return }
-        let current = stored.first(where: isUsable)
-        let keep = Set([current?.eventID, current?.legacyEventID].compactMap { $0 })
-        let dTag = try? keyPackageDTag()
+        let current = MarmotVersion.allCases.compactMap { version in
+            stored.first { isUsable($0) && Self.version(of: $0) == version }
+        }
+        let keep = Set(current.flatMap { [$0.eventID, $0.legacyEventID] }.compactMap { $0 })
+        let dTags = Set(MarmotVersion.allCases.compactMap { try? keyPackageDTag($0).value })
         // Legacy kind-443 events are never replaced by relays; a kind-30443 event is ours to delete
-        // only under this device's `d` tag (another device of the account has its own).
+        // only under one of this device's `d` tags (another device of the account has its own).
         let stale = seen.filter { event in
             guard !keep.contains(event.id) else { return false }
             if event.kind == .keyPackage { return true }
-            return event.tags.first { $0.name == "d" }?.value == dTag?.value
+            return dTags.contains(event.tags.first { $0.name == "d" }?.value ?? "")
         }
         if !stale.isEmpty {
             do {
@@ -143,7 +148,7 @@ extension MarmotClient {
             }
         }
         let graceEnd = now() - options.consumedKeyPackageGrace
-        for record in stored where record.ref != current?.ref {
+        for record in stored where !current.contains(where: { $0.ref == record.ref }) {
             let consumedAt = (try? store.setting(ClientSettings.keyPackageConsumed(record.ref)))
                 .flatMap { $0 }.flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
             let expired = !isUsable(record) && consumedAt == nil

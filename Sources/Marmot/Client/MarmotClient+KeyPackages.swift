@@ -5,41 +5,67 @@ import NostrClient
 
 /// MIP-00: publishing our KeyPackages.
 extension MarmotClient {
-    /// Creates a last-resort KeyPackage (basic credential = our raw 32-byte key, MDK's capabilities
-    /// with GREASE), stores its private keys sealed under its KeyPackageRef, then publishes the
-    /// kind-30443 event (our stable `d` tag, so relays replace the previous one) and its legacy
-    /// kind-443 twin. The private keys are kept after Welcomes use them (last resort, as OpenMLS).
-    public func publishKeyPackage() async throws -> KeyPackagePublication {
+    /// Creates a last-resort KeyPackage of `version`, stores its private keys sealed under its
+    /// KeyPackageRef, then publishes its events under our `d` tag for that version, so relays replace
+    /// the previous one. v1 (MIP-00 as MDK 0.8.0): basic credential = our raw 32-byte key, MDK's
+    /// capabilities with GREASE, the kind-30443 event and its legacy kind-443 twin. v2 (MDK 0.9): the
+    /// account proof in the leaf, the last-resort component, one kind-30443 event with v2's tag set.
+    /// Each is parseable only by its own version's clients. The private keys are kept after Welcomes
+    /// use them (last resort, as OpenMLS).
+    public func publishKeyPackage(version: MarmotVersion = .v1) async throws -> KeyPackagePublication {
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
         let created: (keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial)
         do {
-            created = try KeyPackage.create(
-                identity: Data(publicKey.bytes), capabilities: .marmotDefault(grease: true),
-                keyPackageExtensions: [Extension(LastResortExtension())])
+            switch version {
+            case .v1:
+                created = try KeyPackage.create(
+                    identity: Data(publicKey.bytes), capabilities: .marmotDefault(grease: true),
+                    keyPackageExtensions: [Extension(LastResortExtension())])
+            case .v2:
+                created = try V2KeyPackage.create(keys: keys, proofCreatedAt: UInt64(max(1, now())))
+            }
         } catch {
             throw MarmotClientError.encoding("key package: \(error)")
         }
-        let dTag = try keyPackageDTag()
+        let record = OwnKeyPackageRecord(keyPackage: created.keyPackage, privateMaterial: created.privateMaterial)
+        let stored = StoredKeyPackage(
+            ref: CipherSuiteProvider.mls128X25519.keyPackageRef(encodedKeyPackage: created.keyPackage.tlsSerialized),
+            privateMaterial: record.encoded(), dTag: try keyPackageDTag(version), createdAt: now())
+        let result = try await publishEvents(of: stored, keyPackage: created.keyPackage)
+        logger.info("published \(version) key package \(result.ref): \(result.addressable.accepted.count) relays")
+        return result
+    }
+
+    /// Signs `stored`'s key package events (fresh created_at), records their ids with the private
+    /// half, then publishes them.
+    func publishEvents(of stored: StoredKeyPackage, keyPackage: KeyPackage) async throws -> KeyPackagePublication {
         let createdAt = nextKeyPackageTimestamp()
-        let published: KeyPackageEvent.Published
+        var updated = stored
+        updated.createdAt = createdAt
+        let addressable: Event
+        var legacy: Event?
         do {
-            published = try KeyPackageEvent.build(
-                keyPackage: created.keyPackage, relays: relays, keys: keys, dTag: dTag, client: options.clientTag,
-                createdAt: createdAt)
+            switch OwnKeyPackageRecord.version(of: keyPackage) {
+            case .v1:
+                let published = try KeyPackageEvent.build(
+                    keyPackage: keyPackage, relays: relays, keys: keys, dTag: stored.dTag, client: options.clientTag,
+                    createdAt: createdAt)
+                (addressable, legacy) = (published.addressable, published.legacy)
+            case .v2:
+                addressable = try V2KeyPackageEvent.build(keyPackage: keyPackage, keys: keys, slot: stored.dTag, createdAt: createdAt)
+            }
         } catch {
             throw MarmotClientError.encoding("key package event: \(error)")
         }
-        let record = OwnKeyPackageRecord(keyPackage: created.keyPackage, privateMaterial: created.privateMaterial)
-        try storage {
-            try store.saveKeyPackage(StoredKeyPackage(
-                ref: published.ref, privateMaterial: record.encoded(), dTag: dTag, eventID: published.addressable.id,
-                legacyEventID: published.legacy.id, createdAt: createdAt))
-        }
-        async let addressable = pool.publish(published.addressable)
-        async let legacy = pool.publish(published.legacy)
-        let result = KeyPackagePublication(ref: published.ref, dTag: dTag, addressable: await addressable, legacy: await legacy)
-        logger.info("published key package \(published.ref): \(result.addressable.accepted.count) relays")
-        return result
+        updated.eventID = addressable.id
+        updated.legacyEventID = legacy?.id
+        try storage { try store.saveKeyPackage(updated) }
+        let pool = self.pool
+        async let first = pool.publish(addressable)
+        async let second: PoolPublishResult? = { if let legacy { await pool.publish(legacy) } else { nil } }()
+        return KeyPackagePublication(
+            ref: stored.ref, dTag: stored.dTag, addressable: await first, legacy: await second,
+            version: OwnKeyPackageRecord.version(of: keyPackage))
     }
 
     /// A created_at later than any key package event of ours: relays keep, of two addressable events
@@ -50,14 +76,15 @@ extension MarmotClient {
         return max(now(), (newest ?? 0) + 1)
     }
 
-    /// The `d` tag of our kind-30443 events, made once and kept in the settings.
-    func keyPackageDTag() throws -> KeyPackageDTag {
-        if let data = try storage({ try store.setting(ClientSettings.keyPackageDTag) }),
-           let tag = try? KeyPackageDTag(String(decoding: data, as: UTF8.self)) {
+    /// The `d` tag of our kind-30443 events of `version`, made once and kept in the settings (one
+    /// per version: a v1 and a v2 key package live side by side).
+    func keyPackageDTag(_ version: MarmotVersion = .v1) throws -> KeyPackageDTag {
+        let key = ClientSettings.keyPackageDTag(version)
+        if let data = try storage({ try store.setting(key) }), let tag = try? KeyPackageDTag(String(decoding: data, as: UTF8.self)) {
             return tag
         }
         let tag = KeyPackageDTag.random()
-        try storage { try store.setSetting(ClientSettings.keyPackageDTag, Data(tag.value.utf8)) }
+        try storage { try store.setSetting(key, Data(tag.value.utf8)) }
         return tag
     }
 

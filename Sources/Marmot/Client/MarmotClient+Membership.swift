@@ -9,7 +9,9 @@ extension MarmotClient {
     /// The system lines for a commit: one per member it added, removed or let go (SelfRemove), and,
     /// when it changed the group data from `previous`, a rename and one per admin promoted or
     /// demoted (a removed admin gets only its removal line).
-    static func notices(for summary: CommitSummary, committer: PublicKey, previous: NostrGroupData? = nil) -> [SystemNotice] {
+    static func notices(
+        for summary: CommitSummary, committer: PublicKey, previous: GroupMetadata? = nil, current: GroupMetadata? = nil
+    ) -> [SystemNotice] {
         var notices: [SystemNotice] = []
         for added in summary.added {
             if let subject = NostrIdentity.publicKey(added.credential) {
@@ -21,9 +23,7 @@ extension MarmotClient {
             let change: SystemNotice.Change = summary.selfRemoved.contains(removed.leafIndex) ? .left : .removed
             notices.append(SystemNotice(change: change, actor: committer, subject: subject))
         }
-        guard let previous, let extensions = summary.newExtensions,
-              let data = try? NostrGroupData(groupContextExtensions: extensions)
-        else { return notices }
+        guard let previous, summary.newExtensions != nil, let data = current else { return notices }
         if data.name != previous.name {
             notices.append(SystemNotice(change: .renamed, actor: committer, subject: committer))
         }
@@ -39,10 +39,11 @@ extension MarmotClient {
 
     /// Stores and reports the system lines of another member's commit.
     func noteMembershipChanges(
-        _ summary: CommitSummary, committer: PublicKey?, previous: NostrGroupData? = nil, commit: Event, group: GroupID
+        _ summary: CommitSummary, committer: PublicKey?, previous: GroupMetadata? = nil, current: GroupMetadata? = nil,
+        commit: Event, group: GroupID
     ) {
         guard let committer else { return }
-        store(Self.notices(for: summary, committer: committer, previous: previous), commit: commit, group: group)
+        store(Self.notices(for: summary, committer: committer, previous: previous, current: current), commit: commit, group: group)
     }
 
     /// Stores each notice as a message of the chat and reports it as `membershipChanged`; the chat

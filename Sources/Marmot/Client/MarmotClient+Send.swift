@@ -122,9 +122,8 @@ extension MarmotClient {
         }
         let event: Event
         do {
-            event = try GroupEvent.build(
-                mlsMessage: sealed.tlsSerialized, nostrGroupID: session.stored.nostrGroupID,
-                key: try session.currentEventKey(), createdAt: now())
+            event = try session.rules.groupEvent(
+                sealed, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(), createdAt: now())
         } catch {
             throw MarmotClientError.encoding("group event: \(error)")
         }

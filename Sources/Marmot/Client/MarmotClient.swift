@@ -46,6 +46,9 @@ public actor MarmotClient {
         public var consumedKeyPackageGrace: Int64 = 24 * 3600
         /// Crash tests only: the process kills itself here (see `CrashPoint`).
         public var crashPoint: CrashPoint?
+        /// The protocol versions we publish a key package for (`ensureKeyPackages`): both, so v1 and
+        /// v2 peers can invite us.
+        public var keyPackageVersions: Set<MarmotVersion> = [.v1, .v2]
         /// Value of the `client` tag on key packages and Welcomes.
         public var clientTag: String? = KeyPackageEvent.defaultClient
 
@@ -411,7 +414,7 @@ public actor MarmotClient {
 
     /// Persists `mls` as the group's state and adopts it. The row is re-read first so counters that
     /// `saveMessage` maintains are kept.
-    func persist(_ mls: MLSGroup, for id: GroupID, groupData: NostrGroupData? = nil, status: GroupStatus? = nil) throws {
+    func persist(_ mls: MLSGroup, for id: GroupID, groupData: GroupMetadata? = nil, status: GroupStatus? = nil) throws {
         guard var session = sessions[id] else { throw MarmotClientError.unknownChat(id) }
         var row = try store.group(mlsGroupID: id) ?? session.stored
         row.mlsState = mls.serialized()

@@ -11,6 +11,9 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
     case noRelays
     /// The peer has no usable KeyPackage event (kinds 30443/443) on our relays (MIP-00).
     case noKeyPackage(PublicKey, rejected: [String])
+    /// The members of a new group have key packages of different protocol versions only (some v1,
+    /// some v2), and one group speaks one version.
+    case mixedProtocolVersions
     /// A chat with oneself is not possible.
     case cannotChatWithSelf
     /// No chat with this MLS group id.
@@ -44,6 +47,7 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
             rejected.isEmpty
                 ? "client: no key package from \(peer.hex) found on the relays"
                 : "client: no usable key package from \(peer.hex): \(rejected.joined(separator: "; "))"
+        case .mixedProtocolVersions: "client: some members have only v1 key packages and others only v2; one group speaks one protocol"
         case .cannotChatWithSelf: "client: cannot create a chat with oneself"
         case .unknownChat(let id): "client: no chat \(id)"
         case .unknownMessage(let id): "client: no message \(id.hex)"
@@ -66,6 +70,8 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
 public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// A kind-445 envelope failed validation (§5.5 steps 2-3).
     case invalidGroupEvent(GroupEventError)
+    /// A v2 kind-445 event's tags are not exactly `h` and an optional `expiration`.
+    case invalidV2GroupEvent(V2GroupEventTagsError)
     /// No group of ours has this `h` value.
     case unknownGroup(NostrGroupID)
     /// The content did not decrypt with the keys of the current and retained epochs.
@@ -76,6 +82,8 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     case mls(GroupError)
     /// The application rumor failed its checks (author, id, tags).
     case invalidRumor(ChatRumorError)
+    /// A v2 inner event failed its checks (members, id, sender).
+    case invalidV2Rumor(V2InnerEventError)
     /// A commit from a non-admin that is neither a self-update nor a SelfRemove (§5.5 step 6).
     case unauthorizedCommit(String)
     /// A commit for a past epoch lost the race against the applied one (§5.7).
@@ -84,6 +92,8 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     case staleCommit(epoch: UInt64)
     /// The gift wrap or the Welcome inside it was rejected.
     case invalidWelcome(WelcomeRumorError)
+    /// A v2 Welcome rumor was rejected (tags, content).
+    case invalidV2Welcome(V2WelcomeError)
     /// The Welcome names none of our stored KeyPackages.
     case noMatchingKeyPackage
     /// Joining from the Welcome failed.
@@ -100,6 +110,9 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidGroupEvent(let e): "\(e)"
+        case .invalidV2GroupEvent(let e): "\(e)"
+        case .invalidV2Rumor(let e): "\(e)"
+        case .invalidV2Welcome(let e): "\(e)"
         case .unknownGroup(let id): "no group with h \(id.hex)"
         case .undecryptable: "group event does not decrypt with any retained epoch key"
         case .malformedMessage(let why): "malformed MLS message: \(why)"

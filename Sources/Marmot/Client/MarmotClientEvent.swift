@@ -25,6 +25,8 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let lastMessageAt: Int64?
     public let unreadCount: Int
     public let createdAt: Int64
+    /// The Marmot protocol the chat speaks (renderers show it; nothing else depends on it).
+    public let version: MarmotVersion
 
     /// A chat from its stored row and current members (for previews and test doubles).
     public init(stored: StoredGroup, members: [PublicKey]) {
@@ -44,6 +46,7 @@ public struct Chat: Sendable, Hashable, Identifiable {
         lastMessageAt = stored.lastMessageAt
         unreadCount = stored.unreadCount
         createdAt = stored.createdAt
+        version = stored.version
     }
 }
 
@@ -87,14 +90,20 @@ public struct KeyPackagePublication: Sendable, Hashable {
     public let dTag: KeyPackageDTag
     /// Kind 30443.
     public let addressable: PoolPublishResult
-    /// Kind 443 (dual-published until MDK drops it).
-    public let legacy: PoolPublishResult
+    /// Kind 443 (v1 dual-publishes it until MDK drops it; v2 has none).
+    public let legacy: PoolPublishResult?
+    /// The protocol the key package is for.
+    public let version: MarmotVersion
 
-    public init(ref: KeyPackageRef, dTag: KeyPackageDTag, addressable: PoolPublishResult, legacy: PoolPublishResult) {
+    public init(
+        ref: KeyPackageRef, dTag: KeyPackageDTag, addressable: PoolPublishResult, legacy: PoolPublishResult?,
+        version: MarmotVersion = .v1
+    ) {
         self.ref = ref
         self.dTag = dTag
         self.addressable = addressable
         self.legacy = legacy
+        self.version = version
     }
 
     /// At least one relay holds the addressable event.

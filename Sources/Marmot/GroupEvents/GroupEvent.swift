@@ -27,9 +27,15 @@ public enum GroupEvent {
         mlsMessage: Data, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64 = UnsignedEvent.now(),
         expiration: Int64? = nil
     ) throws -> Event {
-        let content = try GroupEventCipher.encrypt(mlsMessage, key: key)
         var tags: [Tag] = [Tag(["h", nostrGroupID.hex]), Tag(["encoding", "base64"])]
         if let expiration { tags.append(Tag(["expiration", String(expiration)])) }
+        return try build(mlsMessage: mlsMessage, tags: tags, key: key, createdAt: createdAt)
+    }
+
+    /// Builds the event with the given tags (each protocol version has its own tag set), signed by a
+    /// key made for this event alone.
+    static func build(mlsMessage: Data, tags: [Tag], key: GroupEventKey, createdAt: Int64) throws -> Event {
+        let content = try GroupEventCipher.encrypt(mlsMessage, key: key)
         let signer = Keys.generate()
         return try UnsignedEvent(pubkey: signer.publicKey, createdAt: createdAt, kind: .groupMessage, tags: tags,
                                  content: content).signed(with: signer)
@@ -42,12 +48,7 @@ public enum GroupEvent {
         _ event: Event, now: Int64 = UnsignedEvent.now(), window: TimeWindow = .mdkDefault,
         verifySignature: Bool = true
     ) throws(GroupEventError) -> ValidatedGroupEvent {
-        guard event.kind == .groupMessage else { throw .wrongKind(event.kind) }
-        let latest = now + window.maxFutureSkew
-        guard event.createdAt <= latest else { throw .tooFarInFuture(createdAt: event.createdAt, latestAccepted: latest) }
-        let oldest = now - window.maxAge
-        guard event.createdAt >= oldest else { throw .tooOld(createdAt: event.createdAt, oldestAccepted: oldest) }
-
+        try checkCommon(event, now: now, window: window, verifySignature: false)
         let hTags = event.tags.tags(named: "h")
         guard let hTag = hTags.first else { throw .missingGroupTag }
         guard hTags.count == 1 else { throw .multipleGroupTags(hTags.count) }
@@ -57,12 +58,27 @@ public enum GroupEvent {
         guard event.tags.contains(where: { $0.name == "encoding" && $0.value == "base64" }) else {
             throw .unsupportedEncoding
         }
-        if verifySignature {
-            do { try event.verify() } catch let error as EventError { throw .invalidEvent(error) } catch {
-                throw .invalidEvent(.invalidSignature)
-            }
-        }
+        if verifySignature { try verify(event) }
         return ValidatedGroupEvent(event: event, nostrGroupID: groupID)
+    }
+
+    /// The checks every protocol version makes on a kind-445 envelope: the kind, created_at inside
+    /// the window and, with `verifySignature`, the NIP-01 id and signature.
+    static func checkCommon(
+        _ event: Event, now: Int64, window: TimeWindow, verifySignature: Bool = true
+    ) throws(GroupEventError) {
+        guard event.kind == .groupMessage else { throw .wrongKind(event.kind) }
+        let latest = now + window.maxFutureSkew
+        guard event.createdAt <= latest else { throw .tooFarInFuture(createdAt: event.createdAt, latestAccepted: latest) }
+        let oldest = now - window.maxAge
+        guard event.createdAt >= oldest else { throw .tooOld(createdAt: event.createdAt, oldestAccepted: oldest) }
+        if verifySignature { try verify(event) }
+    }
+
+    private static func verify(_ event: Event) throws(GroupEventError) {
+        do { try event.verify() } catch let error as EventError { throw .invalidEvent(error) } catch {
+            throw .invalidEvent(.invalidSignature)
+        }
     }
 }
 

@@ -18,8 +18,10 @@ public struct PeerKeyPackage: Sendable, Hashable {
     public let encodedKeyPackage: Data
     /// RFC 9420 KeyPackageRef of `encodedKeyPackage`; it names the Welcome entry for this invitee.
     public let ref: KeyPackageRef
-    /// Where the author reads Welcomes and group traffic, in tag order.
+    /// Where the author reads Welcomes and group traffic, in tag order (v2 events name none).
     public let relays: [RelayURL]
+    /// The Marmot protocol of the key package: which groups it can join.
+    public let version: MarmotVersion
 
     /// Whether the leaf advertises SelfRemove (0x000a), which decides the group's required proposals.
     public var supportsSelfRemove: Bool { keyPackage.leafNode.capabilities.proposals.contains(.selfRemove) }
@@ -131,6 +133,24 @@ public struct PeerKeyPackage: Sendable, Hashable {
         self.encodedKeyPackage = Data(encoded)
         self.ref = ref
         self.relays = relays
+        self.version = .v1
+    }
+
+    /// A key package whose event was checked by the caller (the v2 parser).
+    init(
+        eventID: EventID, author: PublicKey, kind: Kind, createdAt: Int64, dTag: KeyPackageDTag?, keyPackage: KeyPackage,
+        ref: KeyPackageRef, version: MarmotVersion
+    ) {
+        self.eventID = eventID
+        self.author = author
+        self.kind = kind
+        self.createdAt = createdAt
+        self.dTag = dTag
+        self.keyPackage = keyPackage
+        self.encodedKeyPackage = keyPackage.tlsSerialized
+        self.ref = ref
+        self.relays = []
+        self.version = version
     }
 
     /// `0x` followed by exactly four hex digits of either case.

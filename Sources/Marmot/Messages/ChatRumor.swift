@@ -40,6 +40,9 @@ public struct ChatRumor: Sendable, Hashable {
         self.rumor = rumor
     }
 
+    /// Wraps a rumor whose checks were made by the caller (a v2 inner event, `V2InnerEvent`).
+    init(validated rumor: UnsignedEvent) { self.rumor = rumor }
+
     public var id: EventID { rumor.id }
     public var author: PublicKey { rumor.pubkey }
     public var kind: Kind { rumor.kind }

@@ -41,6 +41,8 @@ struct GroupMeta: Codable {
     var admins: [Data]
     var relays: [String]
     var peer: Data?
+    /// The Marmot version's raw value; absent in rows written before v2 existed (v1).
+    var version: UInt8?
 }
 
 struct MessageRow: Codable, FetchableRecord, PersistableRecord {

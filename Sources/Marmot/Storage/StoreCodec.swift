@@ -41,7 +41,7 @@ struct StoreCodec: Sendable {
         let meta = GroupMeta(
             mlsGroupID: g.mlsGroupID.bytes, nostrGroupID: Data(g.nostrGroupID.bytes), epoch: g.epoch, name: g.name,
             groupDescription: g.groupDescription, admins: g.admins.map { Data($0.bytes) }, relays: g.relays.map(\.string),
-            peer: g.peer.map { Data($0.bytes) })
+            peer: g.peer.map { Data($0.bytes) }, version: g.version.rawValue)
         return GroupRow(
             groupRef: ref, nostrRef: nostrRef(g.nostrGroupID), version: version,
             sealedState: try cipher.seal(g.mlsState, Self.groupContext("state", ref, version)),
@@ -66,12 +66,15 @@ struct StoreCodec: Sendable {
         do { nostrGroupID = try NostrGroupID(bytes: meta.nostrGroupID) } catch { throw StorageError.corruptRow("groups.nostr_group_id") }
         let relays: [RelayURL]
         do { relays = try meta.relays.map { try RelayURL($0) } } catch { throw StorageError.corruptRow("groups.relays") }
+        guard let version = MarmotVersion(rawValue: meta.version ?? MarmotVersion.v1.rawValue) else {
+            throw StorageError.corruptRow("groups.version \(meta.version ?? 0)")
+        }
         return StoredGroup(
             mlsGroupID: GroupID(meta.mlsGroupID), nostrGroupID: nostrGroupID, mlsState: state, epoch: meta.epoch,
             name: meta.name, groupDescription: meta.groupDescription,
             admins: try meta.admins.map { try Self.publicKey($0, "groups.admins") }, relays: relays,
             peer: try meta.peer.map { try Self.publicKey($0, "groups.peer") }, status: status,
-            lastMessageAt: row.lastMessageAt, unreadCount: row.unreadCount, createdAt: row.createdAt)
+            lastMessageAt: row.lastMessageAt, unreadCount: row.unreadCount, createdAt: row.createdAt, version: version)
     }
 
     static let groupVersionsName = "group_versions"

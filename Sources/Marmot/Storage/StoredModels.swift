@@ -28,13 +28,16 @@ public struct StoredGroup: Sendable, Hashable, CustomStringConvertible {
     public var lastMessageAt: Int64?
     public var unreadCount: Int
     public var createdAt: Int64
+    /// The Marmot protocol the group speaks (fixed when it is made or joined).
+    public var version: MarmotVersion
 
     public init(
         mlsGroupID: GroupID, nostrGroupID: NostrGroupID, mlsState: Data, epoch: UInt64, name: String,
         groupDescription: String = "", admins: [PublicKey], relays: [RelayURL], peer: PublicKey? = nil,
         status: GroupStatus = .active, lastMessageAt: Int64? = nil, unreadCount: Int = 0,
-        createdAt: Int64 = UnsignedEvent.now()
+        createdAt: Int64 = UnsignedEvent.now(), version: MarmotVersion = .v1
     ) {
+        self.version = version
         self.mlsGroupID = mlsGroupID
         self.nostrGroupID = nostrGroupID
         self.mlsState = mlsState

@@ -182,3 +182,13 @@ public enum V2KeyPackageEventError: Error, Sendable, Equatable, CustomStringConv
         }
     }
 }
+
+extension PeerKeyPackage {
+    /// A peer's v2 key package from its kind-30443 event, with every check of `V2KeyPackageEvent.parse`.
+    public init(v2Event event: Event, now: Int64) throws(V2KeyPackageEventError) {
+        let parsed = try V2KeyPackageEvent.parse(event, now: now)
+        self.init(
+            eventID: event.id, author: parsed.author, kind: event.kind, createdAt: event.createdAt,
+            dTag: try? KeyPackageDTag(parsed.slot), keyPackage: parsed.keyPackage, ref: parsed.ref, version: .v2)
+    }
+}

@@ -198,6 +198,8 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .commitPending: return .commitPending
         case .notPublished(let result): return .notPublished(MarmotMessagingService.describe(result))
         case .storage(let why): return .storage(why)
+        case .mixedProtocolVersions:
+            return .other("These people use different Marmot versions (some only v1, some only v2); one group needs one")
         case .mls, .encoding: return .other("Encryption failed: \(error)")
         }
     }

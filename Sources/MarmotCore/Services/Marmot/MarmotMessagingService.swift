@@ -142,7 +142,7 @@ actor MarmotMessagingService: MessagingService {
         await pool?.connect()
     }
 
-    /// Keeps one key package of ours visible (MIP-00 upkeep) and publishes the relay lists peers use to reach this account (MIP-00
+    /// Keeps one key package of ours per protocol version visible (MIP-00 upkeep) and publishes the relay lists peers use to reach this account (MIP-00
     /// kind 10051 for key packages, NIP-17 kind 10050 for gift-wrapped Welcomes).
     private func announce(client: MarmotClient, relays: [RelayURL]) async {
         // Without any relay, looking up and publishing could only time out one step after another:
@@ -153,11 +153,13 @@ actor MarmotMessagingService: MessagingService {
             return
         }
         do {
-            let upkeep = try await client.ensureKeyPackage()
-            if !upkeep.isAvailable {
+            // One per protocol version (v1 and v2), so peers of either can invite us.
+            let upkeep = try await client.ensureKeyPackages()
+            let available = !upkeep.isEmpty && upkeep.values.allSatisfy(\.isAvailable)
+            if !available {
                 logger.warning("key package not accepted by any relay", metadata: ["relays": "\(relays.count)"])
             }
-            continuation?.yield(.keyPackagePublished(upkeep.isAvailable))
+            continuation?.yield(.keyPackagePublished(available))
         } catch {
             logger.warning("key package not published", metadata: ["reason": "\(error)"])
             continuation?.yield(.keyPackagePublished(false))

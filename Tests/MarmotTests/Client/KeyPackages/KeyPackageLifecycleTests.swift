@@ -71,7 +71,7 @@ import Testing
         #expect(rotated.dTag == first.dTag)
         let deletions = try await RelayReads.fetch(Filter(authors: [bob.publicKey], kinds: [.deletion]), from: url)
         let deleted = Set(deletions.flatMap { $0.tags.filter { $0.name == "e" }.compactMap(\.value) })
-        #expect(deleted.contains(first.legacy.eventID.hex))
+        #expect(deleted.contains(try #require(first.legacy).eventID.hex))
         #expect(try bob.store.keyPackages().count == 2)
 
         clock.advance(by: 2 * 24 * 3600)

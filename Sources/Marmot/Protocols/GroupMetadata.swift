@@ -1,0 +1,27 @@
+import Foundation
+import MLS
+import Nostr
+
+/// What a group says about itself, whichever protocol carries it: its `h` value, name, description,
+/// admins and relays (v1: NostrGroupData 0xF2EE, MIP-01; v2: components 0x8001, 0x8003, 0x8004).
+public struct GroupMetadata: Sendable, Hashable {
+    /// The `h` tag value of the group's kind-445 events.
+    public var nostrGroupID: NostrGroupID
+    public var name: String
+    public var groupDescription: String
+    /// Sorted and unique.
+    public var admins: [PublicKey]
+    /// Sorted and unique.
+    public var relays: [RelayURL]
+
+    public init(nostrGroupID: NostrGroupID, name: String, description: String, admins: [PublicKey], relays: [RelayURL]) {
+        self.nostrGroupID = nostrGroupID
+        self.name = name
+        self.groupDescription = description
+        self.admins = Array(Set(admins)).sorted()
+        self.relays = Array(Set(relays)).sorted()
+    }
+
+    /// Whether `key` is listed as an admin.
+    public func isAdmin(_ key: PublicKey) -> Bool { admins.contains(key) }
+}

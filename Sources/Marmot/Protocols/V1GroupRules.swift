@@ -1,0 +1,100 @@
+import Foundation
+import MLS
+import Nostr
+
+/// Marmot v1 (MIP-00..03 as MDK 0.8.0): NostrGroupData 0xF2EE, GroupContextExtensions commits,
+/// handshakes as PrivateMessage, kind-445 tags `h` and `encoding`, MDK's admin rule (marmot-wire.md).
+struct V1GroupRules: GroupRules {
+    var version: MarmotVersion { .v1 }
+    var configuration: GroupConfiguration { .marmot }
+
+    func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
+        (.marmotDefault(grease: true), [])
+    }
+
+    func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
+        MarmotGroupExtensions.groupContextExtensions(groupData: Self.groupData(metadata), invitees: invitees)
+    }
+
+    func metadata(of extensions: [Extension]) throws -> GroupMetadata {
+        let data = try NostrGroupData(groupContextExtensions: extensions)
+        return GroupMetadata(
+            nostrGroupID: data.nostrGroupID, name: data.name, description: data.groupDescription, admins: data.admins,
+            relays: data.relays)
+    }
+
+    /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions and
+    /// the image fields of the current value are kept (MIP-01).
+    func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
+        var data = try NostrGroupData(groupContextExtensions: extensions)
+        data.nostrGroupID = metadata.nostrGroupID
+        data.name = metadata.name
+        data.groupDescription = metadata.groupDescription
+        data.admins = metadata.admins
+        data.relays = metadata.relays
+        let encoded = Extension(data)
+        var updated = extensions
+        if let index = updated.firstIndex(where: { $0.type == encoded.type }) {
+            updated[index] = encoded
+        } else {
+            updated.insert(encoded, at: 0)
+        }
+        return [.groupContextExtensions(GroupContextExtensions(extensions: updated))]
+    }
+
+    func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
+        try GroupEvent.build(mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt)
+    }
+
+    func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
+        do { return try GroupEvent.validate(event, now: now, window: window) } catch { throw .invalidGroupEvent(error) }
+    }
+
+    func rumor(_ plaintext: Data, sender: PublicKey) throws(DropReason) -> ChatRumor {
+        do { return try ChatRumor(plaintext: plaintext, sender: sender) } catch { throw .invalidRumor(error) }
+    }
+
+    /// §5.5 step 6: an admin may commit anything that leaves an admin in the group; anyone else only
+    /// a pure self-update or a SelfRemove-only commit.
+    func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
+        let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
+        let isAdmin = committer.map { metadataIfValid(before.extensions)?.isAdmin($0) ?? false } ?? false
+        if !isAdmin, !summary.isMemberCommit {
+            throw .unauthorizedCommit("\(committer?.hex ?? "an unknown member") is not an admin")
+        }
+        try requireAdminLeft(after: after)
+    }
+
+    /// The seal's signer must hold a leaf whose credential is its own Nostr identity, be listed as an
+    /// admin in the group data, and not be us (MIP-02, as MDK requires).
+    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, me: PublicKey) -> String? {
+        guard let metadata = metadataIfValid(mls.extensions) else { return "the group data does not parse" }
+        return Self.unprovenInviter(sender, of: mls, admins: metadata.admins, me: me)
+    }
+
+    /// Why `sender` is not a proven inviter: it must hold a leaf with its own identity, be an admin,
+    /// and not be us; every credential must be a Nostr identity and ours must appear once.
+    static func unprovenInviter(_ sender: PublicKey, of mls: MLSGroup, admins: [PublicKey], me: PublicKey) -> String? {
+        guard sender != me else { return "the Welcome claims to come from ourselves" }
+        let identities = mls.members.compactMap { NostrIdentity.publicKey($0.credential) }
+        guard identities.count == mls.members.count else { return "a member's credential is not a Nostr identity" }
+        guard identities.contains(sender) else { return "the sender \(sender.hex) is not a member of the group" }
+        guard admins.contains(sender) else { return "the sender \(sender.hex) is not an admin of the group" }
+        guard identities.filter({ $0 == me }).count == 1 else { return "our identity appears in more than one leaf" }
+        return nil
+    }
+
+    func wrapWelcome(
+        _ welcome: Welcome, author: Keys, invitee: PeerKeyPackage, relays: [RelayURL], client: String?, createdAt: Int64
+    ) throws -> Event {
+        try WelcomeRumor.wrap(
+            welcome: welcome, author: author, invitee: invitee, relays: relays, client: client, createdAt: createdAt
+        ).giftWrap
+    }
+
+    static func groupData(_ metadata: GroupMetadata) -> NostrGroupData {
+        NostrGroupData(
+            nostrGroupID: metadata.nostrGroupID, name: metadata.name, description: metadata.groupDescription,
+            admins: metadata.admins, relays: metadata.relays)
+    }
+}
