@@ -6,13 +6,13 @@ extension MLSGroup {
     ///
     /// The commit covers, in order: the pending proposals that can be committed together (by
     /// reference, when `includePendingProposals`), an Add per KeyPackage, a Remove per leaf, then
-    /// `proposals` inline (GroupContextExtensions, PSK, …). Each pending proposal is re-validated
-    /// against the current state first; stale ones (a Remove of a leaf already gone, an Update from
+    /// `proposals` inline (GroupContextExtensions, PSK, AppDataUpdate, …). Each pending proposal is
+    /// re-validated against the current state first; stale ones (a Remove of a leaf already gone, an Update from
     /// a member no longer in the group, an Add whose KeyPackage expired or whose identity another
     /// Add already brings) are left out rather than failing the commit, and so is every one that
     /// `proposalFilter` rejects (the application's policy of who may have what committed, e.g.
     /// Marmot's admin rules; received Updates and GroupContextExtensions stay pending until then). It carries an UpdatePath when its
-    /// proposals require one (§12.4: everything but Add/PSK/ReInit, and an empty commit), when
+    /// proposals require one (§12.4: everything but Add/PSK/ReInit and AppDataUpdate, and an empty commit), when
     /// `forceUpdatePath`, or when `signerRotation` installs a new signature key in this member's leaf.
     ///
     /// The only change to `self` is the handshake-ratchet generation the PrivateMessage consumed,

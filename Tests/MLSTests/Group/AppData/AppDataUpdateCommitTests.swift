@@ -141,4 +141,49 @@ import Testing
         try AppDataFixture.expectInSync(groups)
         #expect(try AppDataFixture.dictionary(of: groups[1])[0x8001] == Data([1, 0x32, 0]))
     }
+
+    @Test func addedMemberJoinsWithTheUpdatedDictionary() throws {
+        var groups = try AppDataFixture.makeGroup(["alice", "bob"])
+        let (dave, daveKeys) = try KeyPackage.create(
+            credential: AppDataFixture.credential("dave"), capabilities: AppDataFixture.capabilities, signer: .generate())
+        let admins = AppDataUpdate.update(0x8003, Data(repeating: 5, count: 33))
+        let (pending, _) = try GroupTest.commit(by: 0, in: &groups) {
+            try $0.commit(adding: [dave], proposals: [.appDataUpdate(admins)])
+        }
+        let joined = try MLSGroup.join(
+            welcome: try #require(pending.welcome), keyPackage: dave, privateMaterial: daveKeys, configuration: .marmotV2)
+        groups.append(joined)
+        try AppDataFixture.expectInSync(groups)
+        #expect(try AppDataFixture.dictionary(of: joined)[0x8003] == admins.update)
+    }
+
+    @Test func memberWithoutAppDataUpdateSupportRefusesIt() throws {
+        // No required_capabilities: Bob may join without listing app_data_update (§12.2 then makes
+        // every AppDataUpdate commit invalid while he is a member).
+        var limited = AppDataFixture.capabilities
+        limited.proposals = [.selfRemove]
+        var alice = try MLSGroup.create(
+            groupID: GroupID(GroupTestClient.provider.randomBytes(32)), signer: .generate(),
+            credential: AppDataFixture.credential("alice"), capabilities: AppDataFixture.capabilities,
+            groupContextExtensions: [Extension(try AppDataDictionary(AppDataFixture.initialComponents))],
+            configuration: .marmotV2)
+        let (bobPackage, bobKeys) = try KeyPackage.create(
+            credential: AppDataFixture.credential("bob"), capabilities: limited, signer: .generate())
+        let added = try alice.commit(adding: [bobPackage])
+        alice = added.newGroup
+        var bob = try MLSGroup.join(
+            welcome: try #require(added.welcome), keyPackage: bobPackage, privateMaterial: bobKeys, configuration: .marmotV2)
+        let update = Proposal.appDataUpdate(.update(0x8001, Data([1, 0x41, 0])))
+        #expect(throws: GroupError.invalidProposalList(.proposalTypeUnsupported(.appDataUpdate, member: LeafIndex(1)))) {
+            try alice.commit(proposals: [update])
+        }
+        // Alice sends it anyway, with the GroupContext she computes; Bob refuses it.
+        var hostile = alice
+        let commit = try HostileMember.commit(
+            [.proposal(update)], newExtensions: try alice.extensions.applyingAppDataUpdates([try #require(update.appDataUpdate)]),
+            by: &hostile)
+        HostileMember.expectRejected(commit, by: &bob) {
+            $0 == .invalidProposalList(.proposalTypeUnsupported(.appDataUpdate, member: LeafIndex(1)))
+        }
+    }
 }
