@@ -24,8 +24,12 @@ public struct GroupConfiguration: Hashable, Sendable {
 
     /// How outgoing proposals and commits are framed. SelfRemove is always a PublicMessage.
     public var outgoingHandshake: HandshakeFraming
-    /// Whether incoming PublicMessage handshakes are accepted (PrivateMessage always is).
+    /// Whether incoming PublicMessage handshakes are accepted.
     public var acceptPublicHandshakes: Bool
+    /// Whether incoming PrivateMessage handshakes (proposals and commits) are accepted. Marmot v2
+    /// sends handshakes only as PublicMessage and rejects encrypted ones (MDK's pure-plaintext
+    /// wire-format policy); application messages are PrivateMessage regardless.
+    public var acceptPrivateHandshakes: Bool
     /// Zero padding added to outgoing PrivateMessage contents (§6.3.1).
     public var padding: PaddingPolicy
     /// Out-of-order bounds of the secret tree's ratchets (§9.2, §15.3).
@@ -68,7 +72,7 @@ public struct GroupConfiguration: Hashable, Sendable {
 
     public init(
         outgoingHandshake: HandshakeFraming = .privateMessage, acceptPublicHandshakes: Bool = true,
-        padding: PaddingPolicy = .none, secretTree: SecretTree.Configuration = .default, maxPastEpochs: Int = 5,
+        acceptPrivateHandshakes: Bool = true, padding: PaddingPolicy = .none, secretTree: SecretTree.Configuration = .default, maxPastEpochs: Int = 5,
         ratchetTreeInWelcome: Bool = true, commitBeforeApplication: Bool = true, credentialRule: CredentialRule = .any,
         maxLeafLifetime: UInt64? = ValidationConfiguration.defaultMaxLifetime, checkLifetimeOfTreeLeaves: Bool = false,
         credentialsImmutable: Bool = true, maxPastEpochAge: UInt64? = GroupConfiguration.defaultMaxPastEpochAge,
@@ -76,6 +80,7 @@ public struct GroupConfiguration: Hashable, Sendable {
     ) {
         self.outgoingHandshake = outgoingHandshake
         self.acceptPublicHandshakes = acceptPublicHandshakes
+        self.acceptPrivateHandshakes = acceptPrivateHandshakes
         self.padding = padding
         self.secretTree = secretTree
         self.maxPastEpochs = max(0, maxPastEpochs)
@@ -102,4 +107,10 @@ public struct GroupConfiguration: Hashable, Sendable {
 
     /// The defaults with Marmot's credential rule (MIP-00).
     public static let marmot = GroupConfiguration(credentialRule: .marmot)
+
+    /// Marmot v2 (MDK 0.9.x "current profile"): handshakes sent and accepted only as PublicMessage
+    /// (MDK's pure-plaintext wire-format policy), Marmot's credential rule, the other defaults.
+    public static let marmotV2 = GroupConfiguration(
+        outgoingHandshake: .publicMessage, acceptPublicHandshakes: true, acceptPrivateHandshakes: false,
+        credentialRule: .marmot)
 }

@@ -41,7 +41,8 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedMessage(String)
     /// A message kind the group does not process here (Welcome, KeyPackage, external commit, …).
     case unsupportedMessage(String)
-    /// An incoming wire format the configuration does not accept.
+    /// An incoming handshake (proposal or commit) in a wire format the configuration does not
+    /// accept: `acceptPublicHandshakes` / `acceptPrivateHandshakes` (Marmot v2 refuses PrivateMessage).
     case wireFormatNotAllowed(WireFormat)
     /// A PSK named by a proposal or Welcome is not available (§8.4).
     case missingPSK(PreSharedKeyID)
@@ -91,7 +92,12 @@ public enum GroupError: Error, Equatable, Sendable, CustomStringConvertible {
         case .ownMessage: "message was sent by this member"
         case .malformedMessage(let why): "malformed message: \(why)"
         case .unsupportedMessage(let why): "unsupported message: \(why)"
-        case .wireFormatNotAllowed(let format): "wire format \(format) not accepted"
+        case .wireFormatNotAllowed(let format):
+            switch format {
+            case .privateMessage: "PrivateMessage handshakes are not accepted by this group (PublicMessage only)"
+            case .publicMessage: "PublicMessage handshakes are not accepted by this group"
+            default: "wire format \(format) not accepted"
+            }
         case .missingPSK(let id): "PSK not available: \(id.kind)"
         case .pendingProposals(let n): "\(n) pending proposals must be committed first"
         case .invalidKeyPackage(let error): "invalid KeyPackage: \(error)"

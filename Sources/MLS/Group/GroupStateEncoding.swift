@@ -9,9 +9,14 @@ enum GroupStateEncoding {
     /// encryption_secret (deleted once the secret tree exists, RFC 9420 §9.2), makes the private keys
     /// optional (deleted on removal), stamps retained epochs with the time they were retained and
     /// adds the newer configuration fields. Version 1 blobs still load: those secrets are dropped.
-    static let version: UInt8 = 2
+    /// Version 3 adds `acceptPrivateHandshakes`; version 2 blobs load with its default (true).
+    static let version: UInt8 = 3
+    /// The second format, still read.
+    static let version2: UInt8 = 2
     /// The first format, still read.
     static let version1: UInt8 = 1
+    /// Every format `MLSGroup(serialized:)` reads.
+    static let readable: Set<UInt8> = [version1, version2, version]
 
     // MARK: Scalars
 
@@ -53,6 +58,8 @@ enum GroupStateEncoding {
         write(configuration.credentialsImmutable, to: &writer)
         writer.writeOptional(configuration.maxPastEpochAge) { w, value in w.write(value) }
         write(configuration.acceptNewMemberProposals, to: &writer)
+        // Version 3 onward.
+        write(configuration.acceptPrivateHandshakes, to: &writer)
     }
 
     static func readConfiguration(_ reader: inout TLSReader, version: UInt8) throws -> GroupConfiguration {
@@ -82,6 +89,9 @@ enum GroupStateEncoding {
             configuration.credentialsImmutable = try readBool(&reader)
             configuration.maxPastEpochAge = try reader.readOptional { try $0.readUInt64() }
             configuration.acceptNewMemberProposals = try readBool(&reader)
+        }
+        if version >= 3 {
+            configuration.acceptPrivateHandshakes = try readBool(&reader)
         }
         return configuration
     }

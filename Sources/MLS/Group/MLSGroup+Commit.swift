@@ -6,13 +6,13 @@ extension MLSGroup {
     ///
     /// The commit covers, in order: the pending proposals that can be committed together (by
     /// reference, when `includePendingProposals`), an Add per KeyPackage, a Remove per leaf, then
-    /// `proposals` inline (GroupContextExtensions, PSK, …). Each pending proposal is re-validated
-    /// against the current state first; stale ones (a Remove of a leaf already gone, an Update from
+    /// `proposals` inline (GroupContextExtensions, PSK, AppDataUpdate, …). Each pending proposal is
+    /// re-validated against the current state first; stale ones (a Remove of a leaf already gone, an Update from
     /// a member no longer in the group, an Add whose KeyPackage expired or whose identity another
     /// Add already brings) are left out rather than failing the commit, and so is every one that
     /// `proposalFilter` rejects (the application's policy of who may have what committed, e.g.
     /// Marmot's admin rules; received Updates and GroupContextExtensions stay pending until then). It carries an UpdatePath when its
-    /// proposals require one (§12.4: everything but Add/PSK/ReInit, and an empty commit), when
+    /// proposals require one (§12.4: everything but Add/PSK/ReInit and AppDataUpdate, and an empty commit), when
     /// `forceUpdatePath`, or when `signerRotation` installs a new signature key in this member's leaf.
     ///
     /// The only change to `self` is the handshake-ratchet generation the PrivateMessage consumed,
@@ -63,6 +63,7 @@ extension MLSGroup {
             var template = LeafNodeTemplate(current)
             template.signatureKey = newSigner.publicKey
             if let credential = signerRotation?.credential { template.credential = credential }
+            if let leafExtensions = signerRotation?.leafExtensions { template.extensions = leafExtensions }
             do {
                 created = try applied.tree.createUpdatePath(
                     from: ownLeafIndex, leaf: template, signer: newSigner, groupContext: provisional,
@@ -155,8 +156,10 @@ extension MLSGroup {
 
     /// The pending proposals a commit by this member can include together (§12.2, §12.4): not its
     /// own Update, no Remove of itself, one Remove/SelfRemove (preferred) or latest Update per leaf,
-    /// one GroupContextExtensions, distinct PSKs, and Adds of clients not already in the group or
-    /// added inline, one per credential. Each is first re-validated against the current state (as
+    /// one GroupContextExtensions, distinct PSKs, Adds of clients not already in the group or
+    /// added inline, one per credential, and the latest AppDataUpdate per component not updated
+    /// inline, listed after the other references (none when a GroupContextExtensions proposal is
+    /// inline, since AppDataUpdates may not precede it; draft-ietf-mls-extensions). Each is first re-validated against the current state (as
     /// this member would commit it: KeyPackage lifetimes checked) and offered to `filter`; those
     /// that fail are left out.
     func committablePendingProposals(
@@ -176,6 +179,8 @@ extension MLSGroup {
         var addedCredentials = Set<Credential>()
         var pskIDs = Set<PreSharedKeyID>()
         var hasExtensions = false
+        var hasInlineExtensions = false
+        var appDataComponents = Set<UInt16>()
         for proposal in inline {
             switch proposal {
             case .remove(let remove): claimedLeaves.insert(remove.removed)
@@ -183,14 +188,20 @@ extension MLSGroup {
                 addedKeys.insert(add.keyPackage.leafNode.signatureKey)
                 addedCredentials.insert(add.keyPackage.leafNode.credential)
             case .preSharedKey(let psk): pskIDs.insert(psk.psk)
-            case .groupContextExtensions: hasExtensions = true
+            case .groupContextExtensions:
+                hasExtensions = true
+                hasInlineExtensions = true
+            case .appDataUpdate(let update): appDataComponents.insert(update.componentID)
             default: break
             }
         }
         var removals: [LeafIndex: PendingProposal] = [:]
         var updates: [LeafIndex: PendingProposal] = [:]
+        var appDataUpdates: [UInt16: PendingProposal] = [:]
         for pending in candidates {
             switch (pending.proposal, pending.sender) {
+            case (.appDataUpdate(let update), _):
+                appDataUpdates[update.componentID] = pending
             case (.remove(let remove), _) where remove.removed != ownLeafIndex:
                 if removals[remove.removed] == nil { removals[remove.removed] = pending }
             case (.selfRemove, .member(let leaf)) where leaf != ownLeafIndex:
@@ -201,6 +212,7 @@ extension MLSGroup {
             }
         }
         var chosen: [PendingProposal] = []
+        var chosenAppData: [PendingProposal] = []
         for pending in candidates {
             switch (pending.proposal, pending.sender) {
             case (.remove, _), (.selfRemove, _):
@@ -224,11 +236,16 @@ extension MLSGroup {
                 guard !hasExtensions else { continue }
                 hasExtensions = true
                 chosen.append(pending)
+            case (.appDataUpdate(let update), _):
+                guard !hasInlineExtensions, appDataUpdates[update.componentID]?.ref == pending.ref,
+                      appDataComponents.insert(update.componentID).inserted
+                else { continue }
+                chosenAppData.append(pending)
             default:
                 continue
             }
         }
-        return chosen
+        return chosen + chosenAppData
     }
 
     private func target(of pending: PendingProposal) -> LeafIndex? {

@@ -55,6 +55,10 @@ extension MLSGroup {
                 throw GroupError(error, currentEpoch: epoch)
             }
         case .privateMessage(let privateMessage):
+            // content_type is in the clear: an encrypted handshake is refused before any key is used.
+            guard configuration.acceptPrivateHandshakes || privateMessage.contentType == .application else {
+                throw .wireFormatNotAllowed(.privateMessage)
+            }
             let protection = PrivateMessageProtection(
                 epochSecrets: epochSecrets, groupContext: groupContext, padding: configuration.padding)
             var tree = secretTree

@@ -127,6 +127,12 @@ extension MLSGroup {
             removed: applied.removed, selfRemoved: applied.selfRemoved,
             updated: applied.updated + (pathUsed ? [committer] : []),
             newExtensions: applied.extensionsChanged ? applied.extensions : nil, psks: applied.psks,
-            removedSelf: removedSelf)
+            removedSelf: removedSelf, proposals: applied.proposals,
+            appDataUpdates: applied.proposals.compactMap { item in
+                item.proposal.appDataUpdate.map {
+                    CommittedAppDataUpdate(update: $0, sender: item.sender, reference: item.reference)
+                }
+            },
+            hasUpdatePath: pathUsed)
     }
 }

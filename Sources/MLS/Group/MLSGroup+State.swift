@@ -77,7 +77,7 @@ extension MLSGroup {
     private static func decodeState(_ data: Data, now: UInt64) throws -> MLSGroup {
         var r = TLSReader(data)
         let version = try r.readUInt8()
-        guard version == GroupStateEncoding.version || version == GroupStateEncoding.version1 else {
+        guard GroupStateEncoding.readable.contains(version) else {
             throw GroupError.invalidState("unknown version \(version)")
         }
         let configuration = try GroupStateEncoding.readConfiguration(&r, version: version)

@@ -45,8 +45,9 @@ extension MLSGroup {
 
     /// The checks a standalone proposal must pass on its own before it is kept (§12.1): the sender may
     /// send its type (§6.1, §12.1.8), Adds carry valid KeyPackages, Updates valid leaves for the
-    /// sender's position, Removes name a member, PSKs have an Nh-byte nonce and an allowed usage, and
-    /// GroupContextExtensions are supported by every member.
+    /// sender's position, Removes name a member, PSKs have an Nh-byte nonce and an allowed usage,
+    /// GroupContextExtensions are supported by every member, and an AppDataUpdate `remove` names a
+    /// component the dictionary holds (the rest of its rules need the whole commit).
     ///
     /// `asCommitter`: checked as this member would commit it, so KeyPackage lifetimes are checked
     /// even for another member's Add (see `keyPackageValidator(ownAdd:)`).
@@ -87,6 +88,24 @@ extension MLSGroup {
                 try GroupContextExtensionsValidation.validate(gce.extensions, tree: tree)
             } catch {
                 throw .invalidGroupContextExtensions(error)
+            }
+            do {
+                try AppDataUpdateRules.checkGroupContextExtensions(gce.extensions, current: groupContext.extensions)
+            } catch {
+                throw .invalidProposal("\(error)")
+            }
+        case .appDataUpdate(let update):
+            switch update.operation {
+            case .update:
+                break
+            case .remove:
+                // A remove of a component with no state is invalid (draft-ietf-mls-extensions).
+                let dictionary = try? groupContext.extensions.payload(AppDataDictionary.self)
+                guard dictionary?[update.componentID] != nil else {
+                    throw .invalidProposal("\(AppDataUpdateError.removeOfAbsentComponent(update.componentID))")
+                }
+            default:
+                throw .invalidProposal("\(AppDataUpdateError.unknownOperation(update.operation.rawValue))")
             }
         case .reInit:
             throw .invalidProposal("ReInit is not supported")

@@ -24,15 +24,20 @@ public struct PendingCommit: Sendable, CustomStringConvertible {
     public var welcomeMessage: MLSMessage? { welcome.map { MLSMessage(.welcome($0)) } }
 }
 
-/// A new signature key (and optionally credential) for this member's leaf, installed by a commit's
-/// UpdatePath (MDK's self_update_with_new_signer).
+/// A new signature key (and optionally credential and leaf extensions) for this member's leaf,
+/// installed by a commit's UpdatePath (MDK's self_update_with_new_signer).
 public struct SignerRotation: Sendable {
     public var signer: SignaturePrivateKey
     /// The credential of the new leaf; the current one when nil.
     public var credential: Credential?
+    /// The extensions of the new leaf, replacing the current ones; the current ones when nil. Marmot
+    /// v2 binds each leaf signature key to the account with a signed leaf component (0x8009), so a
+    /// rotated signer needs a new one.
+    public var leafExtensions: [Extension]?
 
-    public init(signer: SignaturePrivateKey, credential: Credential? = nil) {
+    public init(signer: SignaturePrivateKey, credential: Credential? = nil, leafExtensions: [Extension]? = nil) {
         self.signer = signer
         self.credential = credential
+        self.leafExtensions = leafExtensions
     }
 }

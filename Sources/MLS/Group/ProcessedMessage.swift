@@ -39,13 +39,44 @@ public struct CommitSummary: Hashable, Sendable {
     public let selfRemoved: [LeafIndex]
     /// Leaves whose LeafNode changed: Update proposals and the committer's UpdatePath.
     public let updated: [LeafIndex]
-    /// The new GroupContext extensions when a GroupContextExtensions proposal was applied.
+    /// The new epoch's GroupContext extensions when a GroupContextExtensions or an AppDataUpdate
+    /// proposal was applied (even if the bytes came out the same); nil otherwise.
     public let newExtensions: [Extension]?
     /// PSKs injected into the new epoch.
     public let psks: [PreSharedKeyID]
     /// True when the commit removed this member: the group is now inactive.
     public let removedSelf: Bool
+    /// Every proposal the commit covers, in commit order, with its sender and, when committed by
+    /// reference, its reference (inline ones are the committer's).
+    public let proposals: [CommittedProposal]
+    /// The AppDataUpdate proposals applied to the `app_data_dictionary`, in commit order.
+    public let appDataUpdates: [CommittedAppDataUpdate]
+    /// Whether the commit carried an UpdatePath (the committer's leaf was replaced).
+    public let hasUpdatePath: Bool
 
     /// Whether the group's extensions changed.
     public var extensionsChanged: Bool { newExtensions != nil }
+    /// Component ids set by an AppDataUpdate `update`, ascending.
+    public var updatedComponentIDs: [UInt16] {
+        appDataUpdates.filter { $0.update.operation == .update }.map(\.update.componentID).sorted()
+    }
+    /// Component ids deleted by an AppDataUpdate `remove`, ascending.
+    public var removedComponentIDs: [UInt16] {
+        appDataUpdates.filter { $0.update.operation == .remove }.map(\.update.componentID).sorted()
+    }
+}
+
+/// An AppDataUpdate a commit applied, with who proposed it (draft-ietf-mls-extensions).
+public struct CommittedAppDataUpdate: Hashable, Sendable {
+    public let update: AppDataUpdate
+    /// The proposal's sender; the committer for an inline one.
+    public let sender: Sender
+    /// The reference it was committed by; nil when inline.
+    public let reference: ProposalRef?
+
+    public init(update: AppDataUpdate, sender: Sender, reference: ProposalRef?) {
+        self.update = update
+        self.sender = sender
+        self.reference = reference
+    }
 }

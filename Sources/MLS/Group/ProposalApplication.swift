@@ -21,6 +21,8 @@ struct AppliedProposals: Sendable {
     var pathRequired: Bool
     /// This member's own Update proposal among the committed ones.
     var ownUpdate: ProposalRef?
+    /// Every committed proposal, in commit order.
+    var proposals: [CommittedProposal] = []
 
     /// The leaves the commit adds, which an UpdatePath's resolutions leave out (§7.6).
     var addedLeaves: Set<LeafIndex> { Set(added.map(\.leaf)) }
@@ -44,8 +46,9 @@ extension MLSGroup {
     }
 
     /// Validates the list (§12.2, with the path rule when `hasPath` is known) and applies it in the
-    /// order of §12.3 to the current tree and extensions: GroupContextExtensions, Updates, Removes and
-    /// SelfRemoves, Adds in list order, then PSKs.
+    /// order of §12.3 to the current tree and extensions: GroupContextExtensions then AppDataUpdates
+    /// (draft-ietf-mls-extensions; computed by the validator), Updates, Removes and SelfRemoves, Adds
+    /// in list order, then PSKs.
     func applyProposals(
         _ proposals: [ResolvedProposal], committer: LeafIndex, hasPath: Bool?
     ) throws(GroupError) -> AppliedProposals {
@@ -53,6 +56,7 @@ extension MLSGroup {
         var result = AppliedProposals(
             tree: tree, extensions: validated.newGroupContextExtensions ?? groupContext.extensions,
             extensionsChanged: validated.newGroupContextExtensions != nil, pathRequired: validated.pathRequired)
+        result.proposals = proposals.map { CommittedProposal(proposal: $0.proposal, sender: $0.sender, reference: $0.ref) }
         do {
             for item in proposals {
                 switch (item.proposal, item.sender) {

@@ -51,7 +51,7 @@ struct ForwardSecrecyTests {
         let v1 = try Self.version1Blob(of: groups[1], secrets: Data(repeating: 0x5a, count: 32))
         var restored = try MLSGroup(serialized: v1)
         #expect(!contains(restored.serialized(), Data(repeating: 0x5a, count: 32)))
-        #expect(restored.serialized().first == 2)
+        #expect(restored.serialized().first == GroupStateEncoding.version)
         guard case .application(let app) = try restored.process(late) else {
             Issue.record("expected application data")
             return
@@ -123,11 +123,12 @@ struct ForwardSecrecyTests {
         w.write(UInt8(1))
         var configuration = TLSWriter()
         GroupStateEncoding.write(group.configuration, to: &configuration)
-        // Version 1 ends the configuration after checkLifetimeOfTreeLeaves: drop the v2 fields.
+        // Version 1 ends the configuration after checkLifetimeOfTreeLeaves: drop the v2 and v3 fields.
         var v2Tail = TLSWriter()
         GroupStateEncoding.write(group.configuration.credentialsImmutable, to: &v2Tail)
         v2Tail.writeOptional(group.configuration.maxPastEpochAge) { w, value in w.write(value) }
         GroupStateEncoding.write(group.configuration.acceptNewMemberProposals, to: &v2Tail)
+        GroupStateEncoding.write(group.configuration.acceptPrivateHandshakes, to: &v2Tail)
         w.writeFixed(configuration.bytes.dropLast(v2Tail.bytes.count))
         w.write(group.groupContext)
         GroupStateEncoding.write(group.tree, to: &w)

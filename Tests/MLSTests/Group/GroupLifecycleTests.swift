@@ -75,7 +75,7 @@ struct GroupLifecycleTests {
         try GroupTest.send("one", from: 0, in: &groups)
         let late = try groups[0].encrypt(Data("delivered after restart".utf8))
         let bytes = groups[1].serialized()
-        #expect(bytes.first == 2, "version byte")
+        #expect(bytes.first == 3, "version byte")
         var restored = try MLSGroup(serialized: bytes)
         #expect(restored.serialized() == bytes)
         #expect(restored.epochAuthenticator == groups[1].epochAuthenticator)
@@ -97,7 +97,7 @@ struct GroupLifecycleTests {
         let group = try GroupTestClient("alice").createGroup()
         let bytes = group.serialized()
         #expect(throws: GroupError.self) { try MLSGroup(serialized: Data()) }
-        #expect(throws: GroupError.self) { try MLSGroup(serialized: Data([3]) + bytes.dropFirst()) }
+        #expect(throws: GroupError.self) { try MLSGroup(serialized: Data([4]) + bytes.dropFirst()) }
         #expect(throws: GroupError.self) { try MLSGroup(serialized: bytes.dropLast()) }
         #expect(throws: GroupError.self) { try MLSGroup(serialized: bytes + Data([0])) }
     }

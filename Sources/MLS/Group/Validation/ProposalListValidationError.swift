@@ -46,6 +46,22 @@ public enum ProposalListValidationError: Error, Equatable, Sendable, CustomStrin
     /// A GroupContextExtensions proposal the members cannot all support (§12.1.7).
     case invalidGroupContextExtensions(GroupContextExtensionsError)
 
+    /// An AppDataUpdate that cannot be applied: a `remove` of a component with no state, or an
+    /// unknown operation (draft-ietf-mls-extensions §AppDataUpdate).
+    case invalidAppDataUpdate(position: Int, AppDataUpdateError)
+    /// More than one AppDataUpdate for this component id. The draft allows several `update`s of one
+    /// component; MDK (the Marmot reference) refuses any second operation, and so does this code.
+    case multipleAppDataUpdates(componentID: UInt16)
+    /// An AppDataUpdate listed before the GroupContextExtensions proposal, which it must follow
+    /// (draft-ietf-mls-extensions; OpenMLS `IncorrectOrder`).
+    case appDataUpdateBeforeGroupContextExtensions(position: Int)
+    /// A GroupContextExtensions proposal that adds, removes or changes the `app_data_dictionary`
+    /// while app_data_update is a required proposal type (before or after the commit); only
+    /// AppDataUpdate may change it then (draft-ietf-mls-extensions).
+    case groupContextExtensionsChangeAppDataDictionary
+    /// The `app_data_dictionary` the AppDataUpdates apply to does not decode.
+    case malformedAppDataDictionary
+
     /// Two PreSharedKey proposals for the same PSK (§12.2); nonces are not compared.
     case duplicatePSK(PreSharedKeyID)
     /// A psk_nonce whose length is not KDF.Nh (§12.1.4).
@@ -98,6 +114,12 @@ public enum ProposalListValidationError: Error, Equatable, Sendable, CustomStrin
         case .conflictingLeafChanges(let l): "more than one Update/Remove/SelfRemove for \(l)"
         case .multipleGroupContextExtensions: "more than one GroupContextExtensions proposal"
         case .invalidGroupContextExtensions(let e): "GroupContextExtensions: \(e)"
+        case .invalidAppDataUpdate(let p, let e): "AppDataUpdate \(p): \(e)"
+        case .multipleAppDataUpdates(let id): "more than one AppDataUpdate for component 0x\(String(id, radix: 16))"
+        case .appDataUpdateBeforeGroupContextExtensions(let p): "AppDataUpdate \(p) precedes the GroupContextExtensions proposal"
+        case .groupContextExtensionsChangeAppDataDictionary:
+            "GroupContextExtensions changes app_data_dictionary while app_data_update is required"
+        case .malformedAppDataDictionary: "the group's app_data_dictionary does not decode"
         case .duplicatePSK: "the same PSK is proposed twice"
         case .invalidPSKNonce(let n): "psk_nonce of \(n) bytes"
         case .pskUsageNotAllowed(let u): "resumption PSK usage \(u.rawValue) not allowed here"

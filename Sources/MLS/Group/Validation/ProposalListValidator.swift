@@ -10,7 +10,9 @@ public struct ValidatedProposalList: Hashable, Sendable {
     public let removedLeaves: [LeafIndex]
     /// Leaves replaced by Update proposals, ascending.
     public let updatedLeaves: [LeafIndex]
-    /// The replacement GroupContext extensions, when the list has a GroupContextExtensions proposal.
+    /// The GroupContext extensions of the new epoch, when the list has a GroupContextExtensions or
+    /// an AppDataUpdate proposal: the GroupContextExtensions proposal's list (or the current one)
+    /// with the AppDataUpdates applied to its `app_data_dictionary` (draft-ietf-mls-extensions).
     public let newGroupContextExtensions: [Extension]?
 }
 
@@ -20,7 +22,8 @@ public struct ValidatedProposalList: Hashable, Sendable {
 ///
 /// Add, Update and GroupContextExtensions are checked against the state they will meet (§12.3): the
 /// new GroupContext extensions, Updates and Removes applied before Adds, and each Add seeing earlier
-/// Adds.
+/// Adds. AppDataUpdates are applied after the GroupContextExtensions proposal (see
+/// `AppDataUpdateRules`), so the new extensions every later check sees already carry them.
 public struct ProposalListValidator: Sendable {
     public var keyPackageValidator: KeyPackageValidator
 
@@ -82,6 +85,7 @@ public struct ProposalListValidator: Sendable {
         var adds: [(Int, KeyPackage)] = []
         var psks = Set<PreSharedKeyID.Kind>()
         var newExtensions: [Extension]?
+        var appDataUpdates: [(position: Int, update: AppDataUpdate)] = []
 
         for (position, item) in proposals.enumerated() {
             if item.isInline, item.sender != .member(leafIndex: committer) {
@@ -114,14 +118,24 @@ public struct ProposalListValidator: Sendable {
             case .externalInit:
                 throw .externalInitInRegularCommit
             case .groupContextExtensions(let gce):
+                if let first = appDataUpdates.first { throw .appDataUpdateBeforeGroupContextExtensions(position: first.position) }
                 newExtensions = gce.extensions
+            case .appDataUpdate(let update):
+                appDataUpdates.append((position, update))
             case .unknown:
                 break
             }
         }
 
         var context = groupContext
-        if let newExtensions { context.extensions = newExtensions }
+        if let newExtensions {
+            try AppDataUpdateRules.checkGroupContextExtensions(newExtensions, current: groupContext.extensions)
+            context.extensions = newExtensions
+        }
+        if !appDataUpdates.isEmpty {
+            context.extensions = try AppDataUpdateRules.apply(appDataUpdates, to: context.extensions)
+        }
+        let extensionsReplaced = newExtensions != nil || !appDataUpdates.isEmpty
 
         for (leaf, node) in updates {
             do {
@@ -143,9 +157,9 @@ public struct ProposalListValidator: Sendable {
         try checkSupport(of: types, by: provisional)
         try checkAdds(adds, into: &provisional, context: context)
 
-        if let newExtensions {
+        if extensionsReplaced {
             do {
-                try GroupContextExtensionsValidation.validate(newExtensions, tree: provisional)
+                try GroupContextExtensionsValidation.validate(context.extensions, tree: provisional)
             } catch {
                 throw .invalidGroupContextExtensions(error)
             }
@@ -155,7 +169,8 @@ public struct ProposalListValidator: Sendable {
         if hasPath == false, pathRequired { throw .pathRequired }
         return ValidatedProposalList(
             isExternalCommit: false, pathRequired: pathRequired, removedLeaves: changes.removed.sorted(),
-            updatedLeaves: updates.map(\.0).sorted(), newGroupContextExtensions: newExtensions)
+            updatedLeaves: updates.map(\.0).sorted(),
+            newGroupContextExtensions: extensionsReplaced ? context.extensions : nil)
     }
 
     /// Each Add against the provisional tree (after Updates, Removes and earlier Adds) and the new

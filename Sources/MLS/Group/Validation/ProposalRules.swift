@@ -2,15 +2,17 @@ import Foundation
 
 extension ProposalType {
     /// Whether a Commit covering this type must carry an UpdatePath (RFC 9420 §12.4, §17.4 "Path"):
-    /// only add, psk and reinit do not. self_remove requires one (draft-ietf-mls-extensions registry
-    /// entry "Path Required: Y"), and unknown types are treated as requiring one.
-    public var requiresPath: Bool { !(self == .add || self == .psk || self == .reinit) }
+    /// only add, psk and reinit do not, nor does app_data_update (draft-ietf-mls-extensions
+    /// §AppDataUpdate: "do not require an UpdatePath"; OpenMLS agrees). self_remove requires one
+    /// (registry entry "Path Required: Y"), and unknown types are treated as requiring one.
+    public var requiresPath: Bool { !(self == .add || self == .psk || self == .reinit || self == .appDataUpdate) }
 
     /// Whether an external sender may send this type (§12.1.8, §17.4 "Ext"): add, remove, psk, reinit
-    /// and group_context_extensions. self_remove may not (draft-ietf-mls-extensions), nor may types this
-    /// code does not know.
+    /// and group_context_extensions, plus app_data_update (draft-ietf-mls-extensions §AppDataUpdate).
+    /// self_remove may not (draft-ietf-mls-extensions), nor may types this code does not know.
     public var allowedFromExternalSender: Bool {
         self == .add || self == .remove || self == .psk || self == .reinit || self == .groupContextExtensions
+            || self == .appDataUpdate
     }
 
     /// Whether `sender` may send a proposal of this type (§6.1, §12.1.6, §12.1.8):

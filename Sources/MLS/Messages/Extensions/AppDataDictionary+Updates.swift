@@ -1,8 +1,9 @@
 import Foundation
 
 extension AppDataDictionary {
-    /// The dictionary after a commit's AppDataUpdates, applied in list order (draft-ietf-mls-extensions:
-    /// applied before the new GroupContext is computed). Not yet called by `MLSGroup`; see the v2 notes.
+    /// The dictionary after `updates`, applied in list order (draft-ietf-mls-extensions §AppDataUpdate).
+    /// `MLSGroup` applies a commit's updates itself, with the commit rules of `AppDataUpdateRules`
+    /// (one operation per component); this is the plain operation.
     public func applying(_ updates: [AppDataUpdate]) throws(AppDataUpdateError) -> AppDataDictionary {
         var result = self
         for update in updates { try update.apply(to: &result) }
@@ -12,14 +13,11 @@ extension AppDataDictionary {
 
 extension Array where Element == Extension {
     /// GroupContext extensions with their `app_data_dictionary` replaced by the result of `updates`
-    /// (an absent dictionary counts as empty; other extensions keep their order).
+    /// (an absent dictionary counts as empty). Other extensions keep their order and the updated
+    /// dictionary goes last, as a commit carrying these updates places it (see `AppDataUpdateRules`).
     public func applyingAppDataUpdates(_ updates: [AppDataUpdate]) throws -> [Extension] {
         guard !updates.isEmpty else { return self }
         let current = try payload(AppDataDictionary.self) ?? AppDataDictionary()
-        let updated = Extension(try current.applying(updates))
-        guard let index = firstIndex(where: { $0.type == .appDataDictionary }) else { return self + [updated] }
-        var result = self
-        result[index] = updated
-        return result
+        return replacingAppDataDictionary(with: try current.applying(updates))
     }
 }

@@ -82,14 +82,9 @@ public enum AppDataUpdateError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 extension Proposal {
-    /// An AppDataUpdate proposal, carried as `.unknown` so existing switches stay exhaustive.
-    public static func appDataUpdate(_ body: AppDataUpdate) -> Proposal {
-        .unknown(type: .appDataUpdate, body: body.tlsSerialized)
-    }
-
-    /// The AppDataUpdate body, when this is one (nil for other types or an undecodable body).
+    /// The AppDataUpdate body, when this is one.
     public var appDataUpdate: AppDataUpdate? {
-        guard case .unknown(let type, let body) = self, type == .appDataUpdate else { return nil }
-        return try? AppDataUpdate(tlsSerialized: body)
+        guard case .appDataUpdate(let body) = self else { return nil }
+        return body
     }
 }

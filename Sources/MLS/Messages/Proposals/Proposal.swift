@@ -15,6 +15,9 @@ public enum Proposal: Hashable, Sendable, TLSCodable {
     case externalInit(ExternalInit)
     case groupContextExtensions(GroupContextExtensions)
     case selfRemove(SelfRemove)
+    /// AppDataUpdate (draft-ietf-mls-extensions): changes one component of the GroupContext's
+    /// `app_data_dictionary` (Marmot v2: rename, admins, routing, disband).
+    case appDataUpdate(AppDataUpdate)
     /// Another type; `body` is its exact encoding after the type, with no length prefix.
     case unknown(type: ProposalType, body: Data)
 
@@ -28,6 +31,7 @@ public enum Proposal: Hashable, Sendable, TLSCodable {
         case .externalInit: .externalInit
         case .groupContextExtensions: .groupContextExtensions
         case .selfRemove: .selfRemove
+        case .appDataUpdate: .appDataUpdate
         case .unknown(let type, _): type
         }
     }
@@ -43,6 +47,7 @@ public enum Proposal: Hashable, Sendable, TLSCodable {
         case .externalInit(let body): writer.write(body)
         case .groupContextExtensions(let body): writer.write(body)
         case .selfRemove(let body): writer.write(body)
+        case .appDataUpdate(let body): writer.write(body)
         case .unknown(_, let body): writer.writeFixed(body)
         }
     }
@@ -58,8 +63,7 @@ public enum Proposal: Hashable, Sendable, TLSCodable {
         case .externalInit: self = .externalInit(try reader.read())
         case .groupContextExtensions: self = .groupContextExtensions(try reader.read())
         case .selfRemove: self = .selfRemove(try reader.read())
-        // AppDataUpdate (draft-ietf-mls-extensions, Marmot v2) is kept as `.unknown` with its exact body.
-        case .appDataUpdate: self = .unknown(type: type, body: try reader.read(AppDataUpdate.self).tlsSerialized)
+        case .appDataUpdate: self = .appDataUpdate(try reader.read())
         default: throw MessageDecodingError.unknownProposalType(type.rawValue)
         }
     }
