@@ -30,7 +30,7 @@ extension MarmotClient {
     func signerRotation(for session: GroupSession) throws -> SignerRotation {
         let signer = SignaturePrivateKey.generate()
         do {
-            return SignerRotation(signer: signer/*MERGE-MLS2*/)
+            return SignerRotation(signer: signer, leafExtensions: try session.rules.ownLeaf(keys: keys, signer: signer).extensions)
         } catch {
             throw MarmotClientError.encoding("leaf for a new signer: \(error)")
         }

@@ -8,7 +8,7 @@ import Nostr
 /// proof, and the v2 commit authorization rule.
 struct V2GroupRules: GroupRules {
     var version: MarmotVersion { .v2 }
-    var configuration: GroupConfiguration { .marmot/*MERGE-MLS2 .marmotV2*/ }
+    var configuration: GroupConfiguration { .marmotV2 }
 
     /// The components a group we create requires of every member: profile, admin policy, routing,
     /// the identity proof and lifecycle (MDK `default_group_components` plus routing and 0x8009).
@@ -59,7 +59,7 @@ struct V2GroupRules: GroupRules {
         try Self.write(metadata, into: &target)
         return target.entries.compactMap { entry in
             current.dictionary[entry.componentID] == entry.data
-                ? nil : Proposal.unknown(type: .appDataUpdate, body: AppDataUpdate.update(entry.componentID, entry.data).tlsSerialized)/*MERGE-MLS2*/
+                ? nil : .appDataUpdate(.update(entry.componentID, entry.data))
         }
     }
 
@@ -100,9 +100,6 @@ struct V2GroupRules: GroupRules {
     /// The v2 rule (`V2CommitAuthorization`) over the commit as framed, every new or changed leaf's
     /// 0x8009 proof, a valid component state afterwards, and an admin left.
     func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
-        guard case .publicMessage(let framed) = message.body, case .commit(let commit) = framed.content.body else {
-            throw .unauthorizedCommit(V2AuthorizationError.handshakeNotPublic.description)
-        }
         let admins: AdminPolicy
         do {
             guard let policy = try GroupComponents(groupContextExtensions: before.extensions).adminPolicy else {
@@ -116,39 +113,47 @@ struct V2GroupRules: GroupRules {
             guard case .member(let leaf) = sender else { return nil }
             return before.member(at: leaf).flatMap { NostrIdentity.publicKey($0.credential) }
         }
-        guard let committer = account(framed.content.sender) else { throw .unauthorizedCommit("the committer is not a member") }
-        var entries: [V2CommitSummary.ProposalEntry] = []
-        for item in commit.proposals {
-            switch item {
-            case .proposal(let proposal):
-                entries.append(.init(
-                    type: proposal.type, sender: committer, byReference: false, componentID: Self.componentID(proposal)))
-            case .reference(let ref):
-                guard let pending = before.proposals.first(where: { $0.ref == ref }) else {
-                    throw .unauthorizedCommit("the commit names a proposal we do not hold")
-                }
-                entries.append(.init(
-                    type: pending.proposal.type, sender: account(pending.sender), byReference: true,
-                    componentID: Self.componentID(pending.proposal)))
-            }
+        guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+            throw .unauthorizedCommit("the committer is not a member")
+        }
+        let entries = summary.proposals.map { committed in
+            V2CommitSummary.ProposalEntry(
+                type: committed.proposal.type, sender: account(committed.sender), byReference: !committed.isInline,
+                componentID: Self.componentID(committed.proposal))
         }
         do {
             try V2CommitAuthorization.authorize(
-                V2CommitSummary(committer: committer, wireFormat: message.wireFormat, proposals: entries, hasPath: commit.path != nil),
+                V2CommitSummary(
+                    committer: committer, wireFormat: message.wireFormat, proposals: entries, hasPath: summary.hasUpdatePath),
                 admins: admins)
         } catch {
             throw .unauthorizedCommit(error.description)
         }
         try Self.checkProofs(of: after, comparedTo: before)
         if after.isActive {
-            do { _ = try metadata(of: after.extensions) } catch { throw .unauthorizedCommit("the new components are invalid: \(error)") }
+            do {
+                _ = try metadata(of: after.extensions)
+                try Self.requireProfileCapabilities(after.extensions)
+            } catch {
+                throw .unauthorizedCommit("the new group state is not a valid v2 state: \(error)")
+            }
         }
         try requireAdminLeft(after: after)
     }
 
+    /// The group's required_capabilities keep what the current profile needs of every member:
+    /// extension 0x0006 and proposals AppDataUpdate and SelfRemove (MDK requires them in every
+    /// current-profile group).
+    static func requireProfileCapabilities(_ extensions: [Extension]) throws {
+        let required = try extensions.payload(RequiredCapabilities.self)
+        guard let required, required.extensionTypes.contains(.appDataDictionary),
+              required.proposalTypes.contains(.appDataUpdate), required.proposalTypes.contains(.selfRemove)
+        else { throw V2GroupComponentsError.missingRequiredCapabilities }
+    }
+
     static func componentID(_ proposal: Proposal) -> UInt16? {
-        return nil/*MERGE-MLS2 guard case .appDataUpdate(let update) = proposal else { return nil }
-        return update.componentID*/
+        guard case .appDataUpdate(let update) = proposal else { return nil }
+        return update.componentID
     }
 
     /// Every leaf of `after` that `before` did not have as it is now carries a valid proof.
@@ -169,6 +174,7 @@ struct V2GroupRules: GroupRules {
         do {
             components = try GroupComponents(groupContextExtensions: mls.extensions)
             metadata = try self.metadata(of: mls.extensions)
+            try Self.requireProfileCapabilities(mls.extensions)
             try V2WelcomeRumor.checkJoin(components: components, groupInfoSigner: sender)
         } catch {
             return "\(error)"

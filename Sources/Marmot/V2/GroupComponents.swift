@@ -70,6 +70,7 @@ public enum V2GroupComponentsError: Error, Sendable, Equatable, CustomStringConv
     case invalidComponent(UInt16, V2ComponentError)
     case requiredStateMissing(UInt16)
     case profileComponentNotRequired(UInt16)
+    case missingRequiredCapabilities
 
     public var description: String {
         switch self {
@@ -80,6 +81,8 @@ public enum V2GroupComponentsError: Error, Sendable, Equatable, CustomStringConv
         case .invalidComponent(let id, let e): "component 0x\(String(id, radix: 16)): \(e)"
         case .requiredStateMissing(let id): "required component 0x\(String(id, radix: 16)) has no state"
         case .profileComponentNotRequired(let id): "app_components does not require 0x\(String(id, radix: 16))"
+        case .missingRequiredCapabilities:
+            "required_capabilities must require extension 0x0006 and proposals 0x0008 and 0x000a"
         }
     }
 }
