@@ -40,6 +40,7 @@ struct InteractiveCommand: AsyncParsableCommand {
         var configuration = CLISession.Configuration(
             home: home, relays: plan, logLevel: verbose >= 2 ? .debug : verbose == 1 ? .info : .warning)
         configuration.announceEmbeddedRelay = false
+        configuration.savesRelayChanges = true
         let session = try await CLISession.open(configuration)
         let where_ =
             if let embedded = session.embeddedRelay {

@@ -6,8 +6,8 @@ import Testing
 
 /// A real core with its messaging layer on in-process relays, driven through the key map and
 /// renderer as the terminal driver does: R opens Relays, a adds a second relay that then shows as
-/// connected, r removes it, the core's refusals show on the screen; P opens Profile, where a name is
-/// saved and shown.
+/// connected, r removes it (each accepted change saved in `$MARMOT_HOME/relays` for the next start),
+/// the core's refusals show on the screen; P opens Profile, where a name is saved and shown.
 @MainActor
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct TUISettingsDrivenTests {
@@ -17,7 +17,23 @@ struct TUISettingsDrivenTests {
         var configuration = CLISession.Configuration(
             home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
         configuration.announceEmbeddedRelay = false
+        configuration.savesRelayChanges = true
         return try await CLISession.open(configuration)
+    }
+
+    /// Waits (bounded) until `$MARMOT_HOME/relays` lists `urls`, as the interactive UI saves them.
+    private static func saved(_ urls: [String], in home: URL) async throws {
+        let file = home.appendingPathComponent("relays")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let lines = (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n").map(String.init)
+            if lines == urls { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(file.path) holds \(lines ?? []), expected \(urls)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Waits for the outcome of the relay change dispatched after `mark`.
@@ -64,6 +80,7 @@ struct TUISettingsDrivenTests {
         screen.press([.enter])
         let refused = try await Self.relayChange(session, after: mark)
         #expect(refused.code == .failed)
+        #expect(!FileManager.default.fileExists(atPath: session.home.appendingPathComponent("relays").path))
         frame = screen.frame
         #expect(Self.body(frame).contains { $0.contains("! Not a relay address") }, "\(Self.text(frame))")
 
@@ -83,6 +100,7 @@ struct TUISettingsDrivenTests {
         #expect(frame.contains { $0.contains(extraURL) && $0.contains("connected") }, "\(Self.text(frame))")
         #expect(frame.contains { $0.contains("2 of 2 relays connected") }, "\(Self.text(frame))")
         #expect(!Self.body(frame).contains { $0.contains("! Not a relay address") }, "\(Self.text(frame))")
+        try await Self.saved([homeURL, extraURL], in: session.home)
 
         // ↓ r: the highlighted (second) relay is removed.
         mark = session.outcomeMark
@@ -92,6 +110,7 @@ struct TUISettingsDrivenTests {
         #expect(session.state.network.relays.map(\.url) == [homeURL])
         frame = screen.frame
         #expect(!frame.contains { $0.contains(extraURL) }, "\(Self.text(frame))")
+        try await Self.saved([homeURL], in: session.home)
 
         // r on the last relay: the core keeps it and says why.
         mark = session.outcomeMark
