@@ -69,6 +69,19 @@ struct SettingsRenderTests {
         #expect(keys.contains("P name"))
     }
 
+    @Test func bothScreensFitTheSmallestTerminal() {
+        let size = TUILayout.minimum
+        let adding = F.ui(for: S.relays(), size) {
+            $0.addingRelay = true
+            $0.relayInput = String(repeating: "x", count: 100)
+            $0.selectedRelay = S.second
+        }
+        F.expectFits(F.render(S.relays(), adding), size)
+        let failed = OperationOutcome(operation: .setProfileName, code: .failed, message: "Enter a name", sequence: 2)
+        let profile = S.profile(ProfileState(name: String(repeating: "n", count: 64)), outcome: failed)
+        F.expectFits(F.render(profile, F.ui(for: profile, size)), size)
+    }
+
     @Test func helpLinesFitIn80Columns() {
         for keys in [RelaysScreen.keys, RelaysScreen.addKeys, ProfileScreen.keys, ChatListScreen.keys] {
             #expect(TextWidth.of(" " + keys) <= 80, "too wide: \(keys)")
