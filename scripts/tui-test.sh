@@ -178,6 +178,30 @@ scenario_navigation() {
     expect_absent alice "Start a chat"
 }
 
+scenario_relays_and_name() {
+    # R: the embedded relay, connected; a refused URL shows the core's reason on the screen.
+    send alice R
+    wait_for alice "Marmot · Relays"
+    wait_match alice "^ > ws://127\.0\.0\.1:[0-9]+.* connected$" 30
+    send alice a
+    wait_for alice "Add relay:"
+    type_text alice "http://nope"
+    send alice Enter
+    wait_for alice "! Not a relay address"
+    send alice Escape
+    wait_gone alice "Esc dismiss"
+    send alice Escape
+    wait_for alice "Your npub: $ALICE_NPUB"
+    # P: the name is saved through the relay and shown.
+    send alice P
+    wait_for alice "Name: not set"
+    type_text alice "Alice Tmux"
+    send alice Enter
+    wait_for alice "Name: Alice Tmux" 30
+    send alice Escape
+    wait_for alice "Your npub: $ALICE_NPUB"
+}
+
 scenario_quit_and_restore() {
     send alice q
     wait_for alice "marmot exited with 0" 15
@@ -340,6 +364,7 @@ main() {
     ensure_tools
     scenario_create_account
     scenario_navigation
+    scenario_relays_and_name
     scenario_quit_and_restore
     scenario_sigterm_restores_terminal
     if [[ "${TUI_CHAT:-0}" == 1 ]]; then scenario_chat; fi

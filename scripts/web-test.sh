@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests `marmot web` in a real browser, as `make test` does: one `marmot relay` (in memory), two
-# `marmot web` servers (Alice and Bob, separate MARMOT_HOMEs), and Tests/Web/web_test.py driving
+# `marmot web` servers (Alice and Bob, separate MARMOT_HOMEs), a second relay for the Relays page, and Tests/Web/web_test.py driving
 # headless Chromium through selenium (.venv-web, made by scripts/setup.sh --interop).
 # Screenshots of every screen go to .build/web-screenshots/ (or $WEB_SCREENSHOTS).
 set -euo pipefail
@@ -22,6 +22,10 @@ first_line() {  # waits for the first line of a file
 MARMOT_HOME="$scratch/relay" "$bin/marmot" relay --port 0 --memory >"$scratch/relay.out" 2>"$scratch/relay.err" &
 pids+=($!)
 relay="$(first_line "$scratch/relay.out")"
+# A second relay for the Relays page: Bob adds it, sees it connected, and removes it.
+MARMOT_HOME="$scratch/extra" "$bin/marmot" relay --port 0 --memory >"$scratch/extra.out" 2>"$scratch/extra.err" &
+pids+=($!)
+extra="$(first_line "$scratch/extra.out")"
 for who in alice bob; do
     MARMOT_HOME="$scratch/$who" "$bin/marmot" web --port 0 --relay "$relay" >"$scratch/$who.out" 2>"$scratch/$who.err" &
     pids+=($!)
@@ -31,5 +35,5 @@ bob="$(first_line "$scratch/bob.out")"
 rm -rf "$shots"
 echo "web-test: two \`marmot web\` over $relay; headless Chromium via selenium"
 # The test stops the relay (RELAY_PID) and starts it again on the same port for the retry check.
-RELAY_PID="${pids[0]}" RELAY_PORT="${relay##*:}" RELAY_HOME="$scratch/relay" MARMOT_BIN="$bin/marmot" \
+EXTRA_RELAY="$extra" RELAY_PID="${pids[0]}" RELAY_PORT="${relay##*:}" RELAY_HOME="$scratch/relay" MARMOT_BIN="$bin/marmot" \
     .venv-web/bin/python Tests/Web/web_test.py "$alice" "$bob" "$shots"

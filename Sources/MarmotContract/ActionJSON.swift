@@ -112,6 +112,8 @@ extension ContractJSON {
         case "chatList": return .chatList
         case "newChat": return .newChat
         case "newGroup": return .newGroup
+        case "relays": return .relays
+        case "profile": return .profile
         case "groupInfo":
             guard let chatID = object["chatId"] as? String else { throw .invalidField(field + ".chatId") }
             return .groupInfo(chatID: ChatID(chatID))

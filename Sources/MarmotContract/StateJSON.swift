@@ -30,7 +30,7 @@ extension ContractJSON {
     }
 
     static func profile(_ profile: ProfileState) -> Object {
-        ["name": orNull(profile.name), "saving": profile.saving]
+        ["name": orNull(profile.name), "saving": profile.saving, "statusText": orNull(profile.statusText)]
     }
 
     static func router(_ router: Router) -> Object {
@@ -46,6 +46,8 @@ extension ContractJSON {
         case .chat(let chatID): ["type": "chat", "chatId": chatID.rawValue]
         case .groupInfo(let chatID): ["type": "groupInfo", "chatId": chatID.rawValue]
         case .newGroup: ["type": "newGroup"]
+        case .relays: ["type": "relays"]
+        case .profile: ["type": "profile"]
         }
     }
 

@@ -15,7 +15,8 @@ struct ContractJSONTests {
         .setProfileName(name: "Alice"), .createGroup(name: "Crew", memberNpubs: ["npub1a", "npub1b"]),
         .addMembers(chatID: "ab", npubs: ["npub1c"]), .removeMember(chatID: "ab", npub: "npub1c"),
         .renameChat(chatID: "ab", name: "New"), .setAdmin(chatID: "ab", npub: "npub1a", isAdmin: true),
-        .leaveChat(chatID: "ab"),
+        .leaveChat(chatID: "ab"), .pushScreen(.relays), .pushScreen(.profile), .updateScreenStack([.relays, .profile]),
+        .addRelay(url: "wss://relay.example"), .removeRelay(url: "ws://127.0.0.1:7447"),
     ]
 
     @Test("Every action survives JSON and back", arguments: actions)
@@ -67,6 +68,25 @@ struct ContractJSONTests {
         let delivery = try #require(messages.first?["delivery"] as? [String: Any])
         #expect(delivery["type"] as? String == "failed" && delivery["reason"] as? String == "offline")
         #expect(chat["peerName"] is NSNull)
+    }
+
+    @Test("Profile JSON carries the core's saving text; relays their status")
+    func profileAndRelaysShape() throws {
+        var state = AppState.initial
+        state.profile = ProfileState(name: "Alice", saving: true)
+        state.network.relays = [RelayEntry(url: "wss://relay.example", connected: true)]
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let profile = try #require(object["profile"] as? [String: Any])
+        #expect(profile["name"] as? String == "Alice" && profile["saving"] as? Bool == true)
+        #expect(profile["statusText"] as? String == "Saving your name…")
+        let network = try #require(object["network"] as? [String: Any])
+        let relays = try #require(network["relays"] as? [[String: Any]])
+        #expect(relays.first?["url"] as? String == "wss://relay.example" && relays.first?["statusText"] as? String == "connected")
+        state.profile.saving = false
+        let idle = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        #expect((idle["profile"] as? [String: Any])?["statusText"] is NSNull)
     }
 
     @Test("accountCreated: the nsec is in the update for the host, and removed in the redacted form")

@@ -3,7 +3,8 @@
 Usage: web_test.py <alice url> <bob url> <screenshot dir>. Run by scripts/web-test.sh (make test).
 Checks: the gate refuses requests without the token, with a foreign Host or a foreign Origin; both
 create accounts; Alice starts a chat by npub; Bob accepts the invitation; messages both ways with
-the ✓ mark; an unread badge; a reload mid-chat brings the state back. Screenshots of each screen.
+the ✓ mark; an unread badge; a reload mid-chat brings the state back; Bob sets his name and adds,
+sees connected and removes a second relay (EXTRA_RELAY). Screenshots of each screen.
 """
 import base64
 import os
@@ -172,6 +173,58 @@ def group_scenario(alice, bob, bob_npub, started):
     print(f"web_test: group created, accepted, renamed at {time.monotonic() - started:.1f}s")
 
 
+def back_to_chat_list(page):
+    while "shown" not in page.driver.find_element(By.ID, "screen-chatList").get_attribute("class"):
+        page.click("section.shown .back")
+        time.sleep(0.2)
+
+
+def relay_rows(page):
+    return {row.get_attribute("data-url"): row.find_element(By.CSS_SELECTOR, ".status").text
+            for row in page.driver.find_elements(By.CSS_SELECTOR, "#relay-list .relay")}
+
+
+def settings_scenario(bob, started):
+    """Bob names himself on the Your name page (an empty name is refused with the core's message), then
+    on the Relays page adds the second relay, sees it connected, removes it, and sees the core refuse
+    to remove his last relay."""
+    back_to_chat_list(bob)
+    bob.click("#profile-button")
+    bob.screen("profile")
+    bob.wait("no name yet", lambda d: d.find_element(By.ID, "profile-name").text == "not set")
+    bob.click("#save-name")
+    bob.wait("empty name refused", lambda d: d.find_element(By.ID, "profile-error").text == "Enter a name")
+    bob.type("profile-name-input", "Bob Browser")
+    bob.click("#save-name")
+    bob.wait("name saved", lambda d: d.find_element(By.ID, "profile-name").text == "Bob Browser")
+    assert bob.driver.find_element(By.ID, "profile-error").text == ""
+    bob.shot("13-profile")
+    print(f"web_test: name saved and shown at {time.monotonic() - started:.1f}s")
+
+    extra = os.environ.get("EXTRA_RELAY")
+    back_to_chat_list(bob)
+    bob.click("#relays-button")
+    bob.screen("relays")
+    bob.wait("one relay connected", lambda d: list(relay_rows(bob).values()) == ["connected"])
+    home = next(iter(relay_rows(bob)))
+    bob.type("relay-url", "http://not-a-relay")
+    bob.click("#add-relay")
+    bob.wait("bad URL refused", lambda d: d.find_element(By.ID, "relays-error").text.startswith("Not a relay address"))
+    if extra:
+        bob.type("relay-url", extra)
+        bob.click("#add-relay")
+        bob.wait("second relay connected", lambda d: relay_rows(bob) == {home: "connected", extra: "connected"})
+        assert bob.driver.find_element(By.ID, "relays-error").text == ""
+        bob.shot("14-relays")
+        bob.click(f'#relay-list .relay[data-url="{extra}"] .remove')
+        bob.wait("second relay removed", lambda d: list(relay_rows(bob)) == [home])
+    bob.click("#relay-list .relay .remove")
+    bob.wait("last relay kept", lambda d: d.find_element(By.ID, "relays-error").text == "Keep at least one relay")
+    assert list(relay_rows(bob)) == [home]
+    back_to_chat_list(bob)
+    print(f"web_test: relays added (connected), removed, last one kept at {time.monotonic() - started:.1f}s")
+
+
 def main():
     alice_url, bob_url, shots = sys.argv[1:4]
     os.makedirs(shots, exist_ok=True)
@@ -246,6 +299,7 @@ def main():
         alice.wait("exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
         print(f"web_test: unread badge, reload restores the chat, export needs a confirmation at {time.monotonic() - started:.1f}s")
         group_scenario(alice, bob, bob_npub, started)
+        settings_scenario(bob, started)
         if os.environ.get("RELAY_PID"):
             relay_outage(alice, started)
         print(f"web_test: ok in {time.monotonic() - started:.1f}s")

@@ -62,6 +62,8 @@ struct ScreenView: View {
         case .newChat: NewChatView(manager: manager)
         case .groupInfo: GroupInfoView(manager: manager)
         case .newGroup: NewGroupView(manager: manager)
+        case .relays: RelaysView(manager: manager)
+        case .profile: ProfileView(manager: manager)
         }
     }
 }

@@ -2,16 +2,18 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// `marmot` (or `marmot ui`): the full-screen terminal client, the four screens of the app.
+/// `marmot` (or `marmot ui`): the full-screen terminal client, the screens of the app.
 struct InteractiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ui",
         abstract: "The interactive terminal client (the default when no command is given).",
         discussion: """
             Full screen: login (create or import an account), chat list (pending invitations on top), \
-            chat, new chat. Keys are listed on the bottom line: arrows or j/k move, Enter opens or \
-            sends, Esc goes back, a accepts and d declines the highlighted invitation (Enter asks), \
-            r retries a failed message, PgUp loads older messages, Ctrl-C quits. Log lines go to \
+            chat, new chat, new group, group info, relays, your name. Keys are listed on the bottom \
+            line: arrows or j/k move, Enter opens or sends, Esc goes back, a accepts and d declines the \
+            highlighted invitation (Enter asks), r retries a failed message, PgUp loads older messages, \
+            R opens your relays (a adds, r removes; changes are saved in $MARMOT_HOME/relays), P your \
+            name, Ctrl-C quits. Log lines go to \
             $MARMOT_HOME/marmot.log while the screen is up. Needs a terminal; in scripts use the \
             other commands, or `marmot demo` to see two accounts talk.
 
@@ -40,6 +42,7 @@ struct InteractiveCommand: AsyncParsableCommand {
         var configuration = CLISession.Configuration(
             home: home, relays: plan, logLevel: verbose >= 2 ? .debug : verbose == 1 ? .info : .warning)
         configuration.announceEmbeddedRelay = false
+        configuration.savesRelayChanges = true
         let session = try await CLISession.open(configuration)
         let where_ =
             if let embedded = session.embeddedRelay {

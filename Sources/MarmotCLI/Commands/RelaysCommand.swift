@@ -80,11 +80,9 @@ enum RelayFlows {
                 if !outcome.isSuccess { throw OutcomeExit.error(outcome) }
                 return true
             }
-            let relays = session.state.network.relays.map(\.url)
-                .filter { $0 != session.embeddedRelay?.url.absoluteString }
             let file = session.home.appendingPathComponent("relays")
             do {
-                try (relays.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+                try RelaySaver.write(session.state.network.relays, embeddedURL: session.embeddedRelay?.url.absoluteString, to: file)
             } catch {
                 throw CLIError(.failure, "the relays changed but \(file.path) could not be written: \(error.localizedDescription)")
             }

@@ -39,7 +39,9 @@ struct WebCommand: AsyncParsableCommand {
         }
         let level: Logger.Level = verbose >= 2 ? .debug : verbose == 1 ? .info : .warning
         let plan = try RelayPlan.resolve(options: relay.relays, home: home)
-        let session = try await CLISession.open(CLISession.Configuration(home: home, relays: plan, logLevel: level))
+        var configuration = CLISession.Configuration(home: home, relays: plan, logLevel: level)
+        configuration.savesRelayChanges = true
+        let session = try await CLISession.open(configuration)
         var logger = Logger(label: "marmot.web")
         logger.logLevel = level
         let gate = WebGate(port: port)

@@ -38,6 +38,9 @@ final class CLISession {
         /// Whether the messaging layer publishes a fresh key package when the session starts; one-shot
         /// commands that only read or send turn it off (no publish cut short by the process exiting).
         var publishKeyPackage = true
+        /// Whether relay changes the core accepts are saved in `$MARMOT_HOME/relays` as they happen
+        /// (the interactive UI and `marmot web`, whose Relays screens change them).
+        var savesRelayChanges = false
 
         init(home: URL, relays: RelayPlan, logLevel: Logger.Level = .warning, messaging: Bool = true) {
             self.home = home
@@ -58,6 +61,7 @@ final class CLISession {
     let secretStore: FileSecretStore
     private let tap: UpdateTap
     private let watch: StateWatch
+    private var relaySaver: RelaySaver?
 
     private init(
         home: URL, relayURLs: [URL], relayPlan: RelayPlan, embeddedRelay: EmbeddedRelay?, manager: AppManager,
@@ -109,9 +113,13 @@ final class CLISession {
         let app = MarmotApp(dataDirectory: dataDirectory, configuration: configured)
         let tap = UpdateTap(app: app)
         let manager = AppManager(core: tap, secretStore: store, bootProblem: problem)
-        return CLISession(
+        let session = CLISession(
             home: configuration.home, relayURLs: relayURLs, relayPlan: configuration.relays, embeddedRelay: embedded,
             manager: manager, secretStore: store, tap: tap)
+        if configuration.savesRelayChanges {
+            session.relaySaver = RelaySaver(manager: manager, home: configuration.home, embeddedURL: embedded?.url.absoluteString)
+        }
+        return session
     }
 
     /// The mirrored state.

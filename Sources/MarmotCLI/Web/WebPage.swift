@@ -34,6 +34,8 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 .message button{padding:2px 8px;font-size:12px;margin-left:6px}
 #toast{display:none;position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#333;color:#fff;padding:10px 16px;border-radius:8px}
 #toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
+.relay{padding:8px 0;border-bottom:1px solid #edf0f3} .relay .mono{flex:1} .relay .connected{color:#2e7d32;font-weight:600}
+.error{color:#c62828;margin:8px 0 0}
 </style></head>
 <body>
 <header><h1 id="title">Marmot</h1><span class="status" id="status">Connecting…</span></header>
@@ -48,7 +50,8 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 <section id="screen-chatList">
  <div class="card"><div class="row"><div style="flex:1"><div class="muted">Your npub</div><div class="mono" id="my-npub"></div></div>
   <button id="new-chat-button">New chat</button><button id="new-group-button" class="secondary">New group</button></div>
-  <div class="row" style="margin-top:8px"><button id="export-key" class="secondary">Export key</button><button id="logout" class="secondary">Log out</button></div>
+  <div class="row" style="margin-top:8px"><button id="profile-button" class="secondary">Your name</button><button id="relays-button" class="secondary">Relays</button>
+  <button id="export-key" class="secondary">Export key</button><button id="logout" class="secondary">Log out</button></div>
   <div class="mono" id="exported-nsec"></div></div>
  <div id="invites"></div>
  <div class="card" style="padding:0"><div id="chats"></div><p class="muted" id="no-chats" style="padding:12px">No chats yet.</p></div>
@@ -73,6 +76,19 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
    <div class="row" style="margin-top:8px"><input id="rename" autocomplete="off" placeholder="New name"><button id="rename-group" class="secondary">Rename</button></div>
   </div>
   <div class="row" style="margin-top:10px"><button id="leave-group" class="secondary">Leave group</button></div></div>
+</section>
+<section id="screen-relays">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1">Relays</h2><span class="muted" id="relays-status"></span></div>
+  <div id="relay-list" style="margin-top:10px"></div>
+  <div class="row" style="margin-top:10px"><input id="relay-url" autocomplete="off" placeholder="wss://relay.example.com"><button id="add-relay">Add</button></div>
+  <p class="error" id="relays-error"></p></div>
+</section>
+<section id="screen-profile">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0">Your name</h2></div>
+  <p class="muted">People see this name instead of your npub in their chats.</p>
+  <p>Name: <strong id="profile-name"></strong></p>
+  <div class="row"><input id="profile-name-input" autocomplete="off" placeholder="Your name"><button id="save-name">Save</button></div>
+  <p class="muted" id="profile-saving"></p><p class="error" id="profile-error"></p></div>
 </section>
 <section id="screen-chat">
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2>
@@ -123,7 +139,7 @@ function topScreen() { const r = state.router; return r.screenStack.length ? r.s
 
 function render() {
   const screen = topScreen();
-  for (const name of ["login", "chatList", "newChat", "chat", "newGroup", "groupInfo"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
+  for (const name of ["login", "chatList", "newChat", "chat", "newGroup", "groupInfo", "relays", "profile"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
   $("status").textContent = state.network.statusText;
   document.body.dataset.rev = String(state.rev);
   document.body.dataset.keyPackage = String(state.network.keyPackagePublished);
@@ -137,7 +153,34 @@ function render() {
   $("new-group-busy").textContent = busy.creatingChat ? "Creating the group…" : "";
   if (state.auth.type === "loggedIn") $("my-npub").textContent = state.auth.npub;
   $("title").textContent = screen.type === "chat" && state.currentChat ? state.currentChat.displayName : "Marmot";
-  renderInvites(); renderChats(); renderChat(); renderGroupInfo();
+  renderInvites(); renderChats(); renderChat(); renderGroupInfo(); renderRelays(); renderProfile();
+}
+
+// The last outcome's message when it is a failure of `operation`, else "" (decided from codes).
+function failure(operation) {
+  const outcome = state.lastOutcome;
+  return outcome && outcome.operation === operation && outcome.code !== "ok" ? outcome.message : "";
+}
+
+function renderRelays() {
+  $("relays-status").textContent = state.network.statusText;
+  const box = $("relay-list"); box.replaceChildren();
+  for (const relay of state.network.relays) {
+    const row = el("div", "relay row"); row.dataset.url = relay.url;
+    row.append(el("span", "mono", relay.url), el("span", "status" + (relay.connected ? " connected" : ""), relay.statusText));
+    const remove = el("button", "remove secondary", "Remove");
+    remove.onclick = () => dispatch({type: "removeRelay", url: relay.url});
+    row.append(remove); box.append(row);
+  }
+  $("relays-error").textContent = failure("change_relays");
+}
+
+function renderProfile() {
+  const profile = state.profile;
+  $("profile-name").textContent = profile.name === null ? "not set" : profile.name;
+  $("profile-saving").textContent = profile.statusText || "";
+  $("save-name").disabled = profile.saving;
+  $("profile-error").textContent = profile.saving ? "" : failure("set_profile_name");
 }
 
 function renderGroupInfo() {
@@ -238,6 +281,12 @@ $("new-group-button").onclick = () => dispatch({type: "pushScreen", screen: {typ
 $("create-group").onclick = () => {
   dispatch({type: "createGroup", name: $("group-name").value, memberNpubs: $("group-npubs").value.split(/[\s,]+/).filter(s => s)});
 };
+$("relays-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "relays"}});
+$("profile-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "profile"}});
+$("add-relay").onclick = () => { dispatch({type: "addRelay", url: $("relay-url").value}); $("relay-url").value = ""; };
+$("relay-url").onkeydown = event => { if (event.key === "Enter") $("add-relay").onclick(); };
+$("save-name").onclick = () => { dispatch({type: "setProfileName", name: $("profile-name-input").value}); $("profile-name-input").value = ""; };
+$("profile-name-input").onkeydown = event => { if (event.key === "Enter" && !state.profile.saving) $("save-name").onclick(); };
 $("group-info").onclick = () => { if (state.currentChat) dispatch({type: "pushScreen", screen: {type: "groupInfo", chatId: state.currentChat.chatId}}); };
 $("add-member").onclick = () => { if (state.currentChat) { dispatch({type: "addMembers", chatId: state.currentChat.chatId, npubs: [$("add-npub").value]}); $("add-npub").value = ""; } };
 $("rename-group").onclick = () => { if (state.currentChat) { dispatch({type: "renameChat", chatId: state.currentChat.chatId, name: $("rename").value}); $("rename").value = ""; } };

@@ -116,6 +116,8 @@ extension Screen {
         case .newChat: "newChat"
         case .groupInfo(let chatID): "groupInfo(\(chatID))"
         case .newGroup: "newGroup"
+        case .relays: "relays"
+        case .profile: "profile"
         }
     }
 }

@@ -84,6 +84,10 @@ public enum Screen: Sendable, Hashable {
     case groupInfo(chatID: ChatID)
     /// Starting a named group with several npubs.
     case newGroup
+    /// The account's relays with their connection (`NetworkState.relays`): adding and removing them.
+    case relays
+    /// The account's own profile: the name others see (`AppState.profile`).
+    case profile
 }
 
 /// Whether an identity is active; carries only public identifiers, never the secret key.
@@ -170,4 +174,8 @@ public struct ProfileState: Sendable, Equatable {
         self.name = name
         self.saving = saving
     }
+
+    /// "Saving your name…" while a new name is published, else nil: the one wording every renderer
+    /// shows (bible §4: the core owns display strings).
+    public var statusText: String? { saving ? "Saving your name…" : nil }
 }

@@ -56,6 +56,8 @@ struct ChatListView: View {
         .toolbar {
             ToolbarItem(placement: .topBarLeading) {
                 Menu("Account") {
+                    Button("Profile") { manager.dispatch(.pushScreen(.profile)) }
+                    Button("Relays") { manager.dispatch(.pushScreen(.relays)) }
                     Button("Export Secret Key…") { confirmingExport = true }
                     Button("Log Out", role: .destructive) { manager.logout() }
                 }

@@ -12,7 +12,8 @@ import MarmotCore
 /// - login: ↑↓/jk/Tab choose, Enter selects, c creates an account, i imports an nsec, q quits; in the
 ///   nsec field Enter logs in, Esc cancels, Ctrl-U clears.
 /// - chat list: ↑↓/jk/Home/End move over the invitations and chats, Enter/→ open a chat, n new chat,
-///   N new group, L log out (then y), q quits; on an invitation a accepts, d declines, Enter asks (then a, d or Esc).
+///   N new group, R relays, P profile (your name), L log out (then y), q quits; on an invitation a
+///   accepts, d declines, Enter asks (then a, d or Esc).
 /// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
 /// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
 ///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
@@ -22,6 +23,9 @@ import MarmotCore
 ///   spaces, Enter creates the group, Esc goes back.
 /// - group info: ↑↓/jk move over the members, Esc back; when the core says we may manage: a add
 ///   (asks an npub), r remove, p promote/demote, n rename (asks the name); l leave (then y).
+/// - relays: ↑↓/jk move over the relays, a add (asks the URL; Enter adds, Esc cancels), r or Delete
+///   remove the highlighted relay, Esc back.
+/// - profile: type the name others see, Enter saves it, Esc back, Ctrl-U clears.
 enum TUIKeyMap {
     typealias Result = (ui: TUIViewState, actions: [AppAction])
 
@@ -47,6 +51,8 @@ enum TUIKeyMap {
         case .chat(let chatID): return chat(key, chatID: chatID, state: state, ui: ui)
         case .newGroup: return newGroup(key, state: state, ui: ui)
         case .groupInfo(let chatID): return groupInfo(key, chatID: chatID, state: state, ui: ui)
+        case .relays: return relays(key, state: state, ui: ui)
+        case .profile: return profile(key, state: state, ui: ui)
         }
     }
 
@@ -150,6 +156,10 @@ enum TUIKeyMap {
             return (ui, [.pushScreen(.newChat)])
         case .character("N"):
             return (ui, [.pushScreen(.newGroup)])
+        case .character("R"):
+            return (ui, [.pushScreen(.relays)])
+        case .character("P"):
+            return (ui, [.pushScreen(.profile)])
         case .character("L"):
             ui.confirmingLogout = true
         case .character("q"):

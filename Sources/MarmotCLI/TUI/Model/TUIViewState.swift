@@ -62,6 +62,17 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     var groupPrompt: GroupPrompt?
     var groupPromptInput = ""
 
+    // Relays
+    /// The highlighted relay's URL; nil means the first row.
+    var selectedRelay: String?
+    /// True while the "Add relay" field is shown and takes the keys typed.
+    var addingRelay = false
+    var relayInput = ""
+
+    // Profile
+    /// The new name being typed on the Profile screen.
+    var profileNameInput = ""
+
     // Chat
     var draft = ""
     /// The highlighted message; nil while typing (the view follows the newest message).
@@ -97,6 +108,12 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
             if case .groupInfo = top {} else {
                 next.selectedMember = nil
             }
+            if top != .relays {
+                next.selectedRelay = nil
+                next.addingRelay = false
+                next.relayInput = ""
+            }
+            if top != .profile { next.profileNameInput = "" }
             next.groupPrompt = nil
             next.groupPromptInput = ""
             switch top {
@@ -119,6 +136,9 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         }
         if let member = selectedMember, !Self.members(of: state).contains(member) {
             next.selectedMember = nil
+        }
+        if let relay = selectedRelay, !state.network.relays.contains(where: { $0.url == relay }) {
+            next.selectedRelay = nil
         }
         if let message = selectedMessage, state.currentChat?.messages.contains(where: { $0.id == message }) != true {
             next.selectedMessage = nil
@@ -157,6 +177,13 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         return members.firstIndex(of: selectedMember) ?? 0
     }
 
+    /// Index of the highlighted relay in `relays`.
+    func selectedRelayIndex(in relays: [RelayEntry]) -> Int? {
+        guard !relays.isEmpty else { return nil }
+        guard let selectedRelay else { return 0 }
+        return relays.firstIndex(where: { $0.url == selectedRelay }) ?? 0
+    }
+
     /// Highlights `item`.
     mutating func select(_ item: ChatListItem) {
         switch item {
@@ -174,6 +201,8 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
             + "importingKey: \(importingKey), nsecInput: \(nsecInput.isEmpty ? "empty" : "redacted"), "
             + "npubInput: \(npubInput.count) chars, groupNameInput: \(groupNameInput.count) chars, "
             + "groupMembersInput: \(groupMembersInput.count) chars, groupPrompt: \(groupPrompt.map { "\($0)" } ?? "none"), "
+            + "addingRelay: \(addingRelay), relayInput: \(relayInput.count) chars, "
+            + "profileNameInput: \(profileNameInput.count) chars, "
             + "draft: \(draft.count) chars, "
             + "selectedChat: \(selectedChat.map(\.rawValue) ?? "none"), "
             + "selectedInvite: \(selectedInvite.map(\.rawValue) ?? "none"), "

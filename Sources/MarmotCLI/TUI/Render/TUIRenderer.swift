@@ -60,6 +60,14 @@ enum TUIRenderer {
                 title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Group") + " · Info"
                 body = GroupInfoScreen.body(state, ui, layout)
                 keys = GroupInfoScreen.keys(state, ui)
+            case .relays:
+                title = "Marmot · Relays"
+                body = RelaysScreen.body(state, ui, layout)
+                keys = RelaysScreen.keys(ui)
+            case .profile:
+                title = "Marmot · Profile"
+                body = ProfileScreen.body(state, ui, layout)
+                keys = ProfileScreen.keys
             }
         }
         body = Array(body.prefix(layout.bodyRows))

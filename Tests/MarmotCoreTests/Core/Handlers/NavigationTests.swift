@@ -19,6 +19,22 @@ struct NavigationTests {
         #expect(h.state().router.defaultScreen == .chatList)
     }
 
+    @Test("relays and profile are pushed like New Chat and popped by the platform's stack")
+    func relaysAndProfileScreens() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        h.dispatch(.pushScreen(.relays))
+        h.dispatch(.pushScreen(.relays))
+        try await h.waitFor("relays pushed") { $0.router.topScreen == .relays }
+        h.dispatch(.pushScreen(.profile))
+        try await h.waitFor("profile on top") { $0.router.screenStack == [.relays, .profile] }
+        #expect(h.state().currentChat == nil)
+        h.dispatch(.updateScreenStack([.relays]))
+        try await h.waitFor("profile popped") { $0.router.screenStack == [.relays] }
+        h.dispatch(.updateScreenStack([]))
+        try await h.waitFor("back to the list") { $0.router.topScreen == .chatList }
+    }
+
     @Test("pushing the screen already on top, or a root screen, changes nothing")
     func redundantPushes() async throws {
         let h = AppHarness()

@@ -4,7 +4,7 @@ import MarmotCore
 /// how to answer them or a spinner while the core answers), then one two-line row per chat (name,
 /// member count of a group, time and unread badge; last-message preview), in the core's order.
 enum ChatListScreen {
-    static let keys = "↑↓/jk move  Enter open  n new chat  N new group  L log out  q quit"
+    static let keys = "↑↓ move  Enter open  n new chat  N group  R relays  P name  L log out  q quit"
     /// The help line while an invitation is highlighted.
     static let inviteKeys = "↑↓/jk move  a accept  d decline  Enter ask  n chat  N group  L log out  q quit"
 

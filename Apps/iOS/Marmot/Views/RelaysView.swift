@@ -1,0 +1,76 @@
+import MarmotAppKit
+import SwiftUI
+
+/// The account's relays with their connection, as the core lists them (`NetworkState.relays`): add
+/// one by URL, swipe one to remove it. The core checks the URL and keeps at least one relay; its
+/// refusal shows here from `lastOutcome` (and as a toast).
+struct RelaysView: View {
+    let manager: AppManager
+    @State private var newRelay = ""
+
+    var body: some View {
+        List {
+            Section {
+                ForEach(manager.state.network.relays) { relay in
+                    RelayRow(relay: relay)
+                        .swipeActions {
+                            Button("Remove", role: .destructive) {
+                                manager.dispatch(.removeRelay(url: relay.url))
+                            }
+                        }
+                }
+            } header: {
+                Text(manager.state.network.statusText)
+            } footer: {
+                Text("Swipe a relay to remove it.")
+            }
+            Section {
+                TextField("wss://relay.example.com", text: $newRelay)
+                    .textInputAutocapitalization(.never)
+                    .autocorrectionDisabled()
+                    .keyboardType(.URL)
+                    .onSubmit(add)
+                Button("Add Relay", action: add)
+            } header: {
+                Text("Add Relay")
+            } footer: {
+                if let failure {
+                    Text(failure)
+                        .foregroundStyle(.red)
+                }
+            }
+        }
+        .navigationTitle("Relays")
+    }
+
+    /// The core's message when the last relay change failed.
+    private var failure: String? {
+        guard let outcome = manager.state.lastOutcome, outcome.operation == .changeRelays, !outcome.isSuccess else {
+            return nil
+        }
+        return outcome.message
+    }
+
+    private func add() {
+        manager.dispatch(.addRelay(url: newRelay))
+        newRelay = ""
+    }
+}
+
+/// One relay: the URL and the core's status text, green when connected.
+private struct RelayRow: View {
+    let relay: RelayEntry
+
+    var body: some View {
+        HStack {
+            Text(relay.url)
+                .font(.footnote.monospaced())
+                .lineLimit(1)
+                .truncationMode(.middle)
+            Spacer()
+            Text(relay.statusText)
+                .font(.caption)
+                .foregroundStyle(relay.connected ? Color.green : Color.secondary)
+        }
+    }
+}

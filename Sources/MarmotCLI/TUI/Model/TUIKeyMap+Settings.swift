@@ -1,0 +1,73 @@
+import MarmotCore
+
+/// The account screens' keys: Relays (the session's relays; add and remove) and Profile (the name
+/// others see). The core validates the URL and the name and says how it went in `lastOutcome`.
+extension TUIKeyMap {
+    // MARK: Relays
+
+    /// ↑↓/jk move over the relays, a asks a relay URL (Enter adds it, Esc cancels), r or Delete
+    /// removes the highlighted relay, Esc goes back.
+    static func relays(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        if ui.addingRelay {
+            switch key {
+            case .escape:
+                ui.addingRelay = false
+                ui.relayInput = ""
+                return (ui, [])
+            case .enter:
+                let url = ui.relayInput
+                ui.addingRelay = false
+                ui.relayInput = ""
+                return (ui, [.addRelay(url: url)])
+            default:
+                ui.relayInput = edited(ui.relayInput, with: key)
+                return (ui, [])
+            }
+        }
+        let relays = state.network.relays
+        let index = ui.selectedRelayIndex(in: relays)
+        func select(_ target: Int) {
+            guard !relays.isEmpty else { return }
+            ui.selectedRelay = relays[min(max(target, 0), relays.count - 1)].url
+        }
+        switch key {
+        case .escape, .left:
+            return (ui, back(state))
+        case .up, .character("k"): select((index ?? 0) - 1)
+        case .down, .character("j"): select((index ?? -1) + 1)
+        case .home: select(0)
+        case .end: select(relays.count - 1)
+        case .character("a"):
+            ui.addingRelay = true
+            ui.relayInput = ""
+        case .character("r"), .delete:
+            guard let index else { return (ui, []) }
+            return (ui, [.removeRelay(url: relays[index].url)])
+        default:
+            break
+        }
+        return (ui, [])
+    }
+
+    // MARK: Profile
+
+    /// Type the new name, Enter asks the core to publish it, Esc goes back; the field is frozen while
+    /// the core saves a name.
+    static func profile(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
+        var ui = ui
+        switch key {
+        case .escape:
+            return (ui, back(state))
+        case .enter:
+            if state.profile.saving { return (ui, []) }
+            let name = ui.profileNameInput
+            ui.profileNameInput = ""
+            return (ui, [.setProfileName(name: name)])
+        default:
+            if state.profile.saving { return (ui, []) }
+            ui.profileNameInput = edited(ui.profileNameInput, with: key)
+            return (ui, [])
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import MarmotCore
+import Testing
+
+@testable import MarmotCLI
+
+/// A real core with its messaging layer on in-process relays, driven through the key map and
+/// renderer as the terminal driver does: R opens Relays, a adds a second relay that then shows as
+/// connected, r removes it (each accepted change saved in `$MARMOT_HOME/relays` for the next start),
+/// the core's refusals show on the screen; P opens Profile, where a name is saved and shown.
+@MainActor
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct TUISettingsDrivenTests {
+    typealias Screen = TUIGroupDrivenTests.Screen
+
+    private static func open(_ name: String, root: URL, relay: EmbeddedRelay) async throws -> CLISession {
+        var configuration = CLISession.Configuration(
+            home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
+        configuration.announceEmbeddedRelay = false
+        configuration.savesRelayChanges = true
+        return try await CLISession.open(configuration)
+    }
+
+    /// Waits (bounded) until `$MARMOT_HOME/relays` lists `urls`, as the interactive UI saves them.
+    private static func saved(_ urls: [String], in home: URL) async throws {
+        let file = home.appendingPathComponent("relays")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let lines = (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n").map(String.init)
+            if lines == urls { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(file.path) holds \(lines ?? []), expected \(urls)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for the outcome of the relay change dispatched after `mark`.
+    private static func relayChange(_ session: CLISession, after mark: UInt64) async throws -> OperationOutcome {
+        try await session.until("the relay change", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
+            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .changeRelays else { return nil }
+            return outcome
+        }
+    }
+
+    private static func text(_ frame: [String]) -> String { frame.joined(separator: "\n") }
+
+    /// The screen's own lines: the frame without the notice (toast), status and key lines.
+    private static func body(_ frame: [String]) -> [String] { Array(frame.dropLast(3)) }
+
+    @Test func relaysAreAddedShownWithTheirStatusAndRemoved() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-tui-relays-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let home = try await EmbeddedRelay.start(database: nil, logLevel: .error)
+        let extra = try await EmbeddedRelay.start(database: nil, logLevel: .error)
+        let session = try await Self.open("alice", root: root, relay: home)
+        session.dispatch(.createAccount)
+        _ = try await session.untilLoggedIn("the account")
+        try await session.untilOnline()
+        let screen = Screen(session)
+        let homeURL = home.url.absoluteString
+        let extraURL = extra.url.absoluteString
+
+        // R: the relays screen lists the session's relay, connected.
+        #expect(screen.frame[23].contains("R relays"))
+        screen.press([.character("R")])
+        _ = try await session.until("the Relays screen") { $0.router.topScreen == .relays ? true : nil }
+        _ = try await session.until("the relay connected") { state in
+            state.network.relays.first { $0.url == homeURL }?.connected == true ? true : nil
+        }
+        var frame = screen.frame
+        #expect(frame[0].contains("Relays"), "\(Self.text(frame))")
+        #expect(frame.contains { $0.contains(homeURL) && $0.contains("connected") }, "\(Self.text(frame))")
+
+        // a, a URL that is not one: the core's refusal shows on the screen.
+        var mark = session.outcomeMark
+        screen.press([.character("a")])
+        screen.type("http://not-a-relay")
+        screen.press([.enter])
+        let refused = try await Self.relayChange(session, after: mark)
+        #expect(refused.code == .failed)
+        #expect(!FileManager.default.fileExists(atPath: session.home.appendingPathComponent("relays").path))
+        frame = screen.frame
+        #expect(Self.body(frame).contains { $0.contains("! Not a relay address") }, "\(Self.text(frame))")
+
+        // a, the second relay's URL, Enter: added, and shown connected once the pool reaches it.
+        mark = session.outcomeMark
+        screen.press([.character("a")])
+        #expect(screen.frame.contains { $0.hasPrefix(" Add relay: ") })
+        screen.type(extraURL)
+        screen.press([.enter])
+        let added = try await Self.relayChange(session, after: mark)
+        #expect(added.code == .ok, "\(added)")
+        #expect(session.state.network.relays.map(\.url) == [homeURL, extraURL])
+        _ = try await session.until("the new relay connected", timeout: .seconds(60)) { state in
+            state.network.relays.first { $0.url == extraURL }?.connected == true ? true : nil
+        }
+        frame = screen.frame
+        #expect(frame.contains { $0.contains(extraURL) && $0.contains("connected") }, "\(Self.text(frame))")
+        #expect(frame.contains { $0.contains("2 of 2 relays connected") }, "\(Self.text(frame))")
+        #expect(!Self.body(frame).contains { $0.contains("! Not a relay address") }, "\(Self.text(frame))")
+        try await Self.saved([homeURL, extraURL], in: session.home)
+
+        // ↓ r: the highlighted (second) relay is removed.
+        mark = session.outcomeMark
+        screen.press([.down, .character("r")])
+        let removed = try await Self.relayChange(session, after: mark)
+        #expect(removed.code == .ok, "\(removed)")
+        #expect(session.state.network.relays.map(\.url) == [homeURL])
+        frame = screen.frame
+        #expect(!frame.contains { $0.contains(extraURL) }, "\(Self.text(frame))")
+        try await Self.saved([homeURL], in: session.home)
+
+        // r on the last relay: the core keeps it and says why.
+        mark = session.outcomeMark
+        screen.press([.character("r")])
+        let kept = try await Self.relayChange(session, after: mark)
+        #expect(kept.code == .relayUnreachable)
+        frame = screen.frame
+        #expect(Self.body(frame).contains { $0.contains("! Keep at least one relay") }, "\(Self.text(frame))")
+        #expect(frame.contains { $0.contains(homeURL) }, "\(Self.text(frame))")
+
+        // Esc dismisses the refusal's toast if it is still up, then goes back.
+        if session.state.toast != nil {
+            screen.press([.escape])
+            _ = try await session.until("the toast cleared") { $0.toast == nil ? true : nil }
+        }
+        screen.press([.escape])
+        _ = try await session.until("the chat list") { $0.router.topScreen == .chatList ? true : nil }
+
+        await session.close()
+        await extra.stop()
+        await home.stop()
+    }
+
+    @Test func theNameIsSavedAndShown() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-tui-profile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let relay = try await EmbeddedRelay.start(database: nil, logLevel: .error)
+        let session = try await Self.open("alice", root: root, relay: relay)
+        session.dispatch(.createAccount)
+        _ = try await session.untilLoggedIn("the account")
+        try await session.untilOnline()
+        let screen = Screen(session)
+
+        screen.press([.character("P")])
+        _ = try await session.until("the Profile screen") { $0.router.topScreen == .profile ? true : nil }
+        var frame = screen.frame
+        #expect(frame[0].contains("Profile"), "\(Self.text(frame))")
+        #expect(frame.contains { $0.hasPrefix(" Name: not set") }, "\(Self.text(frame))")
+
+        // Enter on an empty field: the core's refusal shows.
+        var mark = session.outcomeMark
+        screen.press([.enter])
+        let refused = try await session.until("the refusal") { (state: AppState) -> OperationOutcome? in
+            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .setProfileName else { return nil }
+            return outcome
+        }
+        #expect(!refused.isSuccess)
+        frame = screen.frame
+        #expect(Self.body(frame).contains { $0.contains("! Enter a name") }, "\(Self.text(frame))")
+
+        // A name, Enter: saved by the core and shown.
+        mark = session.outcomeMark
+        screen.type("Alice Liddell")
+        #expect(screen.frame.contains { $0.hasPrefix(" New name: Alice Liddell") })
+        screen.press([.enter])
+        let saved = try await session.until("the saved name", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
+            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .setProfileName else { return nil }
+            return outcome
+        }
+        #expect(saved.code == .ok, "\(saved)")
+        #expect(session.state.profile.name == "Alice Liddell")
+        #expect(!session.state.profile.saving)
+        frame = screen.frame
+        #expect(frame.contains { $0.hasPrefix(" Name: Alice Liddell") }, "\(Self.text(frame))")
+        #expect(!Self.body(frame).contains { $0.contains("! Enter a name") }, "\(Self.text(frame))")
+        #expect(screen.ui.profileNameInput.isEmpty)
+
+        // Esc dismisses the refusal's toast if it is still up, then goes back.
+        if session.state.toast != nil {
+            screen.press([.escape])
+            _ = try await session.until("the toast cleared") { $0.toast == nil ? true : nil }
+        }
+        screen.press([.escape])
+        _ = try await session.until("the chat list") { $0.router.topScreen == .chatList ? true : nil }
+        await session.close()
+        await relay.stop()
+    }
+}
