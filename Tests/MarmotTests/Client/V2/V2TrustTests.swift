@@ -1,0 +1,188 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Every v2 rule our client enforces, each attempted by a hostile party built from our own types
+/// (`V2HostileParty`): the event or Welcome is dropped, the group does not move, and the chat goes on.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct V2TrustTests {
+    /// Alice (our client, admin) and Mallory in a v2 group Alice created; Mallory has joined.
+    static func groupWithMallory(_ url: String, configuration: GroupConfiguration = .marmotV2) async throws
+        -> (alice: TestAccount, mallory: V2HostileParty, chat: GroupID)
+    {
+        let alice = try await TestAccount("alice", relayURLs: [url])
+        var mallory = V2HostileParty()
+        try await mallory.publishKeyPackage(to: url)
+        let created = try await alice.client.createChat(with: mallory.publicKey)
+        #expect(created.chat.version == .v2)
+        try await mallory.joinFromRelay(url, configuration: configuration)
+        return (alice, mallory, created.chat.id)
+    }
+
+    /// A member's self-update commit framed as PrivateMessage (v2 requires PublicMessage handshakes).
+    @Test func privateMessageCommitIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var lax = GroupConfiguration.marmotV2
+        lax.outgoingHandshake = .privateMessage
+        lax.acceptPrivateHandshakes = true
+        var (alice, mallory, id) = try await Self.groupWithMallory(url, configuration: lax)
+        let signer = CipherSuiteProvider.mls128X25519.generateSignatureKey()
+        let leaf = try V2GroupRules().ownLeaf(keys: mallory.keys, signer: signer)
+        let commit = try mallory.commit { try $0.selfUpdate(signerRotation: SignerRotation(signer: signer, leafExtensions: leaf.extensions)) }
+        #expect(commit.message.wireFormat == .privateMessage)
+        let event = try mallory.event(commit.message, epochOf: commit.before)
+        #expect(try await RelayReads.publish(event, to: url).isAccepted)
+        let (dropped, reason) = try await alice.waitForDrop()
+        #expect(dropped == event.id)
+        guard case .mls(.wireFormatNotAllowed) = reason else { throw HarnessError.unexpected("dropped for \(reason)") }
+        #expect(await alice.epochState(id)?.epoch == 1)
+        await alice.shutdown()
+        await server.stop()
+    }
+
+    /// A member rotates its signature key but keeps its old account proof, which binds the old key:
+    /// the leaf is no longer proven to belong to the account it names.
+    @Test func leafWithoutAValidProofIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, id) = try await Self.groupWithMallory(url)
+        let commit = try mallory.commit {
+            try $0.selfUpdate(signerRotation: SignerRotation(signer: CipherSuiteProvider.mls128X25519.generateSignatureKey()))
+        }
+        #expect(commit.message.wireFormat == .publicMessage)
+        let event = try mallory.event(commit.message, epochOf: commit.before)
+        #expect(try await RelayReads.publish(event, to: url).isAccepted)
+        let (_, reason) = try await alice.waitForDrop()
+        guard case .unauthorizedCommit(let why) = reason, why.contains("account proof") else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(await alice.epochState(id)?.epoch == 1)
+        await alice.shutdown()
+        await server.stop()
+    }
+
+    /// A non-admin member commits a rename (an AppDataUpdate of the group profile).
+    @Test func nonAdminCannotRename() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, id) = try await Self.groupWithMallory(url)
+        let profile = try GroupProfile(name: "Mallory's now")
+        let commit = try mallory.commit {
+            try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.groupProfile, Data(profile.bytes)))])
+        }
+        let event = try mallory.event(commit.message, epochOf: commit.before)
+        #expect(try await RelayReads.publish(event, to: url).isAccepted)
+        let (_, reason) = try await alice.waitForDrop()
+        guard case .unauthorizedCommit = reason else { throw HarnessError.unexpected("dropped for \(reason)") }
+        #expect(await alice.epochState(id)?.epoch == 1)
+        #expect(try await alice.client.chat(id)?.name == "")
+        await alice.shutdown()
+        await server.stop()
+    }
+
+    /// A kind-445 event with a tag besides `h` (v1's `encoding`): v2 accepts exactly `h` and an
+    /// optional `expiration`. The same message with the right tags is then taken in.
+    @Test func groupEventWithAnExtraTagIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, _) = try await Self.groupWithMallory(url)
+        let h = try #require(mallory.nostrGroupID).hex
+        var group = try #require(mallory.group)
+        let rumor = UnsignedEvent(pubkey: mallory.publicKey, createdAt: UnsignedEvent.now(), kind: .chatMessage, tags: [], content: "tagged")
+        let sealed = try group.encrypt(Data(rumor.jsonString.utf8))
+        mallory.group = group
+        let extra = try mallory.event(sealed, tags: [Tag(["h", h]), Tag(["encoding", "base64"])])
+        #expect(try await RelayReads.publish(extra, to: url).isAccepted)
+        let (dropped, reason) = try await alice.waitForDrop()
+        #expect(dropped == extra.id)
+        #expect(reason == .invalidV2GroupEvent(.unexpectedTag("encoding")))
+
+        let sealedAgain = try group.encrypt(Data(rumor.jsonString.utf8))
+        mallory.group = group
+        #expect(try await RelayReads.publish(try mallory.event(sealedAgain), to: url).isAccepted)
+        _ = try await alice.waitForMessage("tagged")
+        await alice.shutdown()
+        await server.stop()
+    }
+
+    /// An inner event with a member besides the six NIP-01 fields (v2's strict kind-9 event).
+    @Test func innerEventWithExtraMembersIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (alice, mallory, _) = try await Self.groupWithMallory(url)
+        var group = try #require(mallory.group)
+        let rumor = UnsignedEvent(pubkey: mallory.publicKey, createdAt: UnsignedEvent.now(), kind: .chatMessage, tags: [], content: "x")
+        var json = rumor.jsonString
+        json.removeLast()
+        json += #","extra":1}"#
+        let sealed = try group.encrypt(Data(json.utf8))
+        mallory.group = group
+        #expect(try await RelayReads.publish(try mallory.event(sealed), to: url).isAccepted)
+        let (_, reason) = try await alice.waitForDrop()
+        guard case .invalidV2Rumor(.wrongMembers) = reason else { throw HarnessError.unexpected("dropped for \(reason)") }
+        await alice.shutdown()
+        await server.stop()
+    }
+
+    /// Mallory invites Bob to a v2 group whose admin policy names someone else: the inviter must be
+    /// an admin.
+    @Test func nonAdminInviterIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        let welcome = try mallory.createGroup(admins: [bob.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
+        #expect(try await RelayReads.publish(try mallory.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        let (_, reason) = try await bob.waitForDrop()
+        guard case .untrustedWelcome(let why) = reason, why.contains("not an admin") else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(await bob.client.invites().isEmpty)
+        #expect(try bob.store.groups().isEmpty)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// A v2 group that requires a component we do not implement cannot be joined safely.
+    @Test func unknownRequiredComponentIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        let welcome = try mallory.createGroup(
+            admins: [mallory.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)], extraRequired: [0x9999])
+        #expect(try await RelayReads.publish(try mallory.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        let (_, reason) = try await bob.waitForDrop()
+        guard case .untrustedWelcome(let why) = reason, why.contains("0x9999") else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(try bob.store.groups().isEmpty)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// A v2 Welcome rumor with v1's extra tags (`client`, `encoding`) is refused by the v2 rule and,
+    /// lacking a v1 key package match, joined by neither.
+    @Test func welcomeWithExtraTagsIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        let welcome = try mallory.createGroup(admins: [mallory.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
+        var rumor = try V2WelcomeRumor.build(
+            welcome: welcome, keyPackageEventID: bobs.eventID, relays: [url], sender: mallory.publicKey)
+        rumor = UnsignedEvent(
+            pubkey: rumor.pubkey, createdAt: rumor.createdAt, kind: rumor.kind,
+            tags: rumor.tags + [Tag(["client", "x"]), Tag(["encoding", "base64"])], content: rumor.content)
+        let wrap = try GiftWrap.wrap(rumor, author: mallory.keys, recipient: bob.publicKey)
+        #expect(try await RelayReads.publish(wrap, to: url).isAccepted)
+        let (_, reason) = try await bob.waitForDrop()
+        #expect(reason == .noMatchingKeyPackage || reason.description.contains("welcome"))
+        #expect(try bob.store.groups().isEmpty)
+        await bob.shutdown()
+        await server.stop()
+    }
+}
