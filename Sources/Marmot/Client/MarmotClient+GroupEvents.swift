@@ -174,7 +174,9 @@ extension MarmotClient {
         let groupData = summary.newExtensions == nil ? nil : session.rules.metadataIfValid(next.extensions)
         do {
             try saveSnapshot(EpochSnapshot(epoch: before.epoch, state: before.serialized(), commit: event), group: session.id)
-            try persist(next, for: session.id, groupData: groupData, status: summary.removedSelf ? .inactive : nil)
+            // Removed, or the group was disbanded (v2): nothing more can be sent there.
+            let closed = summary.removedSelf || groupData?.disbanded == true
+            try persist(next, for: session.id, groupData: groupData, status: closed ? .inactive : nil)
             try storeCurrentEventKey(session.id)
             if pendingCommitGroups.contains(session.id), try loadPendingCommit(session.id)?.epoch == before.epoch {
                 // Another member's commit for the epoch took effect first; ours stays only as the

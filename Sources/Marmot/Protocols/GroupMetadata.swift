@@ -13,8 +13,14 @@ public struct GroupMetadata: Sendable, Hashable {
     public var admins: [PublicKey]
     /// Sorted and unique.
     public var relays: [RelayURL]
+    /// The group was closed for good by an admin (v2 lifecycle 0x800c; v1 has no such state).
+    public var disbanded: Bool
 
-    public init(nostrGroupID: NostrGroupID, name: String, description: String, admins: [PublicKey], relays: [RelayURL]) {
+    public init(
+        nostrGroupID: NostrGroupID, name: String, description: String, admins: [PublicKey], relays: [RelayURL],
+        disbanded: Bool = false
+    ) {
+        self.disbanded = disbanded
         self.nostrGroupID = nostrGroupID
         self.name = name
         self.groupDescription = description

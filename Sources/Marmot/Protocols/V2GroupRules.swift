@@ -48,7 +48,7 @@ struct V2GroupRules: GroupRules {
         return GroupMetadata(
             nostrGroupID: try NostrGroupID(bytes: routing.nostrGroupID), name: components.profile?.name ?? "",
             description: components.profile?.description ?? "", admins: admins.admins,
-            relays: try routing.relays.map { try RelayURL($0) })
+            relays: try routing.relays.map { try RelayURL($0) }, disbanded: components.lifecycle == .disbanded)
     }
 
     /// One AppDataUpdate per component that changes (profile 0x8001, admin policy 0x8003, routing

@@ -144,6 +144,29 @@ import Testing
         await carol.shutdown()
         await server.stop()
     }
+
+    /// An admin disbands a v2 group (lifecycle 0x800c set to disbanded by AppDataUpdate): the chat
+    /// closes for its members, as MDK's clients close it.
+    @Test func disbandedGroupBecomesInactive() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var admin = V2HostileParty()
+        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        let welcome = try admin.createGroup(admins: [admin.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
+        #expect(try await RelayReads.publish(try admin.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        let invite = try await bob.waitForInvite()
+        let disband = try admin.commit {
+            try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes)))])
+        }
+        #expect(try await RelayReads.publish(try admin.event(disband.message, epochOf: disband.before), to: url).isAccepted)
+        _ = try await bob.client.acceptInvite(invite.id)
+        _ = try await bob.waitForCommit(epoch: 2, by: admin.publicKey)
+        #expect(try await bob.client.chat(invite.id)?.status == .inactive)
+        await #expect(throws: MarmotClientError.self) { _ = try await bob.client.send(text: "anyone?", to: invite.id) }
+        await bob.shutdown()
+        await server.stop()
+    }
 }
 
 extension MarmotClient {
