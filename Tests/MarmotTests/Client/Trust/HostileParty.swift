@@ -8,7 +8,7 @@ import TestSupport
 /// A party that does not run our client: it builds MLS groups, commits, Welcomes and kind-445
 /// events directly from our MLS and Marmot types, so it can do what modified code would (claim
 /// someone else's identity, commit as a removed admin, re-wrap events).
-struct HostileParty {
+struct HostileParty: CommittingParty {
     let keys: Keys
     var group: MLSGroup?
     var nostrGroupID: NostrGroupID?
@@ -117,8 +117,16 @@ struct HostileParty {
         self.group = group
         return result
     }
+}
 
-    /// Builds a commit of this party's group and adopts it at once (it does not wait for relays).
+/// A party holding its own MLS group state outside our client.
+protocol CommittingParty {
+    var group: MLSGroup? { get set }
+}
+
+extension CommittingParty {
+    /// Builds a commit of this party's group and adopts it at once (it does not wait for relays);
+    /// returns the message and the state it was made from.
     mutating func commit(_ build: (inout MLSGroup) throws -> PendingCommit) throws -> (message: MLSMessage, before: MLSGroup) {
         guard var group else { throw HarnessError.unexpected("no group") }
         let pending = try build(&group)

@@ -152,9 +152,7 @@ import Testing
         let bob = try await TestAccount("bob", relayURLs: [url])
         _ = try await bob.client.publishKeyPackage(version: .v2)
         var admin = V2HostileParty()
-        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        let welcome = try admin.createGroup(admins: [admin.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
-        #expect(try await RelayReads.publish(try admin.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        try await admin.invite(bob.publicKey, on: url)
         let invite = try await bob.waitForInvite()
         let disband = try admin.commit {
             try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes)))])

@@ -7,7 +7,7 @@ import TestSupport
 
 /// A v2 party that does not run our client: it builds v2 key packages, groups, Welcomes, commits and
 /// kind-445 events from our MLS and Marmot types, so it can break any v2 rule on purpose.
-struct V2HostileParty {
+struct V2HostileParty: CommittingParty {
     let keys: Keys
     var group: MLSGroup?
     var ownPackage: (keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial)?
@@ -85,14 +85,22 @@ struct V2HostileParty {
             welcome, author: keys, invitee: invitee, relays: relays, client: nil, createdAt: UnsignedEvent.now())
     }
 
-    /// Builds a commit of this party's group and adopts it at once; returns the message and the
-    /// state it was made from.
-    mutating func commit(_ build: (inout MLSGroup) throws -> PendingCommit) throws -> (message: MLSMessage, before: MLSGroup) {
-        guard var group else { throw HarnessError.unexpected("no group") }
-        let pending = try build(&group)
-        let before = group
-        self.group = pending.newGroup
-        return (pending.message, before)
+    /// Creates a v2 group (see `createGroup`) inviting `invitee` with its newest v2 key package on the
+    /// relay and, with `publish`, delivers the sealed Welcome there.
+    @discardableResult
+    mutating func invite(
+        _ invitee: PublicKey, on url: String, admins: [PublicKey]? = nil, extraRequired: [UInt16] = [], publish: Bool = true
+    ) async throws -> (welcome: Welcome, package: PeerKeyPackage) {
+        let package = try await Self.keyPackage(of: invitee, on: url)
+        let relays = [try RelayURL(url)]
+        let welcome = try createGroup(
+            admins: admins ?? [publicKey], invitees: [package.keyPackage], relays: relays, extraRequired: extraRequired)
+        if publish {
+            guard try await RelayReads.publish(try wrap(welcome, to: package, relays: relays), to: url).isAccepted else {
+                throw HarnessError.unexpected("welcome refused")
+            }
+        }
+        return (welcome, package)
     }
 
     /// The newest v2 key package `author` published on the relay.

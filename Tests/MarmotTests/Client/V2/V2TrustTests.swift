@@ -131,9 +131,7 @@ import Testing
         let bob = try await TestAccount("bob", relayURLs: [url])
         _ = try await bob.client.publishKeyPackage(version: .v2)
         var mallory = V2HostileParty()
-        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        let welcome = try mallory.createGroup(admins: [bob.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
-        #expect(try await RelayReads.publish(try mallory.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        try await mallory.invite(bob.publicKey, on: url, admins: [bob.publicKey])
         let (_, reason) = try await bob.waitForDrop()
         guard case .untrustedWelcome(let why) = reason, why.contains("not an admin") else {
             throw HarnessError.unexpected("dropped for \(reason)")
@@ -150,10 +148,7 @@ import Testing
         let bob = try await TestAccount("bob", relayURLs: [url])
         _ = try await bob.client.publishKeyPackage(version: .v2)
         var mallory = V2HostileParty()
-        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        let welcome = try mallory.createGroup(
-            admins: [mallory.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)], extraRequired: [0x9999])
-        #expect(try await RelayReads.publish(try mallory.wrap(welcome, to: bobs, relays: [try RelayURL(url)]), to: url).isAccepted)
+        try await mallory.invite(bob.publicKey, on: url, extraRequired: [0x9999])
         let (_, reason) = try await bob.waitForDrop()
         guard case .untrustedWelcome(let why) = reason, why.contains("0x9999") else {
             throw HarnessError.unexpected("dropped for \(reason)")
@@ -170,8 +165,7 @@ import Testing
         let bob = try await TestAccount("bob", relayURLs: [url])
         _ = try await bob.client.publishKeyPackage(version: .v2)
         var mallory = V2HostileParty()
-        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        let welcome = try mallory.createGroup(admins: [mallory.publicKey], invitees: [bobs.keyPackage], relays: [try RelayURL(url)])
+        let (welcome, bobs) = try await mallory.invite(bob.publicKey, on: url, publish: false)
         var rumor = try V2WelcomeRumor.build(
             welcome: welcome, keyPackageEventID: bobs.eventID, relays: [url], sender: mallory.publicKey)
         rumor = UnsignedEvent(
