@@ -43,6 +43,9 @@ public struct RelayLists: Sendable, Hashable {
 
     /// Where to look for the user's key packages: the 10051 relays, else the 10002 write relays.
     public var keyPackageLookup: [RelayURL] { keyPackages.isEmpty ? write : keyPackages }
+    /// Every relay of the NIP-65 list (read, then write-only), in tag order: where the user is
+    /// connected, so where a group it is invited to can reach it.
+    public var allListed: [RelayURL] { read + write.filter { !read.contains($0) } }
     /// Where to deliver a Welcome: the 10050 inbox relays, else the 10002 read relays.
     public var welcomeDelivery: [RelayURL] { inbox.isEmpty ? read : inbox }
 
