@@ -152,9 +152,10 @@ extension MarmotClient {
         let groupRelays = sessions[id]?.stored.relays ?? relays
         release()
         guard let welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
+        let groupKeys = Set(groupRelays.map(Self.sameRelayKey))
         for package in packages {
             let theirs = await inviteeRelays(package)
-            if !theirs.contains(where: groupRelays.contains) {
+            if !theirs.contains(where: { groupKeys.contains(Self.sameRelayKey($0)) }) {
                 logger.warning("\(package.author.hex) uses none of group \(id)'s relays; it must follow them to read the group")
             }
         }

@@ -83,6 +83,43 @@ import Testing
         for relay in [a, b, c, d] { await relay.stop() }
     }
 
+    /// Adding a member keeps the group's relays (no group-data commit) but delivers the Welcome to
+    /// the new member's inbox: Carol on {D} only, her lists on A, is added to Alice's group on
+    /// {A, B}; she gets the Welcome on D, follows the group's relays and talks with everyone.
+    @Test func addedMemberOnADisjointRelayGetsTheWelcomeInItsInbox() async throws {
+        let (a, urlA) = try await ClientHarness.startRelay()
+        let (b, urlB) = try await ClientHarness.startRelay()
+        let (d, urlD) = try await ClientHarness.startRelay()
+        let alice = try await TestAccount("alice", relayURLs: [urlA, urlB])
+        let bob = try await TestAccount("bob", relayURLs: [urlA])
+        let carol = try await TestAccount("carol", relayURLs: [urlD])
+        _ = try await bob.client.publishKeyPackage()
+        let created = try await alice.client.createGroup(name: "grow", members: [bob.publicKey])
+        #expect(Set(created.chat.relays.map(\.string)) == [urlA, urlB])
+        let (chat, _) = try await bob.waitForWelcome()
+        _ = try await alice.waitForCommit(epoch: 2)
+
+        _ = try await carol.client.ensureKeyPackage()
+        #expect(await carol.client.publishRelayLists())
+        let lists = try await RelayReads.fetch(
+            Filter(authors: [carol.publicKey], kinds: [.relayList, .dmRelays, .keyPackageRelays]), from: urlD)
+        for event in lists { #expect(try await RelayReads.publish(event, to: urlA).isAccepted) }
+        let added = try await alice.client.addMembers([carol.publicKey], to: chat.id)
+        #expect(added.welcomes[carol.publicKey]?.accepted.contains(urlD) == true)
+        #expect(Set(try #require(try await alice.client.chat(chat.id)).relays.map(\.string)) == [urlA, urlB])
+        _ = try await bob.waitForCommit(epoch: 3)
+        _ = try await carol.waitForWelcome()
+        #expect(Set(await carol.pool.relays) == [urlA, urlB, urlD])
+        _ = try await alice.waitForCommit(epoch: 4, by: carol.publicKey)
+        _ = try await bob.waitForCommit(epoch: 4, by: carol.publicKey)
+        _ = try await alice.client.send(text: "welcome carol", to: chat.id)
+        _ = try await carol.waitForMessage("welcome carol")
+        _ = try await carol.client.send(text: "thanks", to: chat.id)
+        _ = try await bob.waitForMessage("thanks")
+        for account in [alice, bob, carol] { await account.shutdown() }
+        for relay in [a, b, d] { await relay.stop() }
+    }
+
     /// A new group's relays: ours, then the invitees', de-duplicated; under the cap every invitee
     /// with no relay in common keeps one of its own, and our first relay always stays.
     @Test func newGroupRelaysAreOursPlusTheInviteesCappedSoEachInviteeKeepsOne() throws {
