@@ -9,16 +9,20 @@ extension MarmotClient {
     ///
     /// Fetches the peer's newest valid KeyPackage, v2 when the peer publishes one and v1 otherwise
     /// (`fetchKeyPackage`); the chat speaks that version. Creates the group as MDK does (16-byte
-    /// random MLS group id, a random nostr_group_id, us as the only admin, our relays, the version's
-    /// required capabilities and components — `GroupRules`), commits the Add and merges it
-    /// locally without publishing it (MIP-03 exception for the initial commit), persists, subscribes
-    /// to the group's `h`, and sends the gift-wrapped kind-444 Welcome. When no relay accepts the
-    /// Welcome the new group is deleted again and `.notPublished` is thrown.
+    /// random MLS group id, a random nostr_group_id, us as the only admin, the version's required
+    /// capabilities and components — `GroupRules`), commits the Add and merges it locally without
+    /// publishing it (MIP-03 exception for the initial commit), persists, subscribes to the group's
+    /// `h`, and sends the gift-wrapped kind-444 Welcome (to our relays and the peer's inbox relays).
+    /// The group's relays are ours plus the peer's (`newGroupRelays(ours:invitees:cap:)`), and join
+    /// our pool, so a peer whose relays do not overlap ours still reads and writes the chat. When no
+    /// relay accepts the Welcome the new group is deleted again and `.notPublished` is thrown.
     public func createChat(with peer: PublicKey, name: String = "", description: String = "") async throws -> ChatCreation {
         try requireStarted()
         guard peer != publicKey else { throw MarmotClientError.cannotChatWithSelf }
         if let existing = oneToOne(with: peer) { return ChatCreation(chat: existing.chat, isNew: false, welcome: nil) }
+        peerRelayLists[peer] = nil  // read them fresh for this invitation
         let invitee = try await fetchKeyPackage(of: peer)
+        let groupRelays = await newGroupRelays(inviting: [invitee])
 
         await acquire()
         if let existing = oneToOne(with: peer) {
@@ -29,43 +33,47 @@ extension MarmotClient {
         let groupID: GroupID
         do {
             (groupID, welcome) = try buildGroup(
-                inviting: [invitee], name: name, description: description, admins: [publicKey], peer: peer)
+                inviting: [invitee], name: name, description: description, admins: [publicKey], relays: groupRelays,
+                peer: peer)
         } catch {
             release()
             throw error
         }
         await subscribe(.group(groupID))
+        let addedRelays = await useGroupRelays(groupRelays)
         release()
 
         let wrap: Event
         do {
             wrap = try invitee.version.rules.wrapWelcome(
-                welcome, author: keys, invitee: invitee, relays: relays, client: options.clientTag, createdAt: now())
+                welcome, author: keys, invitee: invitee, relays: groupRelays, client: options.clientTag, createdAt: now())
         } catch {
-            await discardNewGroup(groupID)
+            await discardNewGroup(groupID, addedRelays: addedRelays)
             throw MarmotClientError.encoding("welcome: \(error)")
         }
         let result = await publishWelcome(wrap, to: peer)
         guard result.isSent else {
-            await discardNewGroup(groupID)
+            await discardNewGroup(groupID, addedRelays: addedRelays)
             throw MarmotClientError.notPublished(result)
         }
         logger.info("chat \(groupID) created with \(peer.hex); welcome accepted by \(result.accepted.count) relays")
         return ChatCreation(chat: try session(groupID).chat, isNew: true, welcome: result)
     }
 
-    /// Builds, commits and stores the group with `invitees` added (`admins` must include us; `peer`
-    /// is the proven 1:1 peer, nil for a group); returns its id and the Welcome. The group speaks the
-    /// invitees' protocol version (all the same, see `fetchKeyPackages`).
+    /// Builds, commits and stores the group with `invitees` added (`admins` must include us; `relays`
+    /// are the group's, from `newGroupRelays(inviting:)`; `peer` is the proven 1:1 peer, nil for a
+    /// group); returns its id and the Welcome. The group speaks the invitees' protocol version (all
+    /// the same, see `fetchKeyPackages`).
     func buildGroup(
-        inviting invitees: [PeerKeyPackage], name: String, description: String, admins: [PublicKey], peer: PublicKey?
+        inviting invitees: [PeerKeyPackage], name: String, description: String, admins: [PublicKey],
+        relays groupRelays: [RelayURL], peer: PublicKey?
     ) throws -> (GroupID, Welcome) {
         let provider = CipherSuiteProvider.mls128X25519
         let groupID = GroupID(provider.randomBytes(16))
         let version = invitees.first?.version ?? .v1
         let rules = version.rules
         let groupData = GroupMetadata(
-            nostrGroupID: .random(), name: name, description: description, admins: admins, relays: relays)
+            nostrGroupID: .random(), name: name, description: description, admins: admins, relays: groupRelays)
         var group: MLSGroup
         let pending: PendingCommit
         do {
@@ -100,12 +108,14 @@ extension MarmotClient {
         return (groupID, welcome)
     }
 
-    /// Removes a group whose Welcome could not be delivered (nothing was sent in it).
-    func discardNewGroup(_ id: GroupID) async {
+    /// Removes a group whose Welcome could not be delivered (nothing was sent in it), and the relays
+    /// it added to the pool.
+    func discardNewGroup(_ id: GroupID, addedRelays: [RelayURL] = []) async {
         await acquire()
         await unsubscribe(.group(id))
         sessions[id] = nil
         do { try store.deleteGroup(mlsGroupID: id) } catch { logger.error("cannot delete undelivered group \(id): \(error)") }
+        await dropUnusedRelays(addedRelays)
         release()
     }
 

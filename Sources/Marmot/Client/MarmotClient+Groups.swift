@@ -56,11 +56,12 @@ extension MarmotClient {
     /// Every member's newest valid KeyPackage is fetched first, all of one protocol version (v2 when
     /// every member has one, else v1); a member without fails the whole call (`.noKeyPackage` naming
     /// it) before anything is created. The group is built as MDK builds it: `name`, `description`,
-    /// admins = us + `admins` (each must be one of `members`), our relays, the version's required
-    /// capabilities (`GroupRules`). The Add commit is merged
-    /// locally without publishing (MIP-03 exception for the initial commit), then one gift-wrapped
-    /// Welcome goes to each invitee (the author of the KeyPackage its `e` tag names). When no
-    /// Welcome reached any relay the group is deleted and `.notPublished` is thrown.
+    /// admins = us + `admins` (each must be one of `members`), the version's required capabilities
+    /// (`GroupRules`), and as relays ours plus the invitees' (`newGroupRelays(ours:invitees:cap:)`;
+    /// they join our pool). The Add commit is merged locally without publishing (MIP-03 exception for
+    /// the initial commit), then one gift-wrapped Welcome goes to each invitee (the author of the
+    /// KeyPackage its `e` tag names), on our pool and the invitee's inbox relays. When no Welcome
+    /// reached any relay the group is deleted and `.notPublished` is thrown.
     public func createGroup(
         name: String, description: String = "", members: [PublicKey], admins: [PublicKey] = []
     ) async throws -> ChatCreation {
@@ -71,7 +72,9 @@ extension MarmotClient {
         for admin in admins where admin != publicKey && !invitees.contains(admin) {
             throw GroupChangeError.adminNotMember(admin)
         }
+        for member in invitees { peerRelayLists[member] = nil }  // read them fresh for this invitation
         let packages = try await fetchKeyPackages(of: invitees)
+        let groupRelays = await newGroupRelays(inviting: packages)
 
         await acquire()
         let groupID: GroupID
@@ -79,27 +82,28 @@ extension MarmotClient {
         do {
             (groupID, welcome) = try buildGroup(
                 inviting: packages, name: name, description: description, admins: Self.unique([publicKey] + admins),
-                peer: nil)
+                relays: groupRelays, peer: nil)
         } catch {
             release()
             throw error
         }
         await subscribe(.group(groupID))
+        let addedRelays = await useGroupRelays(groupRelays)
         release()
 
         let welcomes: [PublicKey: PoolPublishResult]
         do {
-            welcomes = try await sendWelcomes(welcome, to: packages, relays: relays)
+            welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays)
         } catch {
-            await discardNewGroup(groupID)
+            await discardNewGroup(groupID, addedRelays: addedRelays)
             throw error
         }
         guard let first = packages.first.flatMap({ welcomes[$0.author] }) else {
-            await discardNewGroup(groupID)
+            await discardNewGroup(groupID, addedRelays: addedRelays)
             throw MarmotClientError.encoding("no welcome was built")
         }
         guard welcomes.values.contains(where: \.isSent) else {
-            await discardNewGroup(groupID)
+            await discardNewGroup(groupID, addedRelays: addedRelays)
             throw MarmotClientError.notPublished(first)
         }
         logger.info("group \(groupID) created with \(invitees.count) members")
@@ -112,10 +116,17 @@ extension MarmotClient {
     /// commit is published and merged once a relay accepted it; only then do the Welcomes go out,
     /// one per invitee (MIP-02: a Welcome for an epoch the others may never see would strand the
     /// joiner).
+    ///
+    /// The group's relays stay as they are: changing them takes a GroupContextExtensions commit of
+    /// its own, and the Add commit carries only the Adds (as MDK's `add_members`). The Welcome names
+    /// the group's relays and goes to our pool and the invitee's inbox relays; an invitee none of
+    /// whose relays (10002, else its KeyPackage's `relays`) is a group relay is logged, since it
+    /// reads the group only if its client follows the group's relays (MIP-01).
     public func addMembers(_ members: [PublicKey], to id: GroupID) async throws -> MembershipChange {
         try requireStarted()
         let invitees = Self.unique(members)
         try checkAdd(invitees, session: try session(id))
+        for member in invitees { peerRelayLists[member] = nil }  // read them fresh for this invitation
         let packages = try await fetchKeyPackages(of: invitees, version: try session(id).stored.version)
 
         await acquire()
@@ -135,6 +146,13 @@ extension MarmotClient {
         let groupRelays = sessions[id]?.stored.relays ?? relays
         release()
         guard let welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
+        let groupKeys = Set(groupRelays.map(Self.sameRelayKey))
+        for package in packages {
+            let theirs = await inviteeRelays(package)
+            if !theirs.contains(where: { groupKeys.contains(Self.sameRelayKey($0)) }) {
+                logger.warning("\(package.author.hex) uses none of group \(id)'s relays; it must follow them to read the group")
+            }
+        }
         let welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays)
         logger.info("added \(invitees.count) members to \(id)")
         return MembershipChange(commit: outcome, welcomes: welcomes)
@@ -294,7 +312,8 @@ extension MarmotClient {
         }
     }
 
-    /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it.
+    /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it on our
+    /// pool and the invitee's inbox relays (`publishWelcome(_:to:)`).
     private func sendWelcomes(
         _ welcome: Welcome, to packages: [PeerKeyPackage], relays groupRelays: [RelayURL]
     ) async throws -> [PublicKey: PoolPublishResult] {
@@ -307,7 +326,7 @@ extension MarmotClient {
             } catch {
                 throw MarmotClientError.encoding("welcome: \(error)")
             }
-            let result = await pool.publish(wrap)
+            let result = await publishWelcome(wrap, to: package.author)
             if !result.isSent { logger.warning("welcome to \(package.author.hex) not accepted by any relay") }
             results[package.author] = result
         }

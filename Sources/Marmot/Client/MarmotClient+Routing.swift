@@ -61,12 +61,14 @@ extension MarmotClient {
         return await withTemporaryPool(elsewhere) { await self.fetch(filter, on: $0) }
     }
 
-    /// Publishes a gift-wrapped Welcome on our relays and on the invitee's inbox relays (10050).
+    /// Publishes a gift-wrapped Welcome on our pool (our relays and the groups') and on the invitee's
+    /// inbox relays (10050) not in it.
     func publishWelcome(_ wrap: Event, to invitee: PublicKey) async -> PoolPublishResult {
         let ours = await pool.publish(wrap)
         let lists: RelayLists
         if let known = peerRelayLists[invitee] { lists = known } else { lists = await relayLists(of: invitee) }
-        let inbox = lists.welcomeDelivery.map(\.string).filter { !relays.map(\.string).contains($0) }
+        let inPool = Set(await pool.relays)
+        let inbox = lists.welcomeDelivery.map(\.string).filter { !inPool.contains($0) }
         guard !inbox.isEmpty else { return ours }
         let theirs = await withTemporaryPool(inbox) { await $0.publish(wrap) }
         logger.info("welcome delivered to \(theirs.accepted.count) of \(inbox.count) inbox relays of \(invitee.hex)")
@@ -74,12 +76,87 @@ extension MarmotClient {
     }
 
     /// Joins the group's relays (0xF2EE `relays`) to our pool, so its events are read and written
-    /// there too (MIP-01); relays already in the pool are left alone.
-    func useGroupRelays(_ groupRelays: [RelayURL]) async {
+    /// there too (MIP-01); relays already in the pool are left alone. Returns the relays it added.
+    @discardableResult
+    func useGroupRelays(_ groupRelays: [RelayURL]) async -> [RelayURL] {
         let current = Set(await pool.relays)
-        for relay in groupRelays where !current.contains(relay.string) {
+        var added: [RelayURL] = []
+        for relay in groupRelays where !current.contains(relay.string) && !added.contains(relay) {
             logger.info("adding group relay \(relay.string)")
             await pool.add(relay.string)
+            added.append(relay)
+        }
+        return added
+    }
+
+    // MARK: Relays of a new group
+
+    /// The most relays a new group names in its 0xF2EE `relays`: each is a connection every member
+    /// keeps open and a copy of every group event, so the union of everyone's relays is bounded.
+    static let maxGroupRelays = 8
+
+    /// The relays a new group names (NostrGroupData `relays`, MIP-01), so an invitee whose relays do
+    /// not overlap ours can still read and write the group.
+    ///
+    /// Rule: our relays, then each invitee's relays (`inviteeRelays(_:)`), de-duplicated, at most
+    /// `cap`. When the cap bites, our first relay is kept, then each invitee none of whose relays is
+    /// chosen yet gets its first one, then the rest are filled in candidate order; the result keeps
+    /// that order (ours first, then the invitees' in invitation order). An invitee left without a
+    /// relay of its own (more disjoint invitees than the cap) must follow the group's relays, as
+    /// MIP-01 asks of every member.
+    ///
+    /// MDK 0.8.0 has no such rule: `create_group` stores whatever `NostrGroupConfigData.relays` its
+    /// caller passes (as a sorted set) and puts the group's relays in every Welcome rumor's `relays`
+    /// tag; choosing them is left to the app. Ours is that choice; the wire format is the same, and
+    /// an MDK member accepts any relay list (it parses each URL).
+    static func newGroupRelays(ours: [RelayURL], invitees: [[RelayURL]], cap: Int = maxGroupRelays) -> [RelayURL] {
+        var candidates: [RelayURL] = []
+        var seen: Set<String> = []
+        for relay in ours + invitees.flatMap({ $0 }) where seen.insert(sameRelayKey(relay)).inserted { candidates.append(relay) }
+        guard candidates.count > cap else { return candidates }
+        var chosen = Set(ours.prefix(1).map(sameRelayKey))
+        for theirs in invitees where chosen.count < cap && !theirs.contains(where: { chosen.contains(sameRelayKey($0)) }) {
+            if let first = theirs.first { chosen.insert(sameRelayKey(first)) }
+        }
+        for relay in candidates where chosen.count < cap { chosen.insert(sameRelayKey(relay)) }
+        return candidates.filter { chosen.contains(sameRelayKey($0)) }
+    }
+
+    /// `relay` without a bare trailing `/`: `ws://h:1` and `ws://h:1/` are one relay (MDK prints a
+    /// relay URL as it was given, so both forms occur in tags and lists).
+    static func sameRelayKey(_ relay: RelayURL) -> String {
+        let text = relay.string
+        guard text.hasSuffix("/"), let scheme = text.range(of: "://"),
+              text[scheme.upperBound...].firstIndex(of: "/") == text.index(before: text.endIndex)
+        else { return text }
+        return String(text.dropLast())
+    }
+
+    /// Where an invitee reads and writes: the relays of its NIP-65 list (10002, read and write), else
+    /// the `relays` tag of the KeyPackage we invite it with (MIP-00). The lists come from the cache
+    /// `fetchKeyPackage` may just have filled, else from our relays.
+    func inviteeRelays(_ package: PeerKeyPackage) async -> [RelayURL] {
+        let lists: RelayLists
+        if let known = peerRelayLists[package.author] { lists = known } else { lists = await relayLists(of: package.author) }
+        let listed = lists.allListed
+        return listed.isEmpty ? package.relays : listed
+    }
+
+    /// The relays of a new group inviting `packages` (`newGroupRelays(ours:invitees:cap:)`).
+    func newGroupRelays(inviting packages: [PeerKeyPackage]) async -> [RelayURL] {
+        var theirs: [[RelayURL]] = []
+        for package in packages { theirs.append(await inviteeRelays(package)) }
+        let chosen = Self.newGroupRelays(ours: relays, invitees: theirs)
+        if chosen != relays { logger.info("new group relays \(chosen.map(\.string)) (ours plus the invitees')") }
+        return chosen
+    }
+
+    /// Takes `candidates` (relays `useGroupRelays` added for a new group that was then discarded)
+    /// out of the pool again, unless they are ours or another active group's.
+    func dropUnusedRelays(_ candidates: [RelayURL]) async {
+        let groupRelays = Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))
+        for relay in candidates where !relays.contains(relay) && !groupRelays.contains(relay) {
+            await pool.remove(relay.string)
         }
     }
 

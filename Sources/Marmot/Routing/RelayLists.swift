@@ -41,8 +41,16 @@ public struct RelayLists: Sendable, Hashable {
         event.tags.filter { $0.name == "relay" }.compactMap { $0.value.flatMap { try? RelayURL($0) } }
     }
 
-    /// Where to look for the user's key packages: the 10051 relays, else the 10002 write relays.
-    public var keyPackageLookup: [RelayURL] { keyPackages.isEmpty ? write : keyPackages }
+    /// Where to look for the user's key packages: the 10051 relays (MIP-00, v1) and the 10002 write
+    /// relays (where v2 clients such as White Noise publish them; they no longer use 10051).
+    public var keyPackageLookup: [RelayURL] {
+        var out = keyPackages
+        for relay in write where !out.contains(relay) { out.append(relay) }
+        return out
+    }
+    /// Every relay of the NIP-65 list (read, then write-only), in tag order: where the user is
+    /// connected, so where a group it is invited to can reach it.
+    public var allListed: [RelayURL] { read + write.filter { !read.contains($0) } }
     /// Where to deliver a Welcome: the 10050 inbox relays, else the 10002 read relays.
     public var welcomeDelivery: [RelayURL] { inbox.isEmpty ? read : inbox }
 

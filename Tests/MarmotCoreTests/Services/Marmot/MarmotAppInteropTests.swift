@@ -1,6 +1,7 @@
 import Foundation
 import MarmotCore
 import Nostr
+import NostrClient
 import TestSupport
 import Testing
 
@@ -81,5 +82,63 @@ struct MarmotAppInteropTests {
             app.dispatch(.sendMessage(chatID: chatID, content: "thanks, mdk"))
             _ = try await mdk.waitForEvent("message") { $0.string("text") == "thanks, mdk" }
         }
+    }
+
+    /// Issue #17 with the app as Alice: the app uses relays A and B, MDK-Bob only C (its key
+    /// package names C), and Bob's relay lists naming C are on A. The app finds them, invites Bob
+    /// through C, names C among the group's relays, and they talk.
+    @Test func appOnOtherRelaysInvitesMDKThroughItsRelayLists() async throws {
+        try InteropKit.require()
+        let world = LiveWorld()
+        let (_, relayA) = try await world.startRelay()
+        let (_, relayB) = try await world.startRelay()
+        let (_, relayC) = try await world.startRelay()
+        let bob = Keys.generate()
+        let mdk = try await MDKPeer("mdk-bob")
+        do {
+            _ = try await mdk.call([
+                "cmd": "init", "relay": relayC.absoluteString, "data_dir": world.root.appendingPathComponent("mdk").path,
+                "name": "mdk-bob", "nsec": bob.secretKey.nsecEncoded(),
+            ])
+            _ = try await mdk.call(["cmd": "publish_key_package"])
+            // MDK 0.8.0's peer cannot publish relay lists: signed here with Bob's nsec, put on A.
+            let now = UnsignedEvent.now()
+            let lists = [
+                UnsignedEvent(pubkey: bob.publicKey, createdAt: now, kind: .relayList,
+                              tags: [Tag(["r", relayC.absoluteString])], content: ""),
+                UnsignedEvent(pubkey: bob.publicKey, createdAt: now, kind: .dmRelays,
+                              tags: [Tag(["relay", relayC.absoluteString])], content: ""),
+                UnsignedEvent(pubkey: bob.publicKey, createdAt: now, kind: .keyPackageRelays,
+                              tags: [Tag(["relay", relayC.absoluteString])], content: ""),
+            ]
+            let poolA = RelayPool(relays: [relayA.absoluteString])
+            await poolA.connect()
+            for unsigned in lists { #expect(await poolA.publish(try unsigned.signed(with: bob)).isSent) }
+            await poolA.disconnect()
+
+            let app = world.app("swift", relays: [relayA, relayB])
+            let keys = try await app.createAccount()
+            app.dispatch(.pushScreen(.newChat))
+            app.dispatch(.createChat(peerNpub: bob.publicKey.npub))
+            try await app.waitFor("chat open") { $0.currentChat?.peerNpub == bob.publicKey.npub }
+            let chatID = try #require(app.state().currentChat?.chatID)
+            let welcome = try await mdk.waitForEvent("welcome")
+            #expect(welcome.string("from_pubkey") == keys.publicKey.hex)
+            #expect(welcome.string("group_id") == chatID.rawValue)
+
+            app.dispatch(.sendMessage(chatID: chatID, content: "found you on C"))
+            _ = try await mdk.waitForEvent("message") { $0.string("text") == "found you on C" }
+            let group = try #require(welcome.string("group_id"))
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "reading you on C"])
+            try await app.waitFor("reply shown") { $0.currentChat?.messages.last?.content == "reading you on C" }
+            let errors = await mdk.reportedErrors
+            #expect(errors.isEmpty, "MDK rejected: \(errors)")
+        } catch {
+            await mdk.stop()
+            await world.close()
+            throw error
+        }
+        await mdk.stop()
+        await world.close()
     }
 }
