@@ -69,9 +69,14 @@ import Testing
             return package.flatMap { $0.keyPackage.reference() != first.ref ? $0 : nil }
         }
         #expect(rotated.dTag == first.dTag)
-        let deletions = try await RelayReads.fetch(Filter(authors: [bob.publicKey], kinds: [.deletion]), from: url)
-        let deleted = Set(deletions.flatMap { $0.tags.filter { $0.name == "e" }.compactMap(\.value) })
-        #expect(deleted.contains(try #require(first.legacy).eventID.hex))
+        // The deletion is published right after the new key package: wait for it too.
+        let legacyID = try #require(first.legacy).eventID.hex
+        let deleted = try await waitUntilValue("deletion of the consumed key package") {
+            let deletions = (try? await RelayReads.fetch(Filter(authors: [bob.publicKey], kinds: [.deletion]), from: url)) ?? []
+            let ids = Set(deletions.flatMap { $0.tags.filter { $0.name == "e" }.compactMap(\.value) })
+            return ids.contains(legacyID) ? ids : nil
+        }
+        #expect(deleted.contains(legacyID))
         #expect(try bob.store.keyPackages().count == 2)
 
         clock.advance(by: 2 * 24 * 3600)
