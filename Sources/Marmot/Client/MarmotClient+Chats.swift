@@ -16,13 +16,18 @@ extension MarmotClient {
     /// The group's relays are ours plus the peer's (`newGroupRelays(ours:invitees:cap:)`), and join
     /// our pool, so a peer whose relays do not overlap ours still reads and writes the chat. When no
     /// relay accepts the Welcome the new group is deleted again and `.notPublished` is thrown.
-    public func createChat(with peer: PublicKey, name: String = "", description: String = "") async throws -> ChatCreation {
+    ///
+    /// `relayHints` (an nprofile's relays, NIP-19) are searched for the peer's relay lists and key
+    /// packages besides our relays and the relays the peer's lists name.
+    public func createChat(
+        with peer: PublicKey, name: String = "", description: String = "", relayHints: [RelayURL] = []
+    ) async throws -> ChatCreation {
         try requireStarted()
         guard peer != publicKey else { throw MarmotClientError.cannotChatWithSelf }
         if let existing = oneToOne(with: peer) { return ChatCreation(chat: existing.chat, isNew: false, welcome: nil) }
         peerRelayLists[peer] = nil  // read them fresh for this invitation
-        let invitee = try await fetchKeyPackage(of: peer)
-        let groupRelays = await newGroupRelays(inviting: [invitee])
+        let invitee = try await fetchKeyPackage(of: peer, hints: relayHints)
+        let groupRelays = await newGroupRelays(inviting: [invitee], hints: relayHints)
 
         await acquire()
         if let existing = oneToOne(with: peer) {
@@ -123,8 +128,8 @@ extension MarmotClient {
     /// publishes one of (v2 before v1: the network has moved to v2), read from our relays, else from
     /// the relays the peer's lists name (`keyPackageEvents(of:)`), until EOSE or
     /// `keyPackageFetchTimeout`.
-    func fetchKeyPackage(of peer: PublicKey, version: MarmotVersion? = nil) async throws -> PeerKeyPackage {
-        let candidates = try await keyPackageCandidates(of: peer)
+    func fetchKeyPackage(of peer: PublicKey, version: MarmotVersion? = nil, hints: [RelayURL] = []) async throws -> PeerKeyPackage {
+        let candidates = try await keyPackageCandidates(of: peer, hints: hints)
         let wanted = version.map { [$0] } ?? [.v2, .v1]
         for version in wanted {
             if let found = candidates.valid.first(where: { $0.version == version }) { return found }
@@ -154,8 +159,10 @@ extension MarmotClient {
 
     /// Every key package of `peer` that passes its version's checks, newest first (kind 30443 before
     /// 443 on a created_at tie), and why the others were refused.
-    private func keyPackageCandidates(of peer: PublicKey) async throws -> (valid: [PeerKeyPackage], rejected: [String]) {
-        let found = await keyPackageEvents(of: peer).filter { $0.pubkey == peer }
+    private func keyPackageCandidates(
+        of peer: PublicKey, hints: [RelayURL] = []
+    ) async throws -> (valid: [PeerKeyPackage], rejected: [String]) {
+        let found = await keyPackageEvents(of: peer, hints: hints).filter { $0.pubkey == peer }
         let ordered = found.sorted { a, b in
             if a.createdAt != b.createdAt { return a.createdAt > b.createdAt }
             return a.kind == .addressableKeyPackage && b.kind != .addressableKeyPackage

@@ -49,13 +49,16 @@ extension MarmotClient {
         return lists
     }
 
-    /// Key package events of `peer`: from our relays, else from the relays the peer's lists name.
-    func keyPackageEvents(of peer: PublicKey) async -> [Event] {
+    /// Key package events of `peer`: from our relays, else from the relays the peer's lists name
+    /// (read from our relays and `hints`) and from `hints` themselves.
+    func keyPackageEvents(of peer: PublicKey, hints: [RelayURL] = []) async -> [Event] {
         let filter = Filter(authors: [peer], kinds: [.addressableKeyPackage, .keyPackage])
         let ours = await fetch(filter, on: pool)
         if !ours.isEmpty { return ours }
-        let lists = await relayLists(of: peer)
-        let elsewhere = lists.keyPackageLookup.map(\.string).filter { !relays.map(\.string).contains($0) }
+        let lists = await relayLists(of: peer, extra: hints)
+        var candidates = lists.keyPackageLookup
+        for hint in hints where !candidates.contains(hint) { candidates.append(hint) }
+        let elsewhere = candidates.map(\.string).filter { !relays.map(\.string).contains($0) }
         guard !elsewhere.isEmpty else { return [] }
         logger.info("looking for \(peer.hex)'s key package on \(elsewhere.count) relays of their lists")
         return await withTemporaryPool(elsewhere) { await self.fetch(filter, on: $0) }
@@ -134,18 +137,23 @@ extension MarmotClient {
 
     /// Where an invitee reads and writes: the relays of its NIP-65 list (10002, read and write), else
     /// the `relays` tag of the KeyPackage we invite it with (MIP-00). The lists come from the cache
-    /// `fetchKeyPackage` may just have filled, else from our relays.
-    func inviteeRelays(_ package: PeerKeyPackage) async -> [RelayURL] {
+    /// `fetchKeyPackage` may just have filled, else from our relays. Without any list, an nprofile's
+    /// relay `hints` are added to the tag's relays.
+    func inviteeRelays(_ package: PeerKeyPackage, hints: [RelayURL] = []) async -> [RelayURL] {
         let lists: RelayLists
         if let known = peerRelayLists[package.author] { lists = known } else { lists = await relayLists(of: package.author) }
         let listed = lists.allListed
-        return listed.isEmpty ? package.relays : listed
+        guard listed.isEmpty else { return listed }
+        var fallback = package.relays
+        for hint in hints where !fallback.contains(hint) { fallback.append(hint) }
+        return fallback
     }
 
-    /// The relays of a new group inviting `packages` (`newGroupRelays(ours:invitees:cap:)`).
-    func newGroupRelays(inviting packages: [PeerKeyPackage]) async -> [RelayURL] {
+    /// The relays of a new group inviting `packages` (`newGroupRelays(ours:invitees:cap:)`); `hints`
+    /// (an nprofile's relays) stand for an invitee that publishes no relay list.
+    func newGroupRelays(inviting packages: [PeerKeyPackage], hints: [RelayURL] = []) async -> [RelayURL] {
         var theirs: [[RelayURL]] = []
-        for package in packages { theirs.append(await inviteeRelays(package)) }
+        for package in packages { theirs.append(await inviteeRelays(package, hints: hints)) }
         let chosen = Self.newGroupRelays(ours: relays, invitees: theirs)
         if chosen != relays { logger.info("new group relays \(chosen.map(\.string)) (ours plus the invitees')") }
         return chosen

@@ -23,7 +23,8 @@ public protocol MessagingService: Sendable {
 
     /// Creates a 1:1 chat with `peer` (fetches their key package, creates the group, sends the
     /// welcome) and returns it. The core has already checked that `peer` is not the account itself.
-    func createChat(with peer: PublicKey) async throws -> ChatInfo
+    /// `relayHints` (an nprofile's relays, NIP-19) are read too when looking for the peer.
+    func createChat(with peer: PublicKey, relayHints: [URL]) async throws -> ChatInfo
 
     /// Replaces the session's relays (publishing, reading, relay lists); returns once in effect.
     func setRelays(_ urls: [URL]) async throws

@@ -52,6 +52,8 @@ actor TestMessagingService: MessagingService {
     var createChatFailure: String?
     var createChatGate: Gate?
     private(set) var createChatEntered = false
+    /// The relay hints of the last `createChat` (an nprofile's relays).
+    private(set) var lastRelayHints: [URL] = []
     private(set) var sent: [OutgoingMessage] = []
     private(set) var retried: [OutgoingMessage] = []
     private(set) var markedRead: [ChatID] = []
@@ -139,8 +141,9 @@ actor TestMessagingService: MessagingService {
         }
     }
 
-    func createChat(with peer: PublicKey) async throws -> ChatInfo {
+    func createChat(with peer: PublicKey, relayHints: [URL]) async throws -> ChatInfo {
         createChatEntered = true
+        lastRelayHints = relayHints
         if let gate = createChatGate { await gate.wait() }
         if let reason = createChatFailure { throw TestServiceError(description: reason) }
         let info = ChatInfo(

@@ -1,3 +1,4 @@
+import Foundation
 import Nostr
 
 /// The chat list: loading, creating and opening chats, and chats announced by the messaging layer.
@@ -13,10 +14,12 @@ extension AppCore {
             return
         }
         let text = peerNpub.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let peer = try? PublicKey(npub: text) else {
-            finish(.createChat, .invalidNpub, "Invalid npub: enter a key that starts with npub1")
+        guard let pointer = Self.profilePointer(text) else {
+            finish(.createChat, .invalidNpub, "Invalid npub: enter a key that starts with npub1 (or an nprofile1)")
             return
         }
+        let peer = pointer.publicKey
+        let hints = pointer.relays.compactMap { URL(string: $0) }
         guard peer != session.myPublicKey else {
             finish(.createChat, .ownNpub, "That is your own npub: enter the other person's")
             return
@@ -34,11 +37,18 @@ extension AppCore {
         let id = session.id
         spawn {
             do {
-                return .chatCreated(session: id, .success(try await service.createChat(with: peer)))
+                return .chatCreated(session: id, .success(try await service.createChat(with: peer, relayHints: hints)))
             } catch {
                 return .chatCreated(session: id, .failure(ServiceError(error)))
             }
         }
+    }
+
+    /// An npub, or an nprofile with its relay hints (NIP-19), as the person to chat with.
+    static func profilePointer(_ text: String) -> NIP19.ProfilePointer? {
+        if let key = try? PublicKey(npub: text) { return NIP19.ProfilePointer(publicKey: key) }
+        guard text.lowercased().hasPrefix("nprofile1"), case .nprofile(let pointer)? = try? NIP19.decode(text) else { return nil }
+        return pointer
     }
 
     func chatCreated(_ result: Result<ChatInfo, ServiceError>) {

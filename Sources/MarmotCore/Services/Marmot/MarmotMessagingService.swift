@@ -238,12 +238,13 @@ actor MarmotMessagingService: MessagingService {
 
     // MARK: Commands
 
-    func createChat(with peer: PublicKey) async throws -> ChatInfo {
+    func createChat(with peer: PublicKey, relayHints: [URL]) async throws -> ChatInfo {
         let client = try await connectedClient()
+        let hints = relayHints.compactMap { try? RelayURL($0.absoluteString) }
         // Without any relay the key package lookup could only end in a misleading "not found".
         guard await awaitConnection() else { throw MarmotMessagingError.noRelayReachable }
         do {
-            let created = try await client.createChat(with: peer)
+            let created = try await client.createChat(with: peer, relayHints: hints)
             guard let info = try await info(created.chat, client: client) else { throw MarmotMessagingError.notOneToOne }
             return info
         } catch {

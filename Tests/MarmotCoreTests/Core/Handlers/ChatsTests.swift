@@ -35,6 +35,20 @@ struct ChatsTests {
         #expect(sawBusy)
     }
 
+    @Test("an nprofile names the peer and hands its relay hints to the service (NIP-19)")
+    func createChatFromNprofile() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let peer = Keys.generate()
+        let nprofile = NIP19.encode(NIP19.ProfilePointer(publicKey: peer.publicKey, relays: ["wss://hint.example"]))
+        h.dispatch(.pushScreen(.newChat))
+        h.dispatch(.createChat(peerNpub: nprofile))
+        try await h.waitFor("chat open") { $0.currentChat != nil }
+        #expect(h.state().chatList.first?.peerNpub == peer.publicKey.npub)
+        let service = try #require(h.service)
+        #expect(await service.lastRelayHints == [URL(string: "wss://hint.example")])
+    }
+
     @Test("invalid npub and own npub are refused before the service is asked")
     func createChatValidation() async throws {
         let h = AppHarness()

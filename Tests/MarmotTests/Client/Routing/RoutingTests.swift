@@ -44,6 +44,31 @@ import Testing
         await c.stop()
     }
 
+    /// Bob is on C only and publishes no relay list anywhere; Alice (on A) has his nprofile naming C.
+    /// The hint is enough: his key package is found on C, C becomes one of the chat's relays, the
+    /// Welcome reaches him there, and they talk.
+    @Test func nprofileRelayHintFindsAPeerWithoutRelayLists() async throws {
+        let (a, urlA) = try await ClientHarness.startRelay()
+        let (c, urlC) = try await ClientHarness.startRelay()
+        let alice = try await TestAccount("alice", relayURLs: [urlA])
+        let bob = try await TestAccount("bob", relayURLs: [urlC])
+        _ = try await bob.client.ensureKeyPackages()
+        await #expect(throws: MarmotClientError.self) { _ = try await alice.client.createChat(with: bob.publicKey) }
+
+        let created = try await alice.client.createChat(with: bob.publicKey, relayHints: [try RelayURL(urlC)])
+        #expect(Set(created.chat.relays.map(\.string)) == [urlA, urlC])
+        #expect(created.welcome?.accepted.contains(urlC) == true)
+        let (chat, _) = try await bob.waitForWelcome()
+        _ = try await alice.client.send(text: "found by the hint", to: chat.id)
+        _ = try await bob.waitForMessage("found by the hint")
+        _ = try await bob.client.send(text: "hello from C", to: chat.id)
+        _ = try await alice.waitForMessage("hello from C")
+        await alice.shutdown()
+        await bob.shutdown()
+        await a.stop()
+        await c.stop()
+    }
+
     /// A group: Alice on {A, B} invites Bob on {C} and Carol on {D}, whose lists are on A. The
     /// group names A, B, C and D; each Welcome reaches its invitee's inbox; everyone reads everyone.
     @Test func groupWithInviteesOnDisjointRelaysNamesTheirRelays() async throws {
