@@ -14,6 +14,19 @@ extension MLSGroup {
         ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [Data: Data] = [:],
         configuration: GroupConfiguration = .default
     ) throws(GroupError) -> MLSGroup {
+        try joinReportingSigner(
+            welcome: welcome, keyPackage: keyPackage, privateMaterial: privateMaterial, ratchetTree: ratchetTree,
+            externalPSKs: externalPSKs, configuration: configuration
+        ).group
+    }
+
+    /// `join`, also returning the leaf that signed the Welcome's GroupInfo (the member who added us),
+    /// which applications may hold to a policy (Marmot v2: it must be an admin).
+    public static func joinReportingSigner(
+        welcome: Welcome, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial,
+        ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [Data: Data] = [:],
+        configuration: GroupConfiguration = .default
+    ) throws(GroupError) -> (group: MLSGroup, groupInfoSigner: LeafIndex) {
         let provider = try providerFor(keyPackage.cipherSuite)
         guard privateMaterial.matches(keyPackage) else { throw .privateKeyMismatch("not the KeyPackage's private keys") }
 
@@ -82,13 +95,14 @@ extension MLSGroup {
         } catch {
             throw .invalidWelcome("path secret: \(error)")
         }
-        return MLSGroup(
+        let group = MLSGroup(
             provider: provider, configuration: configuration, groupContext: context, tree: tree, ownLeafIndex: own,
             isActive: true, privateKeys: keys, signer: privateMaterial.signaturePrivateKey, epochSecrets: joined.epochSecrets,
             secretTree: SecretTree(
                 provider: provider, encryptionSecret: joined.epochSecrets.encryptionSecret, size: tree.size,
                 configuration: configuration.secretTree),
             transcriptHashes: joined.transcriptHashes)
+        return (group, joined.groupInfo.signer)
     }
 
     /// Joins from a Welcome carried in an MLSMessage.

@@ -59,16 +59,17 @@ extension MarmotClient {
 
         let rules = version.rules
         let mls: MLSGroup
+        let groupInfoSigner: LeafIndex
         let groupData: GroupMetadata
         do {
-            mls = try MLSGroup.join(
+            (mls, groupInfoSigner) = try MLSGroup.joinReportingSigner(
                 welcome: welcome, keyPackage: own.keyPackage, privateMaterial: own.privateMaterial,
                 configuration: rules.configuration)
             groupData = try rules.metadata(of: mls.extensions)
         } catch {
             return drop(event, .joinFailed("\(error)"), group: nil)
         }
-        if let why = rules.unacceptableJoin(mls, sender: sender, me: publicKey) {
+        if let why = rules.unacceptableJoin(mls, sender: sender, groupInfoSigner: groupInfoSigner, me: publicKey) {
             return drop(event, .untrustedWelcome(why), group: nil)
         }
         if sessions[mls.groupID] != nil {

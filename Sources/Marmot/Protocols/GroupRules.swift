@@ -31,8 +31,9 @@ protocol GroupRules: Sendable {
     /// Refuses another member's commit this version does not allow, given the group before and after
     /// it and the message that carried it.
     func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason)
-    /// Why a group just joined from a Welcome sealed by `sender` is not acceptable, or nil.
-    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, me: PublicKey) -> String?
+    /// Why a group just joined from a Welcome sealed by `sender`, whose GroupInfo `groupInfoSigner`
+    /// signed, is not acceptable, or nil.
+    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String?
 
     /// Gift-wraps a Welcome for one invitee.
     func wrapWelcome(

@@ -67,7 +67,7 @@ struct V1GroupRules: GroupRules {
 
     /// The seal's signer must hold a leaf whose credential is its own Nostr identity, be listed as an
     /// admin in the group data, and not be us (MIP-02, as MDK requires).
-    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, me: PublicKey) -> String? {
+    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
         guard let metadata = metadataIfValid(mls.extensions) else { return "the group data does not parse" }
         return Self.unprovenInviter(sender, of: mls, admins: metadata.admins, me: me)
     }

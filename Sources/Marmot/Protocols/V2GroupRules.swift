@@ -166,16 +166,20 @@ struct V2GroupRules: GroupRules {
         }
     }
 
-    /// The v1 inviter checks on the admin policy, every required component supported, and every
-    /// leaf's 0x8009 proof valid (MDK checks the proofs of all leaves at join).
-    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, me: PublicKey) -> String? {
+    /// The v1 inviter checks on the admin policy, the GroupInfo signed by an admin, every required
+    /// component supported, and every leaf's 0x8009 proof valid (MDK checks the proofs of all leaves
+    /// at join and refuses a GroupInfo whose signer is not an admin).
+    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
         let components: GroupComponents
         let metadata: GroupMetadata
         do {
             components = try GroupComponents(groupContextExtensions: mls.extensions)
             metadata = try self.metadata(of: mls.extensions)
             try Self.requireProfileCapabilities(mls.extensions)
-            try V2WelcomeRumor.checkJoin(components: components, groupInfoSigner: sender)
+            guard let signer = mls.member(at: groupInfoSigner).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+                return "the GroupInfo signer \(groupInfoSigner) is not a member with a Nostr identity"
+            }
+            try V2WelcomeRumor.checkJoin(components: components, groupInfoSigner: signer)
         } catch {
             return "\(error)"
         }

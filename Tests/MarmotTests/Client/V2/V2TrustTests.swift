@@ -142,6 +142,32 @@ import Testing
         await server.stop()
     }
 
+    /// The Welcome is sealed by an admin (Eve) but the commit that added Bob, and so the GroupInfo,
+    /// was signed by Mallory, who is no admin: v2 requires the GroupInfo signer to be an admin (MDK
+    /// refuses otherwise), whoever sealed the gift wrap.
+    @Test func groupInfoSignedByANonAdminIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        let eve = Keys.generate()
+        let evePackage = try V2KeyPackage.create(keys: eve)
+        var mallory = V2HostileParty()
+        _ = try mallory.createGroup(admins: [eve.publicKey], invitees: [evePackage.keyPackage], relays: [try RelayURL(url)])
+        let bobs = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        var group = try #require(mallory.group)
+        let welcome = try #require(try group.commit(adding: [bobs.keyPackage]).welcome)
+        let wrap = try V2GroupRules().wrapWelcome(
+            welcome, author: eve, invitee: bobs, relays: [try RelayURL(url)], client: nil, createdAt: UnsignedEvent.now())
+        #expect(try await RelayReads.publish(wrap, to: url).isAccepted)
+        let (_, reason) = try await bob.waitForDrop()
+        guard case .untrustedWelcome(let why) = reason, why.contains(V2WelcomeError.inviterNotAdmin.description) else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(try bob.store.groups().isEmpty)
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// A v2 group that requires a component we do not implement cannot be joined safely.
     @Test func unknownRequiredComponentIsRefused() async throws {
         let (server, url) = try await ClientHarness.startRelay()
