@@ -180,8 +180,18 @@ def back_to_chat_list(page):
 
 
 def relay_rows(page):
-    return {row.get_attribute("data-url"): row.find_element(By.CSS_SELECTOR, ".status").text
+    """Each relay's state as the core gives it (the class of its status text, e.g. "connected"),
+    whatever the "last event … ago" part of the text says."""
+    return {row.get_attribute("data-url"): relay_state(row.find_element(By.CSS_SELECTOR, ".status"))
             for row in page.driver.find_elements(By.CSS_SELECTOR, "#relay-list .relay")}
+
+
+def relay_state(status):
+    text = status.text
+    classes = status.get_attribute("class").split()
+    state = next((c for c in classes if c != "status"), "")
+    assert text.startswith(state), f"the status text {text!r} names the state {state!r}"
+    return state
 
 
 def settings_scenario(bob, started):

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MarmotAppKit
 import MarmotCore
 
 /// `marmot relays [list|add|remove]`: the account's relays, with their connection.
