@@ -162,7 +162,7 @@ public actor RelayClient {
     private func apply(_ input: RelayConnectionMachine.Input) {
         if case .socketClosed(let socket, _) = input { transports[socket] = nil }
         let actions = machine.handle(input)
-        if case .messageReceived = input { noteActivity() }
+        if case .messageReceived(let socket, _) = input, machine.phase == .connected(socket: socket) { noteActivity() }
         for action in actions { perform(action) }
     }
 
@@ -214,7 +214,7 @@ public actor RelayClient {
             currentReport.status = status
             emitReport()
         case .failed(let failure):
-            logger.info("relay failure: \(failure)")
+            logger.debug("relay failure: \(failure)")
             currentReport.lastFailure = failure
             // A connection failure is followed by its status change, which reports both at once.
             if !failure.isConnectionFailure { emitReport() }
