@@ -182,7 +182,7 @@ scenario_relays_and_name() {
     # R: the embedded relay, connected; a refused URL shows the core's reason on the screen.
     send alice R
     wait_for alice "Marmot · Relays"
-    wait_match alice "^ > ws://127\.0\.0\.1:[0-9]+.* connected$" 30
+    wait_match alice "^ > ws://127\.0\.0\.1:[0-9]+.* connected( · last event .*)?$" 30
     send alice a
     wait_for alice "Add relay:"
     type_text alice "http://nope"

@@ -109,8 +109,25 @@ extension ContractJSON {
             "connectedRelays": network.connectedRelays, "totalRelays": network.totalRelays,
             "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
             "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded, "chatsLoaded": network.chatsLoaded,
-            "relays": network.relays.map { ["url": $0.url, "connected": $0.connected, "statusText": $0.statusText] as Object },
+            "relays": network.relays.map(relay),
         ]
+    }
+
+    /// `{"url","connected","state":{"type":"failing","reason"},"lastEventAt","statusText"}` (issue 17).
+    static func relay(_ relay: RelayEntry) -> Object {
+        [
+            "url": relay.url, "connected": relay.connected, "state": relayState(relay.state),
+            "lastEventAt": orNull(relay.lastEventAt), "statusText": relay.statusText,
+        ]
+    }
+
+    static func relayState(_ state: RelayEntry.State) -> Object {
+        switch state {
+        case .connected: ["type": "connected"]
+        case .connecting: ["type": "connecting"]
+        case .failing(let reason): ["type": "failing", "reason": reason]
+        case .disconnected: ["type": "disconnected"]
+        }
     }
 
     static func invite(_ invite: InviteSummary) -> Object {

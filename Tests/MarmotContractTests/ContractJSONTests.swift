@@ -83,10 +83,30 @@ struct ContractJSONTests {
         let network = try #require(object["network"] as? [String: Any])
         let relays = try #require(network["relays"] as? [[String: Any]])
         #expect(relays.first?["url"] as? String == "wss://relay.example" && relays.first?["statusText"] as? String == "connected")
+        #expect(relays.first?["lastEventAt"] is NSNull)
+        #expect((relays.first?["state"] as? [String: Any])?["type"] as? String == "connected")
         state.profile.saving = false
         let idle = try #require(
             JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
         #expect((idle["profile"] as? [String: Any])?["statusText"] is NSNull)
+    }
+
+    @Test("a failing relay carries its state with the reason and its last event time (issue 17)")
+    func failingRelayShape() throws {
+        var state = AppState.initial
+        state.network.relays = [
+            RelayEntry(
+                url: "wss://relay.example", state: .failing(reason: "connection refused"), lastEventAt: 1_700_000_000,
+                statusText: "failing: connection refused · last event 5 min ago")
+        ]
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let relay = try #require(((object["network"] as? [String: Any])?["relays"] as? [[String: Any]])?.first)
+        let relayState = try #require(relay["state"] as? [String: Any])
+        #expect(relayState["type"] as? String == "failing" && relayState["reason"] as? String == "connection refused")
+        #expect((relay["lastEventAt"] as? NSNumber)?.int64Value == 1_700_000_000)
+        #expect(relay["connected"] as? Bool == false)
+        #expect(relay["statusText"] as? String == "failing: connection refused · last event 5 min ago")
     }
 
     @Test("accountCreated: the nsec is in the update for the host, and removed in the redacted form")

@@ -126,6 +126,18 @@ def relay_outage(alice, started):
     WebDriverWait(alice.driver, 90, poll_frequency=0.2).until(lambda d: d.find_elements(By.CSS_SELECTOR, failed))
     alice.shot("8-chat-failed")
     print(f"web_test: relay down, the message failed at {time.monotonic() - started:.1f}s")
+    # The Relays page shows the relay failing, with the core's reason.
+    back_to_chat_list(alice)
+    alice.click("#relays-button")
+    alice.screen("relays")
+    alice.wait("relay failing", lambda d: list(relay_rows(alice).values()) == ["failing"])
+    status = alice.driver.find_element(By.CSS_SELECTOR, "#relay-list .relay .status").text
+    assert status.startswith("failing: ") and len(status) > len("failing: "), status
+    alice.shot("8b-relays-failing")
+    print(f"web_test: the Relays page says {status!r} at {time.monotonic() - started:.1f}s")
+    back_to_chat_list(alice)
+    next(row for row in alice.driver.find_elements(By.CSS_SELECTOR, "#chats .chat-row") if "Summit" not in row.text).click()
+    alice.screen("chat")
     env = dict(os.environ, MARMOT_HOME=os.environ["RELAY_HOME"])
     relay = subprocess.Popen([os.environ["MARMOT_BIN"], "relay", "--port", os.environ["RELAY_PORT"], "--memory"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
@@ -180,8 +192,18 @@ def back_to_chat_list(page):
 
 
 def relay_rows(page):
-    return {row.get_attribute("data-url"): row.find_element(By.CSS_SELECTOR, ".status").text
+    """Each relay's state as the core gives it (the class of its status text, e.g. "connected"),
+    whatever the "last event … ago" part of the text says."""
+    return {row.get_attribute("data-url"): relay_state(row.find_element(By.CSS_SELECTOR, ".status"))
             for row in page.driver.find_elements(By.CSS_SELECTOR, "#relay-list .relay")}
+
+
+def relay_state(status):
+    text = status.text
+    classes = status.get_attribute("class").split()
+    state = next((c for c in classes if c != "status"), "")
+    assert text.startswith(state), f"the status text {text!r} names the state {state!r}"
+    return state
 
 
 def settings_scenario(bob, started):

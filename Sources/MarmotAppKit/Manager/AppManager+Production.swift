@@ -15,11 +15,14 @@
             return AppManager(core: core, secretStore: secretStore, bootProblem: problem)
         }
 
+        /// `<data>/relays`: the app's relays, one URL per line, read at launch and kept by a
+        /// `RelaySaver` when the user changes them.
+        public nonisolated static var relaysFile: URL { defaultDataDirectory().appendingPathComponent("relays") }
+
         /// Marmot messaging over the relays named by `MARMOT_RELAYS` or `<data>/relays`, else the
         /// public relays (an app has no embedded relay).
         public nonisolated static func productionConfiguration() -> AppConfiguration {
-            let configured = RelayDefaults.configured(
-                file: defaultDataDirectory().appendingPathComponent("relays"))
+            let configured = RelayDefaults.configured(file: relaysFile)
             let relays = configured.relays.isEmpty ? RelayDefaults.publicRelays : configured.relays
             var configuration = AppConfiguration(relayURLs: relays, messagingServiceFactory: MarmotMessaging.factory())
             #if canImport(os)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MarmotAppKit
 import MarmotCore
 
 /// `marmot relays [list|add|remove]`: the account's relays, with their connection.
@@ -22,7 +23,7 @@ struct RelaysCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List your relays and whether each is connected.")
+        static let configuration = CommandConfiguration(abstract: "List your relays and their connection (with --json: url, connected, status).")
         @OptionGroup var relay: RelayOptions
         @OptionGroup var output: OutputOptions
         func run() async throws { try await RelayFlows.list(Invocation(relay: relay, output: output)) }
@@ -55,6 +56,8 @@ enum RelayFlows {
     struct Row: Encodable {
         let url: String
         let connected: Bool
+        /// The core's words for the relay's state ("failing: connection refused").
+        let status: String
     }
 
     static func list(_ invocation: Invocation) async throws {
@@ -92,7 +95,7 @@ enum RelayFlows {
 
     private static func print(_ relays: [RelayEntry], json: Bool) {
         if json {
-            relays.forEach { Output.json(Row(url: $0.url, connected: $0.connected)) }
+            relays.forEach { Output.json(Row(url: $0.url, connected: $0.connected, status: $0.statusText)) }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.statusText)") }
         }

@@ -117,7 +117,9 @@ final class CLISession {
             home: configuration.home, relayURLs: relayURLs, relayPlan: configuration.relays, embeddedRelay: embedded,
             manager: manager, secretStore: store, tap: tap)
         if configuration.savesRelayChanges {
-            session.relaySaver = RelaySaver(manager: manager, home: configuration.home, embeddedURL: embedded?.url.absoluteString)
+            session.relaySaver = RelaySaver(
+                manager: manager, file: configuration.home.appendingPathComponent("relays"),
+                embeddedURL: embedded?.url.absoluteString)
         }
         return session
     }

@@ -34,7 +34,7 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 .message button{padding:2px 8px;font-size:12px;margin-left:6px}
 #toast{display:none;position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#333;color:#fff;padding:10px 16px;border-radius:8px}
 #toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
-.relay{padding:8px 0;border-bottom:1px solid #edf0f3} .relay .mono{flex:1} .relay .connected{color:#2e7d32;font-weight:600}
+.relay{padding:8px 0;border-bottom:1px solid #edf0f3} .relay .mono{flex:1} .relay .connected{color:#2e7d32;font-weight:600} .relay .failing{color:#c62828}
 .error{color:#c62828;margin:8px 0 0}
 </style></head>
 <body>
@@ -167,7 +167,7 @@ function renderRelays() {
   const box = $("relay-list"); box.replaceChildren();
   for (const relay of state.network.relays) {
     const row = el("div", "relay row"); row.dataset.url = relay.url;
-    row.append(el("span", "mono", relay.url), el("span", "status" + (relay.connected ? " connected" : ""), relay.statusText));
+    row.append(el("span", "mono", relay.url), el("span", "status " + relay.state.type, relay.statusText));
     const remove = el("button", "remove secondary", "Remove");
     remove.onclick = () => dispatch({type: "removeRelay", url: relay.url});
     row.append(remove); box.append(row);

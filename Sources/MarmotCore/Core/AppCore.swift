@@ -67,6 +67,7 @@ actor AppCore {
         }
         reconcileDerivedState()
         scheduleToastExpiry(since: before)
+        scheduleRelayClock()
         commit(since: before)
     }
 
@@ -141,6 +142,9 @@ actor AppCore {
         case .inviteAnswered(let id, let invite, let accepted, let result):
             guard isCurrent(id) else { return }
             inviteAnswered(invite, accepted: accepted, result: result)
+        case .relayClockTick(let id):
+            guard isCurrent(id) else { return }
+            session?.relayClock = nil  // the texts are re-derived below; the next tick is scheduled
         case .toastExpired(let generation):
             guard generation == toastGeneration else { return }
             state.toast = nil

@@ -29,6 +29,8 @@ enum InternalEvent: Sendable {
     case profileSaved(session: UInt64, Result<String, ServiceError>)
     /// A group operation ended: the chat to open (creation), nothing (a change), or why not.
     case groupOperationFinished(session: UInt64, UserOperation, Result<ChatInfo?, ServiceError>)
+    /// Time passed for the relays' "last event … ago" texts of session `session`.
+    case relayClockTick(session: UInt64)
     /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.
     case toastExpired(generation: UInt64)
 }

@@ -15,6 +15,10 @@ final class Session {
     /// The chat whose view is in `state.currentChat`, as of the last reduction.
     var visibleChatID: ChatID?
     var relayStatus: RelayStatus?
+    /// Whether `AppState.network.relays` lists the relays (from the first relay report or change on).
+    var relaysShown = false
+    /// The pending refresh of the relays' "last event … ago" texts (the core's timer, issue 17).
+    var relayClock: Task<Void, Never>?
     /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
     var outbox: AsyncStream<OutgoingMessage>.Continuation?
     var outboxPump: Task<Void, Never>?

@@ -300,10 +300,26 @@ public struct RelayStatus: Sendable, Equatable {
     public var total: Int
     /// Each relay's URL and whether it is connected.
     public var relays: [String: Bool]
+    /// Each relay's connection state and last activity, when the service knows them (issue 17);
+    /// a relay missing here is shown from `relays` alone.
+    public var details: [String: RelayDetail]
 
-    public init(connected: Int, total: Int, relays: [String: Bool] = [:]) {
+    public init(connected: Int, total: Int, relays: [String: Bool] = [:], details: [String: RelayDetail] = [:]) {
         self.connected = connected
         self.total = total
         self.relays = relays
+        self.details = details
+    }
+}
+
+/// One relay's connection as the messaging layer sees it: the state, and when the relay last sent
+/// anything (Unix seconds).
+public struct RelayDetail: Sendable, Equatable {
+    public var state: RelayEntry.State
+    public var lastEventAt: Int64?
+
+    public init(state: RelayEntry.State, lastEventAt: Int64? = nil) {
+        self.state = state
+        self.lastEventAt = lastEventAt
     }
 }

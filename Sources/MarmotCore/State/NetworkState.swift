@@ -69,18 +69,42 @@ public enum SyncStatus: String, Sendable, Equatable {
     }
 }
 
-/// One of the session's relays as the relays screen shows it.
+/// One of the session's relays as the relays screen shows it (issue 17): its connection, why it is
+/// failing, when it last sent anything, and the core's words for all that.
 public struct RelayEntry: Sendable, Equatable, Identifiable {
+    /// Where the connection to one relay stands.
+    public enum State: Sendable, Equatable {
+        case connected
+        /// Opening a connection for the first time (or again after a deliberate disconnect).
+        case connecting
+        /// The last connection attempt or connection failed, for `reason` ("connection refused",
+        /// "closed by the relay (going away: restarting)", "connection timed out"); retrying.
+        case failing(reason: String)
+        /// Not connected and not trying.
+        case disconnected
+    }
+
     public var url: String
-    public var connected: Bool
-    /// "connected" or "connecting…", ready to show.
+    public var state: State
+    /// When the last message from this relay arrived (Unix seconds), nil before the first one.
+    public var lastEventAt: Int64?
+    /// "connected · last event 2 min ago", "failing: connection refused", ready to show.
     public var statusText: String
 
     public var id: String { url }
 
-    public init(url: String, connected: Bool) {
+    /// Whether the relay is connected now.
+    public var connected: Bool { state == .connected }
+
+    public init(url: String, state: State, lastEventAt: Int64? = nil, statusText: String) {
         self.url = url
-        self.connected = connected
-        statusText = connected ? "connected" : "connecting…"
+        self.state = state
+        self.lastEventAt = lastEventAt
+        self.statusText = statusText
+    }
+
+    /// A relay known only as connected or not (the text has no last-event time).
+    public init(url: String, connected: Bool) {
+        self.init(url: url, state: connected ? .connected : .connecting, statusText: connected ? "connected" : "connecting…")
     }
 }

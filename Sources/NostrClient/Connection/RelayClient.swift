@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Nostr
 
@@ -8,6 +9,36 @@ public struct RelaySubscription: AsyncSequence, Sendable {
     let stream: AsyncStream<SubscriptionMessage>
 
     public func makeAsyncIterator() -> AsyncStream<SubscriptionMessage>.AsyncIterator { stream.makeAsyncIterator() }
+}
+
+/// What a relay's status line needs (issue 17): its connection, why it last failed, and when it
+/// last sent anything.
+public struct RelayReport: Sendable, Hashable {
+    public var status: RelayConnectionStatus
+    /// The most recent failure, kept after the relay recovers (the status says whether it still
+    /// matters); a refusal (`OK false`, `CLOSED`) does not change the status.
+    public var lastFailure: RelayFailure?
+    /// When the last message (of any kind) arrived from the relay; watchers see it move at most once
+    /// per `RelayClientConfiguration.activityReportInterval`.
+    public var lastMessageAt: Date?
+
+    public init(status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil) {
+        self.status = status
+        self.lastFailure = lastFailure
+        self.lastMessageAt = lastMessageAt
+    }
+
+    /// The connection is down and its last attempt or connection failed: the relay is "failing"
+    /// (nil while connected, connecting for the first time, or disconnected on purpose).
+    public var failingReason: RelayFailure? {
+        switch status {
+        case .connected, .disconnected: return nil
+        case .connecting(let attempt) where attempt == 0: return nil
+        case .connecting, .waitingToReconnect:
+            guard let lastFailure, lastFailure.isConnectionFailure else { return nil }
+            return lastFailure
+        }
+    }
 }
 
 /// A connection to one relay: publish with `OK` tracking, subscriptions that survive reconnects,
@@ -25,7 +56,12 @@ public actor RelayClient {
     private var subscribers: [SubscriptionID: (token: Int, continuation: AsyncStream<SubscriptionMessage>.Continuation)] = [:]
     private var publishWaiters: [EventID: [CheckedContinuation<PublishResult, Never>]] = [:]
     private var statusWatchers: [Int: AsyncStream<RelayConnectionStatus>.Continuation] = [:]
+    private var reportWatchers: [Int: AsyncStream<RelayReport>.Continuation] = [:]
     private var nextWatcher = 0
+    private var currentReport = RelayReport(status: .disconnected)
+    /// When `lastMessageAt` was last reported to watchers (the throttle of activity reports).
+    private var activityReportedAt: Date?
+    private let activityInterval: TimeInterval
 
     public init(url: String, configuration: RelayClientConfiguration = RelayClientConfiguration(),
                 logger: Logger = Logger(label: "NostrClient")) {
@@ -35,6 +71,8 @@ public actor RelayClient {
         var logger = logger
         logger[metadataKey: "relay"] = "\(url)"
         self.logger = logger
+        let interval = configuration.activityReportInterval.components
+        self.activityInterval = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
     }
 
     deinit {
@@ -42,6 +80,7 @@ public actor RelayClient {
         for timer in timers.values { timer.cancel() }
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         for continuation in statusWatchers.values { continuation.finish() }
+        for continuation in reportWatchers.values { continuation.finish() }
     }
 
     /// The current connection status.
@@ -56,6 +95,23 @@ public actor RelayClient {
         continuation.yield(machine.currentStatus)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeWatcher(key) }
+        }
+        return stream
+    }
+
+    /// The connection, last failure and last activity, as last reported.
+    public var report: RelayReport { currentReport }
+
+    /// Report changes, starting with the current report: every status change and failure, and new
+    /// activity at most once per `configuration.activityReportInterval`.
+    public func reportUpdates() -> AsyncStream<RelayReport> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RelayReport.self, bufferingPolicy: .bufferingNewest(64))
+        let key = nextWatcher
+        nextWatcher += 1
+        reportWatchers[key] = continuation
+        continuation.yield(currentReport)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeReportWatcher(key) }
         }
         return stream
     }
@@ -105,7 +161,23 @@ public actor RelayClient {
 
     private func apply(_ input: RelayConnectionMachine.Input) {
         if case .socketClosed(let socket, _) = input { transports[socket] = nil }
-        for action in machine.handle(input) { perform(action) }
+        let actions = machine.handle(input)
+        if case .messageReceived(let socket, _) = input, machine.phase == .connected(socket: socket) { noteActivity() }
+        for action in actions { perform(action) }
+    }
+
+    /// A message arrived: the time is kept at once, reported to watchers only if the last report of
+    /// activity is older than the interval (no per-event update).
+    private func noteActivity() {
+        let now = Date()
+        currentReport.lastMessageAt = now
+        if let reported = activityReportedAt, now.timeIntervalSince(reported) < activityInterval { return }
+        activityReportedAt = now
+        emitReport()
+    }
+
+    private func emitReport() {
+        for watcher in reportWatchers.values { watcher.yield(currentReport) }
     }
 
     private func perform(_ action: RelayConnectionMachine.Action) {
@@ -139,6 +211,13 @@ public actor RelayClient {
         case .statusChanged(let status):
             logger.debug("status: \(status)")
             for watcher in statusWatchers.values { watcher.yield(status) }
+            currentReport.status = status
+            emitReport()
+        case .failed(let failure):
+            logger.debug("relay failure: \(failure)")
+            currentReport.lastFailure = failure
+            // A connection failure is followed by its status change, which reports both at once.
+            if !failure.isConnectionFailure { emitReport() }
         case .notice(let text):
             logger.info("relay notice: \(text)")
         case .log(let level, let text):
@@ -155,5 +234,9 @@ public actor RelayClient {
 
     private func removeWatcher(_ key: Int) {
         statusWatchers[key] = nil
+    }
+
+    private func removeReportWatcher(_ key: Int) {
+        reportWatchers[key] = nil
     }
 }

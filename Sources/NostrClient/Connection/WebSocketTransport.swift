@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdWSClient
 import Logging
 
@@ -28,7 +29,7 @@ struct WebSocketTransport: Sendable {
         outgoing = continuation
         let configuration = WebSocketClientConfiguration(maxFrameSize: maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         task = Task {
-            var reason = "closed by relay"
+            var reason = "connection lost"
             do {
                 let close = try await Self.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                     await onOpen()
@@ -46,11 +47,11 @@ struct WebSocketTransport: Sendable {
                         group.cancelAll()
                     }
                 }
-                if let close { reason = "closed (\(close.closeCode))" }
+                if let close { reason = Self.describe(close) }
             } catch is CancellationError {
                 reason = "cancelled"
             } catch {
-                reason = "\(error)"
+                reason = Self.describe(error)
             }
             continuation.finish()
             await onClose(reason)
@@ -73,6 +74,49 @@ struct WebSocketTransport: Sendable {
         #else
         return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger, handler: handler)
         #endif
+    }
+
+    /// A relay's close frame as people read it: "closed by the relay (going away: restarting)".
+    static func describe(_ close: WebSocketCloseFrame) -> String {
+        let code =
+            switch close.closeCode {
+            case .normalClosure: "normal closure"
+            case .goingAway: "going away"
+            case .policyViolation: "policy violation"
+            case .messageTooLarge: "message too large"
+            case .unexpectedServerError: "server error"
+            default: "\(close.closeCode)"
+            }
+        let message = close.reason.map { Self.shortened($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        return "closed by the relay (\(code)\(message.map { ": \($0)" } ?? ""))"
+    }
+
+    /// A connection error as a short reason for a status line (issue 17): "connection refused",
+    /// "TLS error: …", "WebSocket handshake refused", … rather than a transport library's dump.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? WebSocketClientError {
+            return error == .webSocketUpgradeFailed ? "WebSocket handshake refused" : Self.shortened("\(error)")
+        }
+        let text = String(describing: error)
+        let lower = text.lowercased()
+        let type = String(reflecting: Swift.type(of: error)).lowercased()
+        if lower.contains("connection refused") { return "connection refused" }
+        if lower.contains("dns") || lower.contains("name or service not known") || lower.contains("nodename nor servname") {
+            return "address not found (DNS)"
+        }
+        if type.contains("ssl") || type.contains("tls") || lower.contains("certificate") || lower.contains("tls") {
+            return "TLS error: \(Self.shortened(text))"
+        }
+        if lower.contains("timed out") || lower.contains("timeout") { return "connection timed out" }
+        if lower.contains("connection reset") { return "connection reset" }
+        if lower.contains("unreachable") { return "network unreachable" }
+        return Self.shortened(text)
+    }
+
+    /// At most 120 characters on one line, without control characters (relay text is untrusted).
+    static func shortened(_ text: String) -> String {
+        let clean = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
+        return clean.count > 120 ? String(clean.prefix(119)) + "…" : clean
     }
 
     /// Queues a text message.

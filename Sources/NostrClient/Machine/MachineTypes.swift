@@ -23,6 +23,42 @@ public enum RelayConnectionStatus: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Why a relay last failed us, as shown to people next to its status (issue 17).
+///
+/// Connection failures (`connectFailed`, `timedOut`, `connectionLost`) make the relay "failing" until
+/// a connection opens again; refusals (`rejected`, `subscriptionClosed`) happen on a working
+/// connection (NIP-01 `OK false` and `CLOSED`) and are reported without changing the status.
+public enum RelayFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The connection could not be opened: refused, unreachable, TLS or WebSocket handshake error.
+    case connectFailed(String)
+    /// No connection came up within `RelayClientConfiguration.connectTimeout`.
+    case timedOut
+    /// An open connection ended: closed by the relay (with its close code and message) or dropped.
+    case connectionLost(String)
+    /// The relay answered `OK false` with this NIP-01 prefixed reason.
+    case rejected(String)
+    /// The relay ended a subscription (NIP-01 `CLOSED`) with this reason.
+    case subscriptionClosed(String)
+
+    /// Whether this failure is about the connection itself (not a refusal on a working one).
+    public var isConnectionFailure: Bool {
+        switch self {
+        case .connectFailed, .timedOut, .connectionLost: true
+        case .rejected, .subscriptionClosed: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let reason): reason
+        case .timedOut: "connection timed out"
+        case .connectionLost(let reason): reason
+        case .rejected(let reason): "refused an event: \(reason)"
+        case .subscriptionClosed(let reason): "closed a subscription: \(reason)"
+        }
+    }
+}
+
 /// The outcome of publishing one event to one relay.
 public enum PublishResult: Sendable, Hashable {
     /// The relay answered `OK true` (`message` may say e.g. "duplicate: …").
@@ -82,6 +118,8 @@ extension RelayConnectionMachine {
         case deliver(SubscriptionID, SubscriptionMessage)
         case publishFinished(EventID, PublishResult)
         case statusChanged(RelayConnectionStatus)
+        /// Something went wrong with the relay (for its status; the machine goes on by itself).
+        case failed(RelayFailure)
         /// A relay NOTICE.
         case notice(String)
         case log(Logger.Level, String)

@@ -18,6 +18,9 @@ public struct RelayClientConfiguration: Sendable, Equatable {
     /// Most publishes waiting for an OK (or for the connection) at once; beyond it a publish is
     /// refused at once instead of queueing without bound while a relay is slow or away.
     public var maxPendingPublishes: Int = 2_000
+    /// Messages arriving move the relay's `RelayReport.lastMessageAt` at once, but are reported to
+    /// watchers at most once per this interval (a busy relay must not cost an update per event).
+    public var activityReportInterval: Duration = .seconds(1)
 
     public init() {}
 }

@@ -70,6 +70,11 @@ public struct RelayConnectionMachine: Sendable {
         case .socketClosed(let socket, let reason):
             guard phase == .connecting(socket: socket) || phase == .connected(socket: socket) else { break }
             actions.append(.log(.info, "connection closed: \(reason)"))
+            if case .connecting = phase {
+                actions.append(.failed(.connectFailed(reason)))
+            } else {
+                actions.append(.failed(.connectionLost(reason)))
+            }
             dropped(&actions)
         case .timerFired(let timer, let token):
             guard timerTokens[timer] == token else { break }
@@ -153,6 +158,7 @@ public struct RelayConnectionMachine: Sendable {
         case .connectTimeout:
             if case .connecting = phase {
                 actions.append(.log(.info, "connection attempt timed out"))
+                actions.append(.failed(.timedOut))
                 dropped(&actions)
             }
         case .publishTimeout(let id):
@@ -212,10 +218,12 @@ public struct RelayConnectionMachine: Sendable {
         case .ok(let id, let accepted, let message):
             guard pending.removeValue(forKey: id) != nil else { return }
             cancel(.publishTimeout(id), &actions)
+            if !accepted { actions.append(.failed(.rejected(message))) }
             actions.append(.publishFinished(id, accepted ? .accepted(message: message) : .rejected(reason: message)))
         case .closed(let id, let reason):
             guard subscriptions.removeValue(forKey: id) != nil else { return }
             actions.append(.log(.info, "relay closed subscription \(id): \(reason)"))
+            actions.append(.failed(.subscriptionClosed(reason)))
             actions.append(.deliver(id, .closed(reason: reason)))
         case .notice(let text):
             actions.append(.notice(text))

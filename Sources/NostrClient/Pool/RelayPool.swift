@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Nostr
 
@@ -20,15 +21,30 @@ public struct PoolPublishResult: Sendable, Hashable {
     public var isSent: Bool { results.values.contains { $0.isAccepted } }
 }
 
-/// One relay's status change.
+/// One relay's status change: its connection, why it last failed and when it last sent anything
+/// (issue 17; see `RelayReport`).
 public struct RelayStatusChange: Sendable, Hashable {
     public let relay: String
     public let status: RelayConnectionStatus
+    /// The relay's most recent failure (kept after it recovers; `report.failingReason` tells
+    /// whether it still applies).
+    public let lastFailure: RelayFailure?
+    /// When the last message arrived from the relay (moves at most once per
+    /// `RelayClientConfiguration.activityReportInterval`).
+    public let lastMessageAt: Date?
 
-    public init(relay: String, status: RelayConnectionStatus) {
+    public init(relay: String, status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil) {
         self.relay = relay
         self.status = status
+        self.lastFailure = lastFailure
+        self.lastMessageAt = lastMessageAt
     }
+
+    public init(relay: String, report: RelayReport) {
+        self.init(relay: relay, status: report.status, lastFailure: report.lastFailure, lastMessageAt: report.lastMessageAt)
+    }
+
+    public var report: RelayReport { RelayReport(status: status, lastFailure: lastFailure, lastMessageAt: lastMessageAt) }
 }
 
 /// What a pool subscription yields. Events are de-duplicated by id across relays.
@@ -55,7 +71,7 @@ public actor RelayPool {
         let client: RelayClient
         /// Forwards the client's status changes; started on first use of the pool.
         var statusTask: Task<Void, Never>?
-        var status: RelayConnectionStatus = .disconnected
+        var report = RelayReport(status: .disconnected)
     }
 
     private struct ActiveSubscription {
@@ -104,17 +120,24 @@ public actor RelayPool {
     /// Current status of every relay.
     public var statuses: [String: RelayConnectionStatus] {
         watchStatuses()
-        return members.mapValues(\.status)
+        return members.mapValues(\.report.status)
     }
 
-    /// Status changes of any relay, starting with one entry per relay for the current state.
+    /// Current report (status, last failure, last activity) of every relay.
+    public var reports: [String: RelayReport] {
+        watchStatuses()
+        return members.mapValues(\.report)
+    }
+
+    /// Changes of any relay's report (its status, a failure, or new activity at most once per
+    /// `configuration.activityReportInterval`), starting with one entry per relay for the current state.
     public func statusUpdates() -> AsyncStream<RelayStatusChange> {
         watchStatuses()
         let (stream, continuation) = AsyncStream.makeStream(of: RelayStatusChange.self, bufferingPolicy: .bufferingNewest(256))
         let key = nextWatcher
         nextWatcher += 1
         watchers[key] = continuation
-        for url in order { if let member = members[url] { continuation.yield(.init(relay: url, status: member.status)) } }
+        for url in order { if let member = members[url] { continuation.yield(.init(relay: url, report: member.report)) } }
         continuation.onTermination = { [weak self] _ in Task { await self?.removeWatcher(key) } }
         return stream
     }
@@ -203,17 +226,17 @@ public actor RelayPool {
         for (url, member) in members where member.statusTask == nil {
             let client = member.client
             members[url]?.statusTask = Task { [weak self] in
-                for await status in await client.statusUpdates() {
-                    await self?.statusChanged(url, status)
+                for await report in await client.reportUpdates() {
+                    await self?.reportChanged(url, report)
                 }
             }
         }
     }
 
-    private func statusChanged(_ url: String, _ status: RelayConnectionStatus) {
-        guard members[url] != nil, members[url]?.status != status else { return }
-        members[url]?.status = status
-        for watcher in watchers.values { watcher.yield(.init(relay: url, status: status)) }
+    private func reportChanged(_ url: String, _ report: RelayReport) {
+        guard members[url] != nil, members[url]?.report != report else { return }
+        members[url]?.report = report
+        for watcher in watchers.values { watcher.yield(.init(relay: url, report: report)) }
     }
 
     private func attach(_ id: SubscriptionID, to url: String, client: RelayClient) async {

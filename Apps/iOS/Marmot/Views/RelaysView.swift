@@ -57,7 +57,8 @@ struct RelaysView: View {
     }
 }
 
-/// One relay: the URL and the core's status text, green when connected.
+/// One relay: the URL and the core's status text ("connected · last event 2 min ago", "failing:
+/// connection refused"), green when connected, red when failing.
 private struct RelayRow: View {
     let relay: RelayEntry
 
@@ -70,7 +71,15 @@ private struct RelayRow: View {
             Spacer()
             Text(relay.statusText)
                 .font(.caption)
-                .foregroundStyle(relay.connected ? Color.green : Color.secondary)
+                .foregroundStyle(color)
+        }
+    }
+
+    private var color: Color {
+        switch relay.state {
+        case .connected: .green
+        case .failing: .red
+        case .connecting, .disconnected: .secondary
         }
     }
 }

@@ -145,6 +145,7 @@ extension AppCore {
         session.eventPump?.cancel()
         session.outbox?.finish()
         session.outboxPump?.cancel()
+        session.relayClock?.cancel()
         if let service = session.service {
             Task.detached { await service.stop() }
         }

@@ -29,9 +29,8 @@ extension AppCore {
             keyPackagePublished: state.network.keyPackagePublished, sync: state.network.sync,
             invitesLoaded: state.network.invitesLoaded)
         state.network.chatsLoaded = chatsLoaded
-        state.network.relays = session.relayURLs.map { url in
-            RelayEntry(url: url.absoluteString, connected: status.relays[url.absoluteString] ?? false)
-        }
+        session.relaysShown = true
+        state.network.relays = relayEntries(session)
         updateSync()
         logger.info("relays", metadata: ["connected": "\(status.connected)", "total": "\(status.total)"])
     }

@@ -54,11 +54,44 @@ extension AppCore {
         switch result {
         case .success(let urls):
             session.relayURLs = urls
-            let connected = Dictionary(uniqueKeysWithValues: state.network.relays.map { ($0.url, $0.connected) })
-            state.network.relays = urls.map { RelayEntry(url: $0.absoluteString, connected: connected[$0.absoluteString] ?? false) }
+            session.relaysShown = true
+            state.network.relays = relayEntries(session)
             finish(.changeRelays, .ok)
         case .failure(let error):
             finish(.changeRelays, error.code, "Could not change the relays: \(error.reason)")
+        }
+    }
+}
+
+/// Each relay's state and its words (issue 17): the messaging layer reports states and activity, the
+/// core words them and keeps the "… ago" part current with its own timer.
+extension AppCore {
+    /// The session's relays in the user's order, from the last relay report: a relay not reported
+    /// yet is connecting.
+    func relayEntries(_ session: Session) -> [RelayEntry] {
+        let status = session.relayStatus
+        return session.relayURLs.map { url in
+            let key = url.absoluteString
+            let detail = status?.details[key] ?? RelayDetail(state: status?.relays[key] == true ? .connected : .connecting)
+            return RelayEntry(
+                url: key, state: detail.state, lastEventAt: detail.lastEventAt,
+                statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt))
+        }
+    }
+
+    /// Schedules, on the core's timer, the next moment a relay's "last event … ago" text may change;
+    /// nothing while no relay has sent anything or a refresh is already pending.
+    func scheduleRelayClock() {
+        guard let session, session.relayClock == nil,
+              let delay = formatter.nextAgeChange(state.network.relays.compactMap(\.lastEventAt))
+        else { return }
+        let timer = configuration.timer
+        let inbox = self.inbox
+        let id = session.id
+        session.relayClock = Task.detached {
+            await timer.sleep(delay)
+            guard !Task.isCancelled else { return }
+            inbox.yield(.event(.relayClockTick(session: id)))
         }
     }
 }

@@ -17,8 +17,8 @@ extension MarmotMessagingService {
         }
         let kept = Set(relays.map(\.string))
         for url in relayStates.keys where !kept.contains(url) { relayStates[url] = nil }
-        continuation?.yield(.relayStatus(RelayStatus(
-            connected: relayStates.values.filter { $0 }.count, total: relays.count, relays: relayStates)))
+        for url in relayDetails.keys where !kept.contains(url) { relayDetails[url] = nil }
+        continuation?.yield(.relayStatus(relayStatus(total: relays.count)))
     }
 
     func setProfileName(_ name: String) async throws -> String {

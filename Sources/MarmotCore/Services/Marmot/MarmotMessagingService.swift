@@ -28,6 +28,8 @@ actor MarmotMessagingService: MessagingService {
     var continuation: AsyncStream<MessagingEvent>.Continuation?
     var ids = LocalMessageIDs()
     var relayStates: [String: Bool] = [:]
+    /// Each relay's state and last activity as last reported to the core (issue 17).
+    var relayDetails: [String: RelayDetail] = [:]
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
@@ -68,6 +70,8 @@ actor MarmotMessagingService: MessagingService {
         configuration.publishTimeout = options.publishTimeout
         configuration.connectTimeout = options.publishTimeout
         configuration.backoff = options.reconnectBackoff
+        // The relays screen shows activity to the minute: a busy relay reports it every 10 s at most.
+        configuration.activityReportInterval = .seconds(10)
         let pool = RelayPool(relays: relays.map(\.string), configuration: configuration, logger: options.logger("marmot.relays"))
         var clientOptions = MarmotClient.Options()
         clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
@@ -359,11 +363,32 @@ actor MarmotMessagingService: MessagingService {
     }
 
     private func relayChanged(_ change: RelayStatusChange) {
-        let connected = change.status.isConnected
-        guard relayStates[change.relay] != connected else { return }
-        relayStates[change.relay] = connected
-        continuation?.yield(.relayStatus(RelayStatus(
-            connected: relayStates.values.filter { $0 }.count, total: max(relayStates.count, context.relayURLs.count),
-            relays: relayStates)))
+        let detail = Self.detail(change.report)
+        guard relayDetails[change.relay] != detail else { return }
+        relayDetails[change.relay] = detail
+        relayStates[change.relay] = change.status.isConnected
+        continuation?.yield(.relayStatus(relayStatus(total: max(relayStates.count, context.relayURLs.count))))
+    }
+
+    /// The relays as last reported, for the core.
+    func relayStatus(total: Int) -> RelayStatus {
+        RelayStatus(
+            connected: relayStates.values.filter { $0 }.count, total: total, relays: relayStates, details: relayDetails)
+    }
+
+    /// A pool report in the core's terms: failing (with the failure's words) while down after a
+    /// failure, and the last activity in Unix seconds.
+    static func detail(_ report: RelayReport) -> RelayDetail {
+        let state: RelayEntry.State =
+            if let failure = report.failingReason {
+                .failing(reason: failure.description)
+            } else {
+                switch report.status {
+                case .connected: .connected
+                case .disconnected: .disconnected
+                case .connecting, .waitingToReconnect: .connecting
+                }
+            }
+        return RelayDetail(state: state, lastEventAt: report.lastMessageAt.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
     }
 }

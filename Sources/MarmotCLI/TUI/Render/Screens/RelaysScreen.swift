@@ -1,7 +1,7 @@
 import MarmotCore
 
 /// The Relays screen: the session's relays in the core's order, each with the core's status text
-/// ("connected", "connecting…"), the core's summary line, the last relay change's error if it failed,
+/// ("connected · last event 2 min ago", "failing: connection refused"), the core's summary line, the last relay change's error if it failed,
 /// and the "Add relay" field while it is open.
 enum RelaysScreen {
     static let keys = "↑↓ move  a add  r remove  Esc back  Ctrl-C quit"
@@ -41,10 +41,16 @@ enum RelaysScreen {
         return head + Array(repeating: StyledLine.blank, count: padding) + tail
     }
 
-    /// One relay: a marker, the URL, and the core's status text (green when connected).
+    /// One relay: a marker, the URL, and the core's status text (green when connected, red when
+    /// failing).
     static func row(_ relay: RelayEntry, selected: Bool, width: Int) -> StyledLine {
         let urlStyle: TextStyle = selected ? .reverse : .plain
-        let status: TextStyle = relay.connected ? .color(.green, bold: true) : .color(.yellow)
+        let status: TextStyle =
+            switch relay.state {
+            case .connected: .color(.green, bold: true)
+            case .failing: .color(.red)
+            case .connecting, .disconnected: .color(.yellow)
+            }
         return StyledLine.justified(
             [Span(selected ? " > " : "   ", .bold), Span(TextWidth.sanitized(relay.url), urlStyle)],
             [Span(TextWidth.sanitized(relay.statusText), status), Span(" ")], width: width)

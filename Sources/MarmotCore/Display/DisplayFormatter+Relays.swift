@@ -1,0 +1,34 @@
+/// The relays screen's words (issue 17): each relay's state and how long ago it last sent anything.
+extension DisplayFormatter {
+    /// "connected · last event 2 min ago", "connecting…", "failing: connection refused",
+    /// "disconnected"; the age is left out before the relay's first message.
+    public func relayStatus(_ state: RelayEntry.State, lastEventAt: Int64?) -> String {
+        let activity = lastEventAt.map { " · last event \(age(since: $0))" } ?? ""
+        switch state {
+        case .connected: return "connected" + activity
+        case .connecting: return "connecting…"
+        case .failing(let reason): return "failing: \(reason)" + activity
+        case .disconnected: return "disconnected" + activity
+        }
+    }
+
+    /// "just now", "5 min ago", "3 h ago", "2 d ago" — to the minute, so the text changes at most
+    /// once a minute.
+    public func age(since unixSeconds: Int64) -> String {
+        let seconds = max(0, clock.unixSeconds() - unixSeconds)
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3_600: return "\(seconds / 60) min ago"
+        case ..<86_400: return "\(seconds / 3_600) h ago"
+        default: return "\(seconds / 86_400) d ago"
+        }
+    }
+
+    /// How long until `age(since:)` may read differently for the oldest-changing of `times`: the
+    /// next whole minute of age (at least 1 s); nil without times.
+    func nextAgeChange(_ times: [Int64]) -> Duration? {
+        let now = clock.unixSeconds()
+        guard let soonest = times.map({ 60 - max(0, now - $0) % 60 }).min() else { return nil }
+        return .seconds(max(1, soonest))
+    }
+}
