@@ -82,10 +82,10 @@ class Page:
         self.driver = browser()
         self.driver.get(url)
 
-    def wait(self, what, predicate):
+    def wait(self, what, predicate, timeout=TIMEOUT):
         try:
             # Lists are rebuilt on every update: an element read mid-rebuild is stale, so poll again.
-            return WebDriverWait(self.driver, TIMEOUT, poll_frequency=0.1,
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
                                  ignored_exceptions=[StaleElementReferenceException]).until(lambda d: predicate(d))
         except Exception:
             self.shot("timeout")
@@ -143,7 +143,8 @@ def relay_outage(alice, started):
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     try:
         assert relay.stdout.readline().startswith(b"ws://"), "the relay did not come back"
-        alice.wait("the connection back", lambda d: d.find_element(By.ID, "status").text.startswith("1 of 1"))
+        # After a long outage the reconnect backoff is at its 30 s ceiling (a random wait of 15-30 s).
+        alice.wait("the connection back", lambda d: d.find_element(By.ID, "status").text.startswith("1 of 1"), timeout=90)
         alice.click("#messages .message.mine .retry")
         WebDriverWait(alice.driver, 90, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(
             lambda d: not d.find_elements(By.CSS_SELECTOR, failed)
