@@ -40,13 +40,11 @@ struct ChatProtocolTests {
         let chat = try #require(h.state().currentChat)
         #expect(chat.protocolVersion == .v2)
         #expect(chat.protocolLabel == "Marmot v2")
-        // Every update the platform received agrees: the last currentChat slice says v2.
+        // What the platform received agrees: every open-chat slice (or full state) says v2.
         try await h.waitForListener()
-        let slices = h.recorder.updates.compactMap { update -> ChatViewState? in
-            if case .currentChatChanged(_, let chat) = update { return chat }
-            return nil
-        }
-        #expect(slices.last?.protocolVersion == .v2)
+        let slices = h.recorder.updates.compactMap(currentChat(in:))
+        #expect(!slices.isEmpty)
+        #expect(slices.allSatisfy { $0.protocolVersion == .v2 && $0.protocolLabel == "Marmot v2" })
     }
 
     @Test("a chat that appears later (a welcome) and a refresh of it keep the service's version")
