@@ -74,6 +74,7 @@ extension ContractJSON {
             "lastMessagePreview": chat.lastMessagePreview, "lastMessageTimeDisplay": chat.lastMessageTimeDisplay,
             "isGroup": chat.isGroup, "memberCount": chat.memberCount,
             "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
+            "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
         ]
     }
 
@@ -84,6 +85,7 @@ extension ContractJSON {
             "canLoadOlder": chat.canLoadOlder, "isGroup": chat.isGroup, "memberNpubs": chat.memberNpubs,
             "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
+            "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
         ]
     }
 

@@ -154,8 +154,10 @@ struct MDKPeerCLITests {
             #expect(chat["group"] as? Bool == true, "\(chat)")
             #expect(chat["members"] as? Int == 3, "\(chat)")
             #expect(chat["name"] as? String == "Climbing", "\(chat)")
+            // MDK 0.8.0 makes v1 groups.
+            #expect(chat["protocol"] as? String == "v1", "\(chat)")
             let text = try await CLI.run(["chats", "--relay", url], home: home)
-            #expect(text.stdout.contains("Climbing (3 members)"), "\(text)")
+            #expect(text.stdout.contains("Climbing (3 members)  Marmot v1"), "\(text)")
 
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")

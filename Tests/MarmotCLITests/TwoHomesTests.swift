@@ -72,6 +72,9 @@ struct TwoHomesTests {
         #expect(row["id"] as? String == chatID)
         #expect(row["peer"] as? String == aliceNpub)
         #expect(row["group"] as? Bool == false)
+        // Two of our clients speak v2 (issue 18: the protocol is listed, typed and labelled).
+        #expect(row["protocol"] as? String == "v2", "\(row)")
+        #expect(row["protocolLabel"] as? String == "Marmot v2", "\(row)")
         #expect(row["lastMessage"] as? String == "hi")
         #expect((row["preview"] as? String)?.contains("hi") == true)
         let none = try await CLI.run(["invites", "--json", "--relay", relay.url], home: bob)
@@ -90,6 +93,7 @@ struct TwoHomesTests {
         let aliceChats = try await CLI.run(["chats", "--relay", relay.url], home: alice)
         #expect(aliceChats.status == 0, "\(aliceChats)")
         #expect(aliceChats.stdout.contains("1 unread") && aliceChats.stdout.contains("hello alice"), "\(aliceChats)")
+        #expect(aliceChats.stdout.contains("\(bobNpub)  Marmot v2  1 unread"), "\(aliceChats)")
         await relay.stop()
     }
 

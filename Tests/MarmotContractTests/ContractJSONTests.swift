@@ -70,6 +70,39 @@ struct ContractJSONTests {
         #expect(chat["peerName"] is NSNull)
     }
 
+    @Test("State JSON: the chat list and the open chat carry the protocol version and the core's label")
+    func protocolShape() throws {
+        var state = AppState.initial
+        state.chatList = [
+            ChatSummary(
+                chatID: "c1", peerNpub: "npub1y", peerName: nil, lastMessage: nil, lastMessageAt: nil, unreadCount: 0,
+                displayName: "npub1y", lastMessagePreview: "No messages yet", lastMessageTimeDisplay: "",
+                protocolVersion: .v2),
+            ChatSummary(
+                chatID: "c2", peerNpub: "npub1z", peerName: nil, lastMessage: nil, lastMessageAt: nil, unreadCount: 0,
+                displayName: "npub1z", lastMessagePreview: "No messages yet", lastMessageTimeDisplay: ""),
+        ]
+        var chat = ChatViewState(
+            chatID: "c1", peerNpub: "npub1y", peerName: nil, displayName: "npub1y", messages: [], canLoadOlder: false)
+        chat.protocolVersion = .v2
+        state.currentChat = chat
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let list = try #require(object["chatList"] as? [[String: Any]])
+        #expect(list.map { $0["protocolVersion"] as? String } == ["v2", "v1"])
+        #expect(list.map { $0["protocolLabel"] as? String } == ["Marmot v2", "Marmot v1"])
+        let current = try #require(object["currentChat"] as? [String: Any])
+        #expect(current["protocolVersion"] as? String == "v2")
+        #expect(current["protocolLabel"] as? String == "Marmot v2")
+        // Every value a host reads back names a version the core knows.
+        for value in list.compactMap({ $0["protocolVersion"] as? String }) {
+            #expect(ChatProtocolVersion(rawValue: value) != nil)
+        }
+        // The chatListChanged update carries the same fields.
+        let update = ContractJSON.updateString(.chatListChanged(rev: 2, chatList: state.chatList))
+        #expect(update.contains("\"protocolVersion\":\"v2\"") && update.contains("\"protocolLabel\":\"Marmot v2\""))
+    }
+
     @Test("Profile JSON carries the core's saving text; relays their status")
     func profileAndRelaysShape() throws {
         var state = AppState.initial

@@ -3,8 +3,9 @@
 Usage: web_test.py <alice url> <bob url> <screenshot dir>. Run by scripts/web-test.sh (make test).
 Checks: the gate refuses requests without the token, with a foreign Host or a foreign Origin; both
 create accounts; Alice starts a chat by npub; Bob accepts the invitation; messages both ways with
-the ✓ mark; an unread badge; a reload mid-chat brings the state back; Bob sets his name and adds,
-sees connected and removes a second relay (EXTRA_RELAY). Screenshots of each screen.
+the ✓ mark; the chat's protocol in the header and the row; an unread badge; a reload mid-chat
+brings the state back; Bob sets his name and adds, sees connected and removes a second relay
+(EXTRA_RELAY). Screenshots of each screen.
 """
 import base64
 import os
@@ -288,6 +289,9 @@ def main():
         bob.wait("✓ on bob's message", lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent"))
         alice.shot("5-chat")
         bob.shot("5-chat")
+        # Issue 18: the header shows the protocol the chat speaks (both sides are ours: v2).
+        for page in (alice, bob):
+            page.wait("protocol in the header", lambda d: d.find_element(By.ID, "chat-protocol").text == "Marmot v2")
         print(f"web_test: invitation accepted, messages both ways with ✓ at {time.monotonic() - started:.1f}s")
 
         alice.click("#screen-chat .back")
@@ -296,6 +300,7 @@ def main():
         bob.click("#send")
         alice.wait("unread badge", lambda d: [b.text for b in d.find_elements(By.CSS_SELECTOR, "#chats .chat-row .badge")] == ["1"])
         alice.shot("6-chat-list-unread")
+        assert [p.text for p in alice.driver.find_elements(By.CSS_SELECTOR, "#chats .chat-row .protocol")] == ["Marmot v2"]
 
         # Reload mid-chat: the page starts from the server's state again.
         bob.driver.refresh()

@@ -6,12 +6,13 @@ import MarmotCore
 struct ChatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chats",
-        abstract: "List pending invitations, then chats: id, peer npub (or members), unread count, time, preview.",
+        abstract: "List pending invitations, then chats: id, peer npub (or members), protocol, unread count, time, preview.",
         discussion: """
             Newest activity first, as in the app's chat list: what this home has stored, plus what the \
             relays deliver while the command starts up. Pending invitations come first (with --json, \
             objects whose `type` is `invite`; chats have `type` `chat`); answer them with \
-            `marmot accept <id>` or `marmot decline <id>`. Group chats show their member count.
+            `marmot accept <id>` or `marmot decline <id>`. Group chats show their member count; every chat \
+            shows the Marmot protocol it speaks (with --json, `protocol` is `v1` or `v2`).
 
             Examples:
               marmot chats
@@ -78,6 +79,10 @@ enum ChatFlows {
         let group: Bool
         /// Members including this account.
         let members: Int
+        /// The Marmot protocol version the chat speaks: "v1" or "v2".
+        let `protocol`: String
+        /// The core's label for it ("Marmot v2").
+        let protocolLabel: String
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -90,12 +95,14 @@ enum ChatFlows {
             time = summary.lastMessageTimeDisplay
             group = summary.isGroup
             members = summary.memberCount
+            `protocol` = summary.protocolVersion.rawValue
+            protocolLabel = summary.protocolLabel
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
             let who = group ? "\(name) (\(members) members)" : peer
-            return "\(id)  \(who)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            return "\(id)  \(who)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 

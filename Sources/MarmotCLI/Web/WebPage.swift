@@ -24,6 +24,7 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 .chat-row{display:flex;align-items:center;gap:10px;padding:10px;border-bottom:1px solid #edf0f3;cursor:pointer}
 .chat-row:hover{background:#f5f8fc} .chat-row .text{flex:1;min-width:0}
 .chat-row .name{font-weight:600} .chat-row .preview{color:#6a7380;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.protocol{font-size:11px;color:#6a7380;border:1px solid #d3d9e0;border-radius:6px;padding:0 5px;white-space:nowrap}
 .badge{background:#2d6cdf;color:#fff;border-radius:10px;padding:1px 8px;font-size:12px;font-weight:600}
 .invite{display:flex;align-items:center;gap:8px;padding:10px;background:#fff8e1;border-radius:8px;margin-bottom:8px}
 .invite .title{flex:1}
@@ -91,7 +92,7 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
   <p class="muted" id="profile-saving"></p><p class="error" id="profile-error"></p></div>
 </section>
 <section id="screen-chat">
- <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2>
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2><span class="protocol" id="chat-protocol"></span>
   <button id="group-info" class="secondary">Group info</button><button id="load-older" class="secondary">Older</button></div>
   <div id="messages" style="margin-top:10px"></div>
   <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><button id="send">Send</button></div></div>
@@ -228,7 +229,7 @@ function renderChats() {
   for (const chat of state.chatList) {
     const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId;
     const text = el("div", "text"); text.append(el("div", "name", chat.displayName), el("div", "preview", chat.lastMessagePreview));
-    row.append(text, el("span", "muted", chat.lastMessageTimeDisplay));
+    row.append(text, el("span", "protocol", chat.protocolLabel), el("span", "muted", chat.lastMessageTimeDisplay));
     if (chat.unreadCount > 0) row.append(el("span", "badge", String(chat.unreadCount)));
     row.onclick = () => dispatch({type: "openChat", chatId: chat.chatId});
     box.append(row);
@@ -245,6 +246,7 @@ function renderChat() {
   const chat = state.currentChat, box = $("messages");
   if (!chat) { box.replaceChildren(); return; }
   $("chat-title").textContent = chat.displayName;
+  $("chat-protocol").textContent = chat.protocolLabel;
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
   $("group-info").style.display = chat.isGroup ? "inline-block" : "none";
   $("load-older").disabled = chat.isLoadingOlder;

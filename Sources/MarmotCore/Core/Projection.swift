@@ -63,7 +63,8 @@ extension AppCore {
                     lastMessagePreview: preview,
                     lastMessageTimeDisplay: formatter.listTime(last?.createdAt),
                     isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1,
-                    lastMessageKind: last.map { $0.notice == nil ? .text : .system })
+                    lastMessageKind: last.map { $0.notice == nil ? .text : .system },
+                    protocolVersion: entry.info.protocolVersion)
             }
     }
 
@@ -87,6 +88,7 @@ extension AppCore {
             isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
         view.adminNpubs = entry.info.admins.map(\.npub)
         view.canManage = entry.info.admins.contains(me)
+        view.protocolVersion = entry.info.protocolVersion
         return view
     }
 }

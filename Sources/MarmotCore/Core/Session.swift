@@ -72,6 +72,7 @@ struct ChatEntry {
         info.isDirect = fresh.isDirect
         info.groupName = fresh.groupName
         info.admins = fresh.admins
+        info.protocolVersion = fresh.protocolVersion
         if let last = fresh.lastMessage { noteMessage(last) }
     }
 

@@ -35,6 +35,11 @@ extension DisplayFormatter {
         return info.members.count > 2 ? "\(shown) +\(info.members.count - 2)" : shown
     }
 
+    /// The small protocol badge of a chat row and header: "Marmot v1" or "Marmot v2" (issue 18).
+    public static func protocolLabel(_ version: ChatProtocolVersion) -> String {
+        "Marmot \(version.rawValue)"
+    }
+
     /// The invitation line: "npub1… invites you to a chat" or "npub1… invites you to “Name” (3 members)".
     public func inviteTitle(_ invite: InviteInfo) -> String {
         let inviter = shortNpub(invite.inviter.npub)

@@ -214,12 +214,16 @@ public struct ChatInfo: Sendable, Equatable {
     public var groupName: String
     /// The group's admins (they alone add, remove and rename).
     public var admins: [PublicKey]
+    /// The Marmot protocol version the group speaks, fixed when it was made (issue 18).
+    public var protocolVersion: ChatProtocolVersion
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,
         lastMessage: MessageRecord? = nil, unreadCount: UInt32 = 0, members: [PublicKey]? = nil,
-        isDirect: Bool = true, groupName: String = "", admins: [PublicKey] = []
+        isDirect: Bool = true, groupName: String = "", admins: [PublicKey] = [],
+        protocolVersion: ChatProtocolVersion = .v1
     ) {
+        self.protocolVersion = protocolVersion
         self.admins = admins
         self.chatID = chatID
         self.peer = peer

@@ -20,14 +20,20 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var memberCount: Int
     /// What the newest message is (a text or a system line); nil without a message.
     public var lastMessageKind: ChatMessageKind?
+    /// The Marmot protocol version the chat speaks.
+    public var protocolVersion: ChatProtocolVersion
+    /// The core's small badge for `protocolVersion` ("Marmot v2"), shown in the row.
+    public var protocolLabel: String { DisplayFormatter.protocolLabel(protocolVersion) }
 
     public var id: ChatID { chatID }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, lastMessage: String?, lastMessageAt: Int64?,
         unreadCount: UInt32, displayName: String, lastMessagePreview: String, lastMessageTimeDisplay: String,
-        isGroup: Bool = false, memberCount: Int = 2, lastMessageKind: ChatMessageKind? = nil
+        isGroup: Bool = false, memberCount: Int = 2, lastMessageKind: ChatMessageKind? = nil,
+        protocolVersion: ChatProtocolVersion = .v1
     ) {
+        self.protocolVersion = protocolVersion
         self.lastMessageKind = lastMessageKind ?? (lastMessage == nil ? nil : .text)
         self.isGroup = isGroup
         self.memberCount = memberCount
@@ -65,6 +71,10 @@ public struct ChatViewState: Sendable, Equatable {
     public var adminNpubs: [String] = []
     /// Whether this account may add, remove, rename and change admins (it is an admin).
     public var canManage: Bool = false
+    /// The Marmot protocol version the chat speaks (see `ChatSummary.protocolVersion`).
+    public var protocolVersion: ChatProtocolVersion = .v1
+    /// The core's small badge for `protocolVersion` ("Marmot v2"), shown in the chat header.
+    public var protocolLabel: String { DisplayFormatter.protocolLabel(protocolVersion) }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],
@@ -145,6 +155,14 @@ public enum MessageDeliveryState: Sendable, Equatable {
     case pending
     case sent
     case failed(reason: String)
+}
+
+/// Which Marmot protocol version a chat speaks (issue 18). Each group keeps the version it was made
+/// with (v1: MIP-00..03 as MDK 0.8.0; v2: the current profile), and the two cannot talk to each
+/// other, so the chat list and header show it.
+public enum ChatProtocolVersion: String, Sendable, Equatable, Hashable, CaseIterable {
+    case v1
+    case v2
 }
 
 /// What a chat line is: a message someone wrote, or a system line the core wrote about the chat.

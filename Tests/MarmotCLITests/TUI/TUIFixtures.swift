@@ -20,7 +20,8 @@ enum TUIFixtures {
 
     static let aliceSummary = ChatSummary(
         chatID: alice, peerNpub: "npub1alice", peerName: "Alice", lastMessage: "see you at noon", lastMessageAt: 1_700_000_000,
-        unreadCount: 3, displayName: "Alice", lastMessagePreview: "see you at noon", lastMessageTimeDisplay: "14:05")
+        unreadCount: 3, displayName: "Alice", lastMessagePreview: "see you at noon", lastMessageTimeDisplay: "14:05",
+        protocolVersion: .v2)
 
     static let bobSummary = ChatSummary(
         chatID: bob, peerNpub: "npub1bob", peerName: nil, lastMessage: "hi", lastMessageAt: 1_699_900_000,

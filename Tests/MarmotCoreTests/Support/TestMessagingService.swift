@@ -11,6 +11,8 @@ struct ChatSeed: Sendable {
     /// (from the peer?, text, unix seconds), oldest first.
     var messages: [(fromPeer: Bool, text: String, at: Int64)]
     var unreadCount: UInt32 = 0
+    /// The Marmot protocol the chat speaks.
+    var protocolVersion: ChatProtocolVersion = .v1
 }
 
 /// Why the double failed a call, as a real service would describe it.
@@ -73,7 +75,7 @@ actor TestMessagingService: MessagingService {
             history[seed.chatID] = records
             chats[seed.chatID] = ChatInfo(
                 chatID: seed.chatID, peer: seed.peer, peerName: seed.peerName, createdAt: seed.createdAt,
-                lastMessage: records.last, unreadCount: seed.unreadCount)
+                lastMessage: records.last, unreadCount: seed.unreadCount, protocolVersion: seed.protocolVersion)
         }
     }
 

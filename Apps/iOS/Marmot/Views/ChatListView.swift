@@ -151,7 +151,8 @@ struct InviteRow: View {
     }
 }
 
-/// One chat: name (with the member count of a group), preview and time as the core formatted them.
+/// One chat: name (with the member count of a group), preview, time and protocol badge as the core
+/// formatted them.
 struct ChatRow: View {
     let chat: ChatSummary
 
@@ -175,9 +176,15 @@ struct ChatRow: View {
                     .lineLimit(1)
             }
             Spacer()
-            Text(chat.lastMessageTimeDisplay)
-                .font(.caption)
-                .foregroundStyle(.secondary)
+            VStack(alignment: .trailing, spacing: 4) {
+                Text(chat.lastMessageTimeDisplay)
+                    .font(.caption)
+                    .foregroundStyle(.secondary)
+                // The core's protocol badge (issue 18): small, below the time.
+                Text(chat.protocolLabel)
+                    .font(.caption2)
+                    .foregroundStyle(.tertiary)
+            }
         }
         .contentShape(Rectangle())
     }

@@ -43,17 +43,25 @@ struct ChatView: View {
             .navigationTitle(chat.displayName)
             .navigationBarTitleDisplayMode(.inline)
             .toolbar {
-                if chat.isGroup {
-                    ToolbarItem(placement: .principal) {
-                        VStack(spacing: 0) {
-                            Text(chat.displayName)
-                                .font(.headline)
-                                .lineLimit(1)
-                            Text("\(chat.memberCount) members")
-                                .font(.caption)
-                                .foregroundStyle(.secondary)
+                // The title, with the member count of a group and the core's protocol badge (issue 18).
+                ToolbarItem(placement: .principal) {
+                    VStack(spacing: 0) {
+                        Text(chat.displayName)
+                            .font(.headline)
+                            .lineLimit(1)
+                        HStack(spacing: 6) {
+                            if chat.isGroup {
+                                Text("\(chat.memberCount) members")
+                                    .font(.caption)
+                                    .foregroundStyle(.secondary)
+                            }
+                            Text(chat.protocolLabel)
+                                .font(.caption2)
+                                .foregroundStyle(.tertiary)
                         }
                     }
+                }
+                if chat.isGroup {
                     ToolbarItem(placement: .topBarTrailing) {
                         Button {
                             manager.dispatch(.pushScreen(.groupInfo(chatID: chat.chatID)))

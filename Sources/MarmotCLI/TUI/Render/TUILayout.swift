@@ -6,6 +6,10 @@ struct TUILayout: Equatable {
     /// The smallest terminal the screens are drawn in; below it only a "too small" note is shown.
     static let minimum = TerminalSize(columns: 24, rows: 8)
 
+    /// The narrowest terminal that still shows small badges (a chat's protocol): below it the row's
+    /// name and the header's title keep the room.
+    static let badgeMinimumWidth = 48
+
     var isTooSmall: Bool { size.columns < Self.minimum.columns || size.rows < Self.minimum.rows }
     var width: Int { size.columns }
 

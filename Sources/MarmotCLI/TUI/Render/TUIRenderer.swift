@@ -28,6 +28,8 @@ enum TUIRenderer {
         var body: [StyledLine]
         let title: String
         let keys: String
+        // The open chat's protocol badge, small beside the account in the header (issue 18).
+        var badge: String?
         if context.restoring || (top == .login && state.busy.restoringSession) {
             title = "Marmot"
             body = restoringBody(layout)
@@ -51,6 +53,7 @@ enum TUIRenderer {
                 title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
                 keys = chat?.isGroup == true ? ChatScreen.groupKeys : ChatScreen.keys
+                badge = chat?.protocolLabel
             case .newGroup:
                 title = "Marmot · New group"
                 body = NewGroupScreen.body(state, ui, layout)
@@ -72,7 +75,7 @@ enum TUIRenderer {
         }
         body = Array(body.prefix(layout.bodyRows))
         while body.count < layout.bodyRows { body.append(.blank) }
-        var lines = [titleBar(title, state: state, width: layout.width)]
+        var lines = [titleBar(title, badge: badge, state: state, width: layout.width)]
         lines += body
         lines.append(notice(state, ui, context, width: layout.width))
         lines.append(StyledLine(" " + TextWidth.sanitized(context.statusLine), .dim))
@@ -80,10 +83,11 @@ enum TUIRenderer {
         return Frame(size: ui.size, lines: lines)
     }
 
-    private static func titleBar(_ title: String, state: AppState, width: Int) -> StyledLine {
+    private static func titleBar(_ title: String, badge: String?, state: AppState, width: Int) -> StyledLine {
         var right: [Span] = []
+        if let badge, width >= TUILayout.badgeMinimumWidth { right.append(Span(TextWidth.sanitized(badge) + "  ", TextStyle(dim: true, reverse: true))) }
         if let short = state.auth.shortNpub {
-            right = [Span(short + " ", .reverse)]
+            right.append(Span(short + " ", .reverse))
         }
         return StyledLine.justified([Span(" " + title, TextStyle(bold: true, reverse: true))], right, width: width, fill: .reverse)
     }

@@ -36,7 +36,16 @@ extension MarmotMessagingService {
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
-            isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins)
+            isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins,
+            protocolVersion: Self.protocolVersion(chat.version))
+    }
+
+    /// The core's name for the Marmot version a group speaks.
+    static func protocolVersion(_ version: MarmotVersion) -> ChatProtocolVersion {
+        switch version {
+        case .v1: .v1
+        case .v2: .v2
+        }
     }
 
     /// Messages the app shows: kind-9 chat messages and the system lines of membership changes.

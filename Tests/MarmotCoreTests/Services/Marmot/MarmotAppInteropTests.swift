@@ -44,6 +44,10 @@ struct MarmotAppInteropTests {
             app.dispatch(.createChat(peerNpub: mdkKey.npub))
             try await app.waitFor("chat open") { $0.currentChat?.peerNpub == mdkKey.npub }
             let chatID = try #require(app.state().currentChat?.chatID)
+            // MDK 0.8.0 has only v1 key packages: the chat speaks v1, and the header and list say so.
+            #expect(app.state().currentChat?.protocolVersion == .v1)
+            #expect(app.state().currentChat?.protocolLabel == "Marmot v1")
+            #expect(app.state().chatList.first { $0.chatID == chatID }?.protocolLabel == "Marmot v1")
             let welcome = try await mdk.waitForEvent("welcome")
             #expect(welcome.string("from_pubkey") == keys.publicKey.hex)
             #expect(welcome.string("group_id") == chatID.rawValue)
@@ -71,6 +75,8 @@ struct MarmotAppInteropTests {
             let chatID = try await app.acceptInvite(from: mdkKey)
             #expect(app.state().chatList.first?.peerNpub == mdkKey.npub)
             #expect(chatID.rawValue == group)
+            // MDK's invitation is a v1 group: listed as such.
+            #expect(app.state().chatList.first?.protocolVersion == .v1)
             // The app rotates its leaf after joining (MIP-02); MDK applies that commit.
             _ = try await mdk.waitForEvent("commit") { $0.int("epoch") == 2 }
 

@@ -2,7 +2,8 @@ import MarmotCore
 
 /// The chat list: the account's npub to share, then the pending invitations (title and time, with
 /// how to answer them or a spinner while the core answers), then one two-line row per chat (name,
-/// member count of a group, time and unread badge; last-message preview), in the core's order.
+/// member count of a group, the core's protocol badge, time and unread badge; last-message
+/// preview), in the core's order.
 enum ChatListScreen {
     static let keys = "↑↓ move  Enter open  n new chat  N group  R relays  P name  L log out  q quit"
     /// The help line while an invitation is highlighted.
@@ -95,7 +96,9 @@ enum ChatListScreen {
     static func row(_ chat: ChatSummary, selected: Bool, width: Int) -> [StyledLine] {
         var nameStyle: TextStyle = chat.unreadCount > 0 ? .bold : .plain
         if selected { nameStyle.reverse = true }
-        var right: [Span] = [Span(TextWidth.sanitized(chat.lastMessageTimeDisplay), .dim)]
+        var right: [Span] = []
+        if width >= TUILayout.badgeMinimumWidth { right.append(Span(TextWidth.sanitized(chat.protocolLabel) + "  ", .dim)) }
+        right.append(Span(TextWidth.sanitized(chat.lastMessageTimeDisplay), .dim))
         if chat.unreadCount > 0 {
             right.append(Span(" "))
             right.append(Span(" \(chat.unreadCount) ", TextStyle(bold: true, reverse: true, foreground: .green)))
