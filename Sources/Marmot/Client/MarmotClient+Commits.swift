@@ -79,9 +79,10 @@ extension MarmotClient {
         if unanswered || mayBeStored {
             logger.warning("commit for \(id) epoch \(record.epoch) unconfirmed; kept pending")
             if let next = try? MLSGroup(serialized: record.newState) {
-                alternates[id] = AlternateBranch(
+                keepAlternate(AlternateBranch(
                     forkEpoch: record.epoch,
-                    snapshot: EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), mls: next)
+                    snapshot: EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), mls: next),
+                    for: id)
             }
         } else {
             logger.warning("commit for \(id) epoch \(record.epoch) refused by every relay; discarded")
@@ -111,9 +112,7 @@ extension MarmotClient {
             try storeCurrentEventKey(id)
             try savePendingCommit(nil, group: id)
         }
-        if alternates[id]?.forkEpoch == record.epoch, alternates[id]?.snapshot.commitEventID == record.event.id {
-            alternates[id] = nil
-        }
+        alternates[id]?.removeAll { $0.forkEpoch == record.epoch && $0.snapshot.commitEventID == record.event.id }
         store(record.notices, commit: record.event, group: id)
         try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
         let chat = try self.session(id).chat
@@ -176,7 +175,9 @@ extension MarmotClient {
     /// A commit for past epoch `epoch` arrived after another one for that epoch was applied. Same
     /// content → replay, ignored. Else it wins if its created_at is smaller, or equal with a smaller
     /// lowercase hex id: the group rolls back to the epoch's snapshot and applies it; messages of
-    /// the dropped branch stay stored as they are. Otherwise it lost and is ignored.
+    /// the dropped branch stay stored as they are. Otherwise it lost and is ignored. Only the next
+    /// epoch is rolled back: once the applied branch carries a further commit, the competitor is
+    /// kept as the alternate branch instead (a three-way race otherwise forks the group).
     func resolveCompetingCommit(
         _ event: Event, message: MLSMessage, epoch: UInt64, session: GroupSession
     ) throws(DropReason) -> Applied {
@@ -222,11 +223,18 @@ extension MarmotClient {
         // pass the checks a commit of the current epoch passes, and its committer must still be a
         // member on our branch (a member removed since cannot steer us back with an old snapshot).
         try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
-        guard snapshot.isBeaten(by: event) else {
-            logger.info("competing commit \(event.id.hex) for epoch \(epoch) lost to \(snapshot.commitEventID.hex)")
-            alternates[session.id] = AlternateBranch(
+        // A branch that already carries a further commit is not rolled back: members built on it
+        // (and may have followed it from their own branch, `follow`), so abandoning it now would
+        // fork the group. The competitor is kept as the alternate, adopted if traffic opens only there.
+        let builtUpon = session.mls.epoch > epoch + 1
+        guard snapshot.isBeaten(by: event), !builtUpon else {
+            logger.info("""
+                competing commit \(event.id.hex) for epoch \(epoch) \(builtUpon ? "arrived after the branch moved on" : "lost") \
+                against \(snapshot.commitEventID.hex)
+                """)
+            keepAlternate(AlternateBranch(
                 forkEpoch: snapshot.epoch, snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event),
-                mls: next)
+                mls: next), for: session.id)
             return Applied(group: session.id, outcome: .ignored)
         }
         logger.notice("""
@@ -247,7 +255,7 @@ extension MarmotClient {
             logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
             applied.reissueGroupData = ours
         }
-        alternates[session.id] = AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls)
+        keepAlternate(AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

@@ -30,9 +30,18 @@ extension MarmotClient {
 
     /// Traffic of the other member at `epoch` opened on the current branch: they are on it.
     func confirmBranch(_ id: GroupID, epoch: UInt64) {
-        guard let alternate = alternates[id], epoch > alternate.forkEpoch else { return }
-        alternates[id] = nil
-        logger.info("fork of \(id) at epoch \(alternate.forkEpoch) settled on the current branch")
+        guard let kept = alternates[id], kept.contains(where: { epoch > $0.forkEpoch }) else { return }
+        alternates[id] = kept.filter { epoch <= $0.forkEpoch }
+        logger.info("fork of \(id) before epoch \(epoch) settled on the current branch")
+    }
+
+    /// Keeps `branch` as one of the group's alternates (several may be open after a race of three
+    /// or more commits); the same branch replaces its earlier copy, and at most four are kept.
+    func keepAlternate(_ branch: AlternateBranch, for id: GroupID) {
+        var kept = alternates[id] ?? []
+        kept.removeAll { $0.forkEpoch == branch.forkEpoch && $0.snapshot.commitEventID == branch.snapshot.commitEventID }
+        kept.append(branch)
+        alternates[id] = Array(kept.suffix(4))
     }
 
     /// `message` opened only on the alternate branch: adopt it (snapshot of the fork epoch rewritten

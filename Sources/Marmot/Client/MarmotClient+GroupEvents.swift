@@ -80,7 +80,8 @@ extension MarmotClient {
             throw .invalidGroupEvent(error)
         }
         var alternate: AlternateBranch?
-        if plaintext == nil, let candidate = alternates[session.id], let key = try? candidate.eventKey() {
+        for candidate in (alternates[session.id] ?? []).reversed() where plaintext == nil {
+            guard let key = try? candidate.eventKey() else { continue }
             plaintext = try? validated.decrypt(tryingKeys: [key]).plaintext
             if plaintext != nil { alternate = candidate }
         }

@@ -103,7 +103,7 @@ extension MarmotClient {
         }
         guard rumor.id == rumorID else { throw MarmotClientError.encoding("stored message does not rebuild its rumor") }
         let prepared = try prepare(rumor, in: id)
-        alternates[id]?.sentSinceFork.append(rumor.id)
+        for index in alternates[id]?.indices ?? 0..<0 { alternates[id]?[index].sentSinceFork.append(rumor.id) }
         crashIfRequested(.afterEncrypt)
         return prepared
     }

@@ -91,7 +91,8 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
-    var alternates: [GroupID: AlternateBranch] = [:]
+    /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
+    var alternates: [GroupID: [AlternateBranch]] = [:]
     /// Peers' relay lists read during this run (`relayLists(of:)`).
     var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
