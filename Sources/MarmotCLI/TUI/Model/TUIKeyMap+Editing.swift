@@ -15,4 +15,22 @@ extension TUIKeyMap {
         }
         return text
     }
+
+    /// What a key does to a one-line prompt (add a relay, add a member, rename).
+    enum PromptStep: Equatable {
+        /// Esc: the prompt closes without an action.
+        case cancelled
+        /// Enter: the prompt closes with its text.
+        case submitted(String)
+        /// Any other key: the text as edited.
+        case editing(String)
+    }
+
+    static func promptStep(_ key: Key, input: String) -> PromptStep {
+        switch key {
+        case .escape: .cancelled
+        case .enter: .submitted(input)
+        default: .editing(edited(input, with: key))
+        }
+    }
 }

@@ -90,21 +90,20 @@ extension TUIKeyMap {
             ui.groupPrompt = nil
             return (ui, key == .character("y") || key == .character("Y") ? [.leaveChat(chatID: chat.chatID)] : [])
         case .addMember, .rename:
-            switch key {
-            case .escape:
+            switch promptStep(key, input: ui.groupPromptInput) {
+            case .editing(let text):
+                ui.groupPromptInput = text
+                return (ui, [])
+            case .cancelled:
                 ui.groupPrompt = nil
                 ui.groupPromptInput = ""
                 return (ui, [])
-            case .enter:
-                let text = ui.groupPromptInput
+            case .submitted(let text):
                 ui.groupPrompt = nil
                 ui.groupPromptInput = ""
                 return (ui, prompt == .rename
                     ? [.renameChat(chatID: chat.chatID, name: text)]
                     : [.addMembers(chatID: chat.chatID, npubs: npubs(in: text))])
-            default:
-                ui.groupPromptInput = edited(ui.groupPromptInput, with: key)
-                return (ui, [])
             }
         }
     }

@@ -10,19 +10,18 @@ extension TUIKeyMap {
     static func relays(_ key: Key, state: AppState, ui: TUIViewState) -> Result {
         var ui = ui
         if ui.addingRelay {
-            switch key {
-            case .escape:
+            switch promptStep(key, input: ui.relayInput) {
+            case .editing(let text):
+                ui.relayInput = text
+                return (ui, [])
+            case .cancelled:
                 ui.addingRelay = false
                 ui.relayInput = ""
                 return (ui, [])
-            case .enter:
-                let url = ui.relayInput
+            case .submitted(let url):
                 ui.addingRelay = false
                 ui.relayInput = ""
                 return (ui, [.addRelay(url: url)])
-            default:
-                ui.relayInput = edited(ui.relayInput, with: key)
-                return (ui, [])
             }
         }
         let relays = state.network.relays
