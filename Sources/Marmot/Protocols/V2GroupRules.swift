@@ -98,7 +98,8 @@ struct V2GroupRules: GroupRules {
     }
 
     /// The v2 rule (`V2CommitAuthorization`) over the commit as framed, every new or changed leaf's
-    /// 0x8009 proof, a valid component state afterwards, and an admin left.
+    /// 0x8009 proof, a valid component state afterwards whose admins are all members, and an admin
+    /// left.
     func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
         let admins: AdminPolicy
         do {
@@ -131,11 +132,18 @@ struct V2GroupRules: GroupRules {
         }
         try Self.checkProofs(of: after, comparedTo: before)
         if after.isActive {
+            let metadata: GroupMetadata
             do {
-                _ = try metadata(of: after.extensions)
+                metadata = try self.metadata(of: after.extensions)
                 try Self.requireProfileCapabilities(after.extensions)
             } catch {
                 throw .unauthorizedCommit("the new group state is not a valid v2 state: \(error)")
+            }
+            // Every admin is a current member (MDK `reject_admins_without_member_accounts`): a
+            // removed admin leaves the policy in the same commit.
+            let members = Set(after.members.compactMap { NostrIdentity.publicKey($0.credential) })
+            if let stray = metadata.admins.first(where: { !members.contains($0) }) {
+                throw .unauthorizedCommit("admin \(stray.hex) is not a member")
             }
         }
         try requireAdminLeft(after: after)

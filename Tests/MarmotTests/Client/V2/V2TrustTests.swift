@@ -82,6 +82,31 @@ import Testing
         await server.stop()
     }
 
+    /// An admin names a stranger as admin: v2 admins must be current members (MDK refuses such a
+    /// commit at every seam), so a key could not become admin the moment it is added.
+    @Test func adminPolicyNamingANonMemberIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        try await mallory.invite(bob.publicKey, on: url)
+        let invite = try await bob.waitForInvite()
+        let stranger = Keys.generate().publicKey
+        let policy = try AdminPolicy(admins: [mallory.publicKey, stranger])
+        let commit = try mallory.commit {
+            try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.adminPolicy, Data(policy.bytes)))])
+        }
+        #expect(try await RelayReads.publish(try mallory.event(commit.message, epochOf: commit.before), to: url).isAccepted)
+        _ = try await bob.client.acceptInvite(invite.id)
+        let (_, reason) = try await bob.waitForDrop()
+        guard case .unauthorizedCommit(let why) = reason, why.contains("is not a member") else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(try await bob.client.chat(invite.id)?.admins == [mallory.publicKey])
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// A kind-445 event with a tag besides `h` (v1's `encoding`): v2 accepts exactly `h` and an
     /// optional `expiration`. The same message with the right tags is then taken in.
     @Test func groupEventWithAnExtraTagIsRefused() async throws {
