@@ -13,6 +13,8 @@ extension MarmotClient {
         var newEpoch = false
         /// The group's `h` changed (resubscribe).
         var newNostrGroupID = false
+        /// The group's relays changed to these (they join our pool).
+        var newRelays: [RelayURL] = []
         /// Our messages to send again after switching to the other member's branch of a fork.
         var resend: [EventID] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
@@ -42,6 +44,7 @@ extension MarmotClient {
         do {
             let applied = try applyGroupEvent(event)
             record(event.id, applied.outcome, group: applied.group)
+            if !applied.newRelays.isEmpty { await useGroupRelays(applied.newRelays) }
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
@@ -195,6 +198,7 @@ extension MarmotClient {
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
         applied.newNostrGroupID = groupData != nil && groupData?.nostrGroupID != session.stored.nostrGroupID
+        if let relays = groupData?.relays, relays != session.stored.relays { applied.newRelays = relays }
         return applied
     }
 

@@ -145,6 +145,30 @@ import Testing
         await server.stop()
     }
 
+    /// An admin moves the group to more relays (a 0x8004 AppDataUpdate): the members' pools join
+    /// them, so the group's traffic is read and written there too.
+    @Test func routingUpdateBringsTheNewRelaysIntoThePool() async throws {
+        let (a, urlA) = try await ClientHarness.startRelay()
+        let (d, urlD) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [urlA])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var admin = V2HostileParty()
+        try await admin.invite(bob.publicKey, on: urlA)
+        let invite = try await bob.waitForInvite()
+        let routing = try NostrRouting(nostrGroupID: try #require(admin.nostrGroupID).bytes, relays: [urlA, urlD])
+        let move = try admin.commit {
+            try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.nostrRouting, Data(routing.bytes)))])
+        }
+        #expect(try await RelayReads.publish(try admin.event(move.message, epochOf: move.before), to: urlA).isAccepted)
+        _ = try await bob.client.acceptInvite(invite.id)
+        _ = try await bob.waitForCommit(epoch: 2, by: admin.publicKey)
+        #expect(Set(try #require(try await bob.client.chat(invite.id)).relays.map(\.string)) == [urlA, urlD])
+        try await waitUntil("relay D in Bob's pool", timeout: 10) { await bob.pool.relays.contains(urlD) }
+        await bob.shutdown()
+        await a.stop()
+        await d.stop()
+    }
+
     /// An admin disbands a v2 group (lifecycle 0x800c set to disbanded by AppDataUpdate): the chat
     /// closes for its members, as MDK's clients close it.
     @Test func disbandedGroupBecomesInactive() async throws {
