@@ -155,3 +155,46 @@ struct TestRelay {
 
     func stop() async { await process.stop() }
 }
+
+/// The MDK 0.8.0 peer of the interop kit, initialised as "mdk" on its own rust-nostr relay: the
+/// other side of one CLI interop test.
+struct MDKOnRelay {
+    let mdk: MDKPeer
+    /// The peer's npub, as its `init` reply gave it.
+    let npub: String
+    /// The relay both sides use.
+    let url: String
+
+    /// Starts rust-nostr's relay and the MDK peer (`init`, then `publish_key_package` when asked),
+    /// runs `body`, then stops both and removes MDK's data, whether `body` returns or throws.
+    static func run(publishKeyPackage: Bool = false, _ body: (MDKOnRelay) async throws -> Void) async throws {
+        try InteropKit.require()
+        let (relay, url) = try await InteropKit.startRustRelay()
+        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        var peer: MDKPeer?
+        do {
+            let mdk = try await MDKPeer("mdk")
+            peer = mdk
+            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": dataDir.path, "name": "mdk"])
+            let npub = try #require(initialised.string("npub"))
+            if publishKeyPackage { try await mdk.call(["cmd": "publish_key_package"]) }
+            try await body(MDKOnRelay(mdk: mdk, npub: npub, url: url))
+        } catch {
+            await peer?.stop()
+            await relay.stop()
+            throw error
+        }
+        await peer?.stop()
+        await relay.stop()
+    }
+
+    /// MDK sends `text` in `group`; returns that message as `marmot listen` in `home` prints it.
+    func heardByListen(mdkSends text: String, in group: String, home: TestHome) async throws -> [String: Any] {
+        _ = try await mdk.call(["cmd": "send", "group_id": group, "text": text])
+        let listen = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", url], home: home, name: "marmot listen")
+        let heard = try await TwoHomesTests.next(listen, type: "message") { $0["text"] as? String == text }
+        await listen.stop()
+        return heard
+    }
+}

@@ -9,21 +9,10 @@ import TestSupport
 struct CrashRecoveryMDKTests {
     @Test(arguments: ["after-encrypt", "after-publish"])
     func mdkGetsEachMessageOnceAfterACrash(crashAt point: String) async throws {
-        try InteropKit.require()
-        let (relay, url) = try await InteropKit.startRustRelay()
         let home = try TestHome("crash-mdk")
-        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-crash-\(UUID().uuidString)")
-        var peer: MDKPeer?
-        defer {
-            home.remove()
-            try? FileManager.default.removeItem(at: mdkData)
-        }
-        do {
-            let mdk = try await MDKPeer("mdk")
-            peer = mdk
-            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
-            let mdkNpub = try #require(initialised.string("npub"))
-            _ = try await mdk.call(["cmd": "publish_key_package"])
+        defer { home.remove() }
+        try await MDKOnRelay.run(publishKeyPackage: true) { peer in
+            let (mdk, mdkNpub, url) = (peer.mdk, peer.npub, peer.url)
             _ = try await CLI.createAccount(home, relay: url)
 
             let first = try await CLI.run(["send", mdkNpub, "before the crash", "--json", "--relay", url], home: home)
@@ -48,12 +37,6 @@ struct CrashRecoveryMDKTests {
             #expect(texts == ["before the crash", "killed at \(point)", "after the restart"], "\(history)")
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")
-        } catch {
-            await peer?.stop()
-            await relay.stop()
-            throw error
         }
-        await peer?.stop()
-        await relay.stop()
     }
 }

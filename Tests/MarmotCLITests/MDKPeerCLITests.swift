@@ -6,21 +6,10 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(4)), .enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
 struct MDKPeerCLITests {
     @Test func sendToMDKAndListenForItsReply() async throws {
-        try InteropKit.require()
-        let (relay, url) = try await InteropKit.startRustRelay()
         let home = try TestHome("mdk")
-        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
-        var peer: MDKPeer?
-        defer {
-            home.remove()
-            try? FileManager.default.removeItem(at: mdkData)
-        }
-        do {
-            let mdk = try await MDKPeer("mdk")
-            peer = mdk
-            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
-            let mdkNpub = try #require(initialised.string("npub"))
-            _ = try await mdk.call(["cmd": "publish_key_package"])
+        defer { home.remove() }
+        try await MDKOnRelay.run(publishKeyPackage: true) { peer in
+            let (mdk, mdkNpub, url) = (peer.mdk, peer.npub, peer.url)
 
             let ours = try await CLI.createAccount(home, relay: url)
             let sent = try await CLI.run(["send", mdkNpub, "hello mdk, from the marmot cli", "--json", "--relay", url], home: home)
@@ -33,40 +22,21 @@ struct MDKPeerCLITests {
             let got = try await mdk.waitForEvent("message") { $0.string("text") == "hello mdk, from the marmot cli" }
             #expect(got.string("from") == ours)
 
-            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "hello cli, from mdk"])
-            let listen = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", url], home: home, name: "marmot listen")
-            let heard = try await TwoHomesTests.next(listen, type: "message") { $0["text"] as? String == "hello cli, from mdk" }
+            let heard = try await peer.heardByListen(mdkSends: "hello cli, from mdk", in: group, home: home)
             #expect(heard["peer"] as? String == mdkNpub)
-            await listen.stop()
 
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")
-        } catch {
-            await peer?.stop()
-            await relay.stop()
-            throw error
         }
-        await peer?.stop()
-        await relay.stop()
     }
 
     /// MDK starts a chat with us: `marmot listen` shows the invitation without joining, `marmot
     /// accept` joins, and both sides then read each other's messages.
     @Test func mdkInvitesUsAndWeAcceptThroughTheBinary() async throws {
-        try InteropKit.require()
-        let (relay, url) = try await InteropKit.startRustRelay()
         let home = try TestHome("mdk-invites")
-        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
-        var peer: MDKPeer?
-        defer {
-            home.remove()
-            try? FileManager.default.removeItem(at: mdkData)
-        }
-        do {
-            let mdk = try await MDKPeer("mdk")
-            peer = mdk
-            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
-            let mdkNpub = try #require(initialised.string("npub"))
+        defer { home.remove() }
+        try await MDKOnRelay.run { peer in
+            let (mdk, mdkNpub, url) = (peer.mdk, peer.npub, peer.url)
             let ours = try await CLI.createAccount(home, relay: url)
 
             let listen = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", url], home: home, name: "marmot listen")
@@ -91,41 +61,24 @@ struct MDKPeerCLITests {
             let got = try await mdk.waitForEvent("message") { $0.string("text") == "hello mdk, I accepted" }
             #expect(got.string("from") == ours)
 
-            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "welcome aboard"])
-            let again = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", url], home: home, name: "marmot listen")
-            let heard = try await TwoHomesTests.next(again, type: "message") { $0["text"] as? String == "welcome aboard" }
+            let heard = try await peer.heardByListen(mdkSends: "welcome aboard", in: group, home: home)
             #expect(heard["peer"] as? String == mdkNpub)
-            await again.stop()
 
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")
-        } catch {
-            await peer?.stop()
-            await relay.stop()
-            throw error
         }
-        await peer?.stop()
-        await relay.stop()
     }
 
     /// MDK invites us to a named group of three: the invitation and the joined chat say so (name,
     /// member count), as the core words them.
     @Test func mdkGroupInvitationShowsItsNameAndMembers() async throws {
-        try InteropKit.require()
-        let (relay, url) = try await InteropKit.startRustRelay()
         let home = try TestHome("mdk-group"), third = try TestHome("mdk-group-third")
-        let mdkData = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-cli-\(UUID().uuidString)")
-        var peer: MDKPeer?
         defer {
             home.remove()
             third.remove()
-            try? FileManager.default.removeItem(at: mdkData)
         }
-        do {
-            let mdk = try await MDKPeer("mdk")
-            peer = mdk
-            let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": mdkData.path, "name": "mdk"])
-            let mdkNpub = try #require(initialised.string("npub"))
+        try await MDKOnRelay.run { peer in
+            let (mdk, mdkNpub, url) = (peer.mdk, peer.npub, peer.url)
             let ours = try await CLI.createAccount(home, relay: url)
             let theirs = try await CLI.createAccount(third, relay: url)
 
@@ -161,12 +114,6 @@ struct MDKPeerCLITests {
 
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")
-        } catch {
-            await peer?.stop()
-            await relay.stop()
-            throw error
         }
-        await peer?.stop()
-        await relay.stop()
     }
 }

@@ -33,18 +33,4 @@ enum GroupFixtures {
     static func newGroup() -> AppState {
         F.loggedIn(stack: [.newGroup])
     }
-
-    /// Presses `keys` in order on `state`, collecting the actions.
-    static func press(_ keys: [Key], on state: AppState, ui: TUIViewState? = nil) -> TUIKeyMap.Result {
-        var current = ui ?? F.ui(for: state)
-        var actions: [AppAction] = []
-        for key in keys {
-            let result = TUIKeyMap.handle(key, state: state, ui: current.reconciled(with: state))
-            current = result.ui
-            actions += result.actions
-        }
-        return (current, actions)
-    }
-
-    static func typing(_ text: String) -> [Key] { text.map { .character($0) } }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MarmotCore
 import Testing
 
@@ -91,9 +92,78 @@ enum TUIFixtures {
         return ui
     }
 
+    /// Presses `keys` in order on `state` (which does not change), collecting the actions; the view
+    /// state is reconciled with `state` before each key, as the driver does.
+    static func press(_ keys: [Key], on state: AppState, ui: TUIViewState? = nil) -> TUIKeyMap.Result {
+        var current = ui ?? Self.ui(for: state)
+        var actions: [AppAction] = []
+        for key in keys {
+            let result = TUIKeyMap.handle(key, state: state, ui: current.reconciled(with: state))
+            current = result.ui
+            actions += result.actions
+        }
+        return (current, actions)
+    }
+
+    static func typing(_ text: String) -> [Key] { text.map { .character($0) } }
+
+    /// The sizes a full screen is checked at: the standard 80x24 and a large terminal.
+    static let screenSizes = [TerminalSize(columns: 80, rows: 24), TerminalSize(columns: 132, rows: 40)]
+
+    /// `state` rendered at `size`, its view state changed by `change`; the frame is checked to fit.
+    static func renderFitting(
+        _ state: AppState, _ size: TerminalSize, _ change: (inout TUIViewState) -> Void = { _ in }
+    ) -> [String] {
+        let lines = render(state, ui(for: state, size, change))
+        expectFits(lines, size)
+        return lines
+    }
+
     /// Every frame has exactly the terminal's rows, none wider than its columns.
     static func expectFits(_ lines: [String], _ size: TerminalSize) {
         #expect(lines.count == size.rows)
         for line in lines { #expect(TextWidth.of(line) <= size.columns, "too wide: \(line)") }
+    }
+}
+
+/// One person's terminal UI in a driven test: the session's manager and the view state the driver
+/// keeps; keys go through the key map and frames through the renderer, as the driver would.
+@MainActor
+final class DrivenScreen {
+    let session: CLISession
+    var ui = TUIViewState()
+
+    init(_ session: CLISession) { self.session = session }
+
+    func press(_ keys: [Key]) {
+        for key in keys {
+            let state = session.state
+            let result = TUIKeyMap.handle(key, state: state, ui: ui.reconciled(with: state))
+            ui = result.ui
+            for action in result.actions { session.dispatch(action) }
+        }
+    }
+
+    func type(_ text: String) { press(text.map { .character($0) }) }
+
+    var frame: [String] {
+        let state = session.state
+        ui = ui.reconciled(with: state)
+        return TUIRenderer.render(state, ui, RenderContext()).text
+    }
+}
+
+extension TUIFixtures {
+    /// Opens `name`'s session with its home under `root`, on the in-process `relay` only (no
+    /// embedded-relay notice); `savesRelayChanges` as the interactive UI sets it.
+    @MainActor
+    static func openSession(
+        _ name: String, root: URL, relay: EmbeddedRelay, savesRelayChanges: Bool = false
+    ) async throws -> CLISession {
+        var configuration = CLISession.Configuration(
+            home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
+        configuration.announceEmbeddedRelay = false
+        configuration.savesRelayChanges = savesRelayChanges
+        return try await CLISession.open(configuration)
     }
 }

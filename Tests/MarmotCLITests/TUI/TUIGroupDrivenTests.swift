@@ -10,46 +10,13 @@ import Testing
 @MainActor
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct TUIGroupDrivenTests {
-    /// One person's terminal UI: the session's manager and the view state the driver keeps.
-    @MainActor
-    final class Screen {
-        let session: CLISession
-        var ui = TUIViewState()
-
-        init(_ session: CLISession) { self.session = session }
-
-        func press(_ keys: [Key]) {
-            for key in keys {
-                let state = session.state
-                let result = TUIKeyMap.handle(key, state: state, ui: ui.reconciled(with: state))
-                ui = result.ui
-                for action in result.actions { session.dispatch(action) }
-            }
-        }
-
-        func type(_ text: String) { press(text.map { .character($0) }) }
-
-        var frame: [String] {
-            let state = session.state
-            ui = ui.reconciled(with: state)
-            return TUIRenderer.render(state, ui, RenderContext()).text
-        }
-    }
-
-    private static func open(_ name: String, root: URL, relay: EmbeddedRelay) async throws -> CLISession {
-        var configuration = CLISession.Configuration(
-            home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
-        configuration.announceEmbeddedRelay = false
-        return try await CLISession.open(configuration)
-    }
-
     @Test func aliceCreatesAGroupBobAndCarolJoinAndSeeTheRename() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-tui-group-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let relay = try await EmbeddedRelay.start(database: nil, logLevel: .error)
-        let alice = try await Self.open("alice", root: root, relay: relay)
-        let bob = try await Self.open("bob", root: root, relay: relay)
-        let carol = try await Self.open("carol", root: root, relay: relay)
+        let alice = try await TUIFixtures.openSession("alice", root: root, relay: relay)
+        let bob = try await TUIFixtures.openSession("bob", root: root, relay: relay)
+        let carol = try await TUIFixtures.openSession("carol", root: root, relay: relay)
         for session in [alice, bob, carol] { session.dispatch(.createAccount) }
         let aliceAccount = try await alice.untilLoggedIn("Alice's account")
         let bobAccount = try await bob.untilLoggedIn("Bob's account")
@@ -57,7 +24,7 @@ struct TUIGroupDrivenTests {
         for session in [alice, bob, carol] { try await session.untilOnline() }
 
         // Alice: N, the name, Tab, both npubs, Enter.
-        let aliceScreen = Screen(alice)
+        let aliceScreen = DrivenScreen(alice)
         aliceScreen.press([.character("N")])
         _ = try await alice.until("New Group") { $0.router.topScreen == .newGroup ? true : nil }
         aliceScreen.type("Climbing")
@@ -73,7 +40,7 @@ struct TUIGroupDrivenTests {
 
         // Bob and Carol accept with a and land in the group.
         for (session, account) in [(bob, bobAccount), (carol, carolAccount)] {
-            let screen = Screen(session)
+            let screen = DrivenScreen(session)
             _ = try await session.until("\(account.npub)'s invitation", timeout: .seconds(60)) { (state: AppState) -> InviteSummary? in
                 state.invites.first { $0.inviterNpub == aliceAccount.npub }
             }
@@ -106,7 +73,7 @@ struct TUIGroupDrivenTests {
             state.lastOutcome?.operation == .changeGroup ? state.lastOutcome : nil
         }
         #expect(renamedByAlice.code == .ok, "\(renamedByAlice) toast: \(alice.state.toast ?? "none")")
-        let bobScreen = Screen(bob)
+        let bobScreen = DrivenScreen(bob)
         do {
             _ = try await bob.until("the new name", timeout: .seconds(60)) { (state: AppState) -> Bool? in
                 state.chatList.first { $0.chatID == group.chatID }?.displayName == "Summit" ? true : nil

@@ -10,43 +10,12 @@ import Testing
 @MainActor
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct TUIInviteDrivenTests {
-    /// Bob's side of the terminal UI: his session's manager and the view state the driver keeps.
-    @MainActor
-    final class BobScreen {
-        let session: CLISession
-        var ui = TUIViewState()
-
-        init(_ session: CLISession) { self.session = session }
-
-        func press(_ keys: [Key]) {
-            for key in keys {
-                let state = session.state
-                let result = TUIKeyMap.handle(key, state: state, ui: ui.reconciled(with: state))
-                ui = result.ui
-                for action in result.actions { session.dispatch(action) }
-            }
-        }
-
-        var frame: [String] {
-            let state = session.state
-            ui = ui.reconciled(with: state)
-            return TUIRenderer.render(state, ui, RenderContext()).text
-        }
-    }
-
-    private static func open(_ name: String, root: URL, relay: EmbeddedRelay) async throws -> CLISession {
-        var configuration = CLISession.Configuration(
-            home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
-        configuration.announceEmbeddedRelay = false
-        return try await CLISession.open(configuration)
-    }
-
     @Test func bobSeesTheInvitationFirstAndJoinsOnlyWhenHePressesA() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-tui-invite-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let relay = try await EmbeddedRelay.start(database: nil, logLevel: .error)
-        let alice = try await Self.open("alice", root: root, relay: relay)
-        let bob = try await Self.open("bob", root: root, relay: relay)
+        let alice = try await TUIFixtures.openSession("alice", root: root, relay: relay)
+        let bob = try await TUIFixtures.openSession("bob", root: root, relay: relay)
         alice.dispatch(.createAccount)
         bob.dispatch(.createAccount)
         let aliceAccount = try await alice.untilLoggedIn("Alice's account")
@@ -57,7 +26,7 @@ struct TUIInviteDrivenTests {
         let sent = try await alice.send("hello bob", in: aliceChat.chatID)
         _ = try await alice.untilDelivered(sent.id, in: aliceChat.chatID)
 
-        let screen = BobScreen(bob)
+        let screen = DrivenScreen(bob)
         let invite = try await bob.until("Alice's invitation", timeout: .seconds(60)) { (state: AppState) -> InviteSummary? in
             state.invites.first { $0.inviterNpub == aliceAccount.npub }
         }

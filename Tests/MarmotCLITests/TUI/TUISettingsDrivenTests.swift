@@ -11,16 +11,6 @@ import Testing
 @MainActor
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct TUISettingsDrivenTests {
-    typealias Screen = TUIGroupDrivenTests.Screen
-
-    private static func open(_ name: String, root: URL, relay: EmbeddedRelay) async throws -> CLISession {
-        var configuration = CLISession.Configuration(
-            home: root.appendingPathComponent(name, isDirectory: true), relays: RelayPlan(urls: [relay.url], source: .option))
-        configuration.announceEmbeddedRelay = false
-        configuration.savesRelayChanges = true
-        return try await CLISession.open(configuration)
-    }
-
     /// Waits (bounded) until `$MARMOT_HOME/relays` lists `urls`, as the interactive UI saves them.
     private static func saved(_ urls: [String], in home: URL) async throws {
         let file = home.appendingPathComponent("relays")
@@ -38,10 +28,38 @@ struct TUISettingsDrivenTests {
 
     /// Waits for the outcome of the relay change dispatched after `mark`.
     private static func relayChange(_ session: CLISession, after mark: UInt64) async throws -> OperationOutcome {
-        try await session.until("the relay change", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
-            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .changeRelays else { return nil }
+        try await outcome(of: .changeRelays, "the relay change", in: session, after: mark, timeout: .seconds(60))
+    }
+
+    /// Waits (for `what`) for the outcome of the `operation` dispatched after `mark`.
+    private static func outcome(
+        of operation: UserOperation, _ what: String, in session: CLISession, after mark: UInt64, timeout: Duration = .seconds(30)
+    ) async throws -> OperationOutcome {
+        try await session.until(what, timeout: timeout) { (state: AppState) -> OperationOutcome? in
+            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == operation else { return nil }
             return outcome
         }
+    }
+
+    /// Opens Alice's session on `relay` (relay changes saved, as the interactive UI does), creates
+    /// her account and waits until she is online: where every test here starts.
+    private static func aliceOnline(root: URL, relay: EmbeddedRelay) async throws -> DrivenScreen {
+        let session = try await TUIFixtures.openSession("alice", root: root, relay: relay, savesRelayChanges: true)
+        session.dispatch(.createAccount)
+        _ = try await session.untilLoggedIn("the account")
+        try await session.untilOnline()
+        return DrivenScreen(session)
+    }
+
+    /// Esc dismisses a refusal's toast if it is still up, then Esc goes back to the chat list.
+    private static func backToChatList(_ screen: DrivenScreen) async throws {
+        let session = screen.session
+        if session.state.toast != nil {
+            screen.press([.escape])
+            _ = try await session.until("the toast cleared") { $0.toast == nil ? true : nil }
+        }
+        screen.press([.escape])
+        _ = try await session.until("the chat list") { $0.router.topScreen == .chatList ? true : nil }
     }
 
     private static func text(_ frame: [String]) -> String { frame.joined(separator: "\n") }
@@ -54,11 +72,8 @@ struct TUISettingsDrivenTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let home = try await EmbeddedRelay.start(database: nil, logLevel: .error)
         let extra = try await EmbeddedRelay.start(database: nil, logLevel: .error)
-        let session = try await Self.open("alice", root: root, relay: home)
-        session.dispatch(.createAccount)
-        _ = try await session.untilLoggedIn("the account")
-        try await session.untilOnline()
-        let screen = Screen(session)
+        let screen = try await Self.aliceOnline(root: root, relay: home)
+        let session = screen.session
         let homeURL = home.url.absoluteString
         let extraURL = extra.url.absoluteString
 
@@ -121,13 +136,7 @@ struct TUISettingsDrivenTests {
         #expect(Self.body(frame).contains { $0.contains("! Keep at least one relay") }, "\(Self.text(frame))")
         #expect(frame.contains { $0.contains(homeURL) }, "\(Self.text(frame))")
 
-        // Esc dismisses the refusal's toast if it is still up, then goes back.
-        if session.state.toast != nil {
-            screen.press([.escape])
-            _ = try await session.until("the toast cleared") { $0.toast == nil ? true : nil }
-        }
-        screen.press([.escape])
-        _ = try await session.until("the chat list") { $0.router.topScreen == .chatList ? true : nil }
+        try await Self.backToChatList(screen)
 
         await session.close()
         await extra.stop()
@@ -138,11 +147,8 @@ struct TUISettingsDrivenTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-tui-profile-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let relay = try await EmbeddedRelay.start(database: nil, logLevel: .error)
-        let session = try await Self.open("alice", root: root, relay: relay)
-        session.dispatch(.createAccount)
-        _ = try await session.untilLoggedIn("the account")
-        try await session.untilOnline()
-        let screen = Screen(session)
+        let screen = try await Self.aliceOnline(root: root, relay: relay)
+        let session = screen.session
 
         screen.press([.character("P")])
         _ = try await session.until("the Profile screen") { $0.router.topScreen == .profile ? true : nil }
@@ -153,10 +159,7 @@ struct TUISettingsDrivenTests {
         // Enter on an empty field: the core's refusal shows.
         var mark = session.outcomeMark
         screen.press([.enter])
-        let refused = try await session.until("the refusal") { (state: AppState) -> OperationOutcome? in
-            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .setProfileName else { return nil }
-            return outcome
-        }
+        let refused = try await Self.outcome(of: .setProfileName, "the refusal", in: session, after: mark)
         #expect(!refused.isSuccess)
         frame = screen.frame
         #expect(Self.body(frame).contains { $0.contains("! Enter a name") }, "\(Self.text(frame))")
@@ -166,10 +169,7 @@ struct TUISettingsDrivenTests {
         screen.type("Alice Liddell")
         #expect(screen.frame.contains { $0.hasPrefix(" New name: Alice Liddell") })
         screen.press([.enter])
-        let saved = try await session.until("the saved name", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
-            guard let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .setProfileName else { return nil }
-            return outcome
-        }
+        let saved = try await Self.outcome(of: .setProfileName, "the saved name", in: session, after: mark, timeout: .seconds(60))
         #expect(saved.code == .ok, "\(saved)")
         #expect(session.state.profile.name == "Alice Liddell")
         #expect(!session.state.profile.saving)
@@ -178,13 +178,7 @@ struct TUISettingsDrivenTests {
         #expect(!Self.body(frame).contains { $0.contains("! Enter a name") }, "\(Self.text(frame))")
         #expect(screen.ui.profileNameInput.isEmpty)
 
-        // Esc dismisses the refusal's toast if it is still up, then goes back.
-        if session.state.toast != nil {
-            screen.press([.escape])
-            _ = try await session.until("the toast cleared") { $0.toast == nil ? true : nil }
-        }
-        screen.press([.escape])
-        _ = try await session.until("the chat list") { $0.router.topScreen == .chatList ? true : nil }
+        try await Self.backToChatList(screen)
         await session.close()
         await relay.stop()
     }

@@ -38,12 +38,8 @@ struct MDKMembershipInteropTests {
     func mdkAdminAddsAThirdMemberAndOurChatShowsIt(relay: InteropRelay) async throws {
         try await InteropContext.run(relay) { ctx in
             let us = await ctx.us
-            let carol = try await MDKPeer("carol")
-            do {
-                let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-carol-\(UUID().uuidString)").path
-                let initialised = try await carol.call(["cmd": "init", "relay": ctx.relay.url, "data_dir": dataDir, "name": "carol"])
-                let carolKey = try PublicKey(hex: initialised.string("pubkey") ?? "")
-                _ = try await carol.call(["cmd": "publish_key_package"])
+            try await withPeers(["carol"], on: ctx) { peers in
+                let (carol, carolKey) = (peers[0].peer, peers[0].key)
                 _ = try await us.client.publishKeyPackage()
                 let created = try await ctx.mdk.call(["cmd": "create_chat", "peer_npub": us.publicKey.npub])
                 let group = try #require(created.string("group_id"))
@@ -67,11 +63,7 @@ struct MDKMembershipInteropTests {
                 // which she cannot (and must not) open; nothing else may fail.
                 let errors = await carol.reportedErrors
                 #expect(errors.allSatisfy { "\($0)".contains("Failed to decrypt message") }, "carol rejected: \(errors)")
-            } catch {
-                await carol.stop()
-                throw error
             }
-            await carol.stop()
         }
     }
 }

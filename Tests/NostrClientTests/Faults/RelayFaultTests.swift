@@ -116,8 +116,7 @@ import Testing
         let port = try await first.start()
         configuration.port = port
         let url = "ws://127.0.0.1:\(port)"
-        let pool = RelayPool(relays: [url], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
-        let (changes, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
         #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)

@@ -10,8 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct RelayPoolReportTests {
     @Test func refusedConnectionIsFailingWithTheReason() async throws {
         let dead = try await ClientTestSupport.deadURL()
-        let pool = RelayPool(relays: [dead], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
-        let (changes, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, changes, pump) = await ClientTestSupport.watchedPool([dead])
         defer { pump.cancel() }
         await pool.connect()
         let failing = await changes.first(timeout: 10) { $0.report.failingReason != nil }
@@ -28,8 +27,7 @@ import Testing
         let closes = Counter()
         let relay = ClientTestSupport.relay(RelayConfiguration.faulty(RelayFaults(closeOnREQ: { _, _ in closes.increment() == 1 })))
         let url = "ws://127.0.0.1:\(try await relay.start())"
-        let pool = RelayPool(relays: [url], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
-        let (changes, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
         #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)
@@ -51,8 +49,7 @@ import Testing
     @Test func refusedEventIsReportedWhileTheRelayStaysConnected() async throws {
         let relay = ClientTestSupport.relay(RelayConfiguration.faulty(RelayFaults(rejectWith: { _ in "blocked: not on the list" })))
         let url = "ws://127.0.0.1:\(try await relay.start())"
-        let pool = RelayPool(relays: [url], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
-        let (changes, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
         #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)
@@ -69,8 +66,7 @@ import Testing
         let url = "ws://127.0.0.1:\(try await relay.start())"
         var configuration = ClientTestSupport.quickConfiguration()
         configuration.activityReportInterval = .seconds(3_600)
-        let pool = RelayPool(relays: [url], configuration: configuration, logger: testLogger("pool"))
-        let (changes, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, changes, pump) = await ClientTestSupport.watchedPool([url], configuration: configuration)
         defer { pump.cancel() }
         await pool.connect()
         let up = await changes.first(timeout: 10) { $0.status == .connected }

@@ -89,8 +89,7 @@ import Testing
     @Test func statusUpdatesNameTheRelay() async throws {
         let a = ClientTestSupport.relay()
         let url = "ws://127.0.0.1:\(try await a.start())"
-        let pool = RelayPool(relays: [url], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
-        let (inbox, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
+        let (pool, inbox, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         #expect(await inbox.next() == RelayStatusChange(relay: url, status: .disconnected))
         await pool.connect()

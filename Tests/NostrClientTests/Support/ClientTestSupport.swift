@@ -50,6 +50,16 @@ enum ClientTestSupport {
         return (inbox, task)
     }
 
+    /// A pool on `relays` whose status changes are collected into an inbox from before it connects;
+    /// the caller connects it and cancels the returned pump when done.
+    static func watchedPool(
+        _ relays: [String], configuration: RelayClientConfiguration = quickConfiguration()
+    ) async -> (pool: RelayPool, changes: Inbox<RelayStatusChange>, pump: Task<Void, Never>) {
+        let pool = RelayPool(relays: relays, configuration: configuration, logger: testLogger("pool"))
+        let (changes, pump) = inbox(await pool.statusUpdates())
+        return (pool, changes, pump)
+    }
+
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
     static func temporaryDatabasePath() -> String {

@@ -7,54 +7,43 @@ import Testing
 struct InvitationKeyMapTests {
     typealias F = TUIFixtures
 
-    private func press(_ keys: [Key], on state: AppState, ui: TUIViewState? = nil) -> TUIKeyMap.Result {
-        var current = ui ?? F.ui(for: state)
-        var actions: [AppAction] = []
-        for key in keys {
-            let result = TUIKeyMap.handle(key, state: state, ui: current.reconciled(with: state))
-            current = result.ui
-            actions += result.actions
-        }
-        return (current, actions)
-    }
-
     @Test func aAcceptsAndDDeclinesTheHighlightedInvitation() {
         let state = F.withInvites()
-        #expect(press([.character("a")], on: state).actions == [.acceptInvite(inviteID: F.carolInvite)])
-        #expect(press([.character("d")], on: state).actions == [.declineInvite(inviteID: F.carolInvite)])
+        #expect(F.press([.character("a")], on: state).actions == [.acceptInvite(inviteID: F.carolInvite)])
+        #expect(F.press([.character("d")], on: state).actions == [.declineInvite(inviteID: F.carolInvite)])
     }
 
     @Test func enterAsksThenAnswers() {
         let state = F.withInvites()
-        let asked = press([.enter], on: state)
+        let asked = F.press([.enter], on: state)
         #expect(asked.actions.isEmpty)
         #expect(asked.ui.promptedInvite == F.carolInvite)
-        #expect(press([.character("a")], on: state, ui: asked.ui).actions == [.acceptInvite(inviteID: F.carolInvite)])
-        #expect(press([.enter], on: state, ui: asked.ui).actions == [.acceptInvite(inviteID: F.carolInvite)])
-        #expect(press([.character("d")], on: state, ui: asked.ui).actions == [.declineInvite(inviteID: F.carolInvite)])
-        let cancelled = press([.escape], on: state, ui: asked.ui)
+        #expect(F.press([.character("a")], on: state, ui: asked.ui).actions == [.acceptInvite(inviteID: F.carolInvite)])
+        #expect(F.press([.enter], on: state, ui: asked.ui).actions == [.acceptInvite(inviteID: F.carolInvite)])
+        #expect(F.press([.character("d")], on: state, ui: asked.ui).actions == [.declineInvite(inviteID: F.carolInvite)])
+        let cancelled = F.press([.escape], on: state, ui: asked.ui)
         #expect(cancelled.actions.isEmpty)
         #expect(cancelled.ui.promptedInvite == nil)
     }
 
     @Test func noAnswerWhileTheCoreIsAnswering() {
         let state = F.withInvites(answering: [F.carolInvite])
-        #expect(press([.character("a")], on: state).actions.isEmpty)
-        #expect(press([.character("d")], on: state).actions.isEmpty)
-        #expect(press([.enter], on: state).ui.promptedInvite == nil)
+        #expect(F.press([.character("a")], on: state).actions.isEmpty)
+        #expect(F.press([.character("d")], on: state).actions.isEmpty)
+        #expect(F.press([.enter], on: state).ui.promptedInvite == nil)
     }
 
     @Test func movingGoesFromInvitationsToChats() {
         let state = F.withInvites()
-        let down = press([.down], on: state)
+        let down = F.press([.down], on: state)
         #expect(down.ui.selectedChat == F.alice && down.ui.selectedInvite == nil)
-        #expect(press([.down, .enter], on: state).actions == [.openChat(chatID: F.alice)])
+        #expect(F.press([.down, .enter], on: state).actions == [.openChat(chatID: F.alice)])
         // On a chat, a and d mean nothing.
-        #expect(press([.down, .character("a"), .character("d")], on: state).actions.isEmpty)
-        let back = press([.down, .up], on: state)
+        #expect(F.press([.down, .character("a"), .character("d")], on: state).actions.isEmpty)
+        let back = F.press([.down, .up], on: state)
         #expect(back.ui.selectedInvite == F.carolInvite && back.ui.selectedChat == nil)
-        #expect(press([.end], on: state).ui.selectedChat == F.bob)
-        #expect(press([.end, .home], on: state).ui.selectedInvite == F.carolInvite)
+        #expect(F.press([.end], on: state).ui.selectedChat == F.bob)
+        #expect(F.press([.end, .home], on: state).ui.selectedInvite == F.carolInvite)
     }
 
     @Test func anAnsweredInvitationIsNoLongerSelectedOrPrompted() {

@@ -7,39 +7,38 @@ import Testing
 /// sends the typed name); each forwards the typed text as is, and the core validates it.
 struct SettingsKeyMapTests {
     typealias F = TUIFixtures
-    typealias G = GroupFixtures
     typealias S = SettingsFixtures
 
     @Test func shiftROpensRelaysAndShiftPOpensProfile() {
-        #expect(G.press([.character("R")], on: F.loggedIn()).actions == [.pushScreen(.relays)])
-        #expect(G.press([.character("P")], on: F.loggedIn()).actions == [.pushScreen(.profile)])
+        #expect(F.press([.character("R")], on: F.loggedIn()).actions == [.pushScreen(.relays)])
+        #expect(F.press([.character("P")], on: F.loggedIn()).actions == [.pushScreen(.profile)])
     }
 
     @Test func addingARelaySendsTheTypedURLAndClosesTheField() {
-        let result = G.press([.character("a")] + G.typing("wss://new.example") + [.enter], on: S.relays())
+        let result = F.press([.character("a")] + F.typing("wss://new.example") + [.enter], on: S.relays())
         #expect(result.actions == [.addRelay(url: "wss://new.example")])
         #expect(!result.ui.addingRelay)
         #expect(result.ui.relayInput.isEmpty)
     }
 
     @Test func lettersTypedInTheAddFieldAreTextNotKeys() {
-        let result = G.press([.character("a")] + G.typing("ra"), on: S.relays())
+        let result = F.press([.character("a")] + F.typing("ra"), on: S.relays())
         #expect(result.actions.isEmpty)
         #expect(result.ui.relayInput == "ra")
         #expect(result.ui.addingRelay)
     }
 
     @Test func escapeCancelsTheAddFieldThenGoesBack() {
-        let cancelled = G.press([.character("a")] + G.typing("wss://x") + [.escape], on: S.relays())
+        let cancelled = F.press([.character("a")] + F.typing("wss://x") + [.escape], on: S.relays())
         #expect(cancelled.actions.isEmpty)
         #expect(!cancelled.ui.addingRelay)
-        #expect(G.press([.escape], on: S.relays()).actions == [.updateScreenStack([])])
+        #expect(F.press([.escape], on: S.relays()).actions == [.updateScreenStack([])])
     }
 
     @Test func removeTakesTheHighlightedRelay() {
-        #expect(G.press([.character("r")], on: S.relays()).actions == [.removeRelay(url: S.first)])
-        #expect(G.press([.down, .character("r")], on: S.relays()).actions == [.removeRelay(url: S.second)])
-        #expect(G.press([.down, .down, .up, .delete], on: S.relays()).actions == [.removeRelay(url: S.first)])
+        #expect(F.press([.character("r")], on: S.relays()).actions == [.removeRelay(url: S.first)])
+        #expect(F.press([.down, .character("r")], on: S.relays()).actions == [.removeRelay(url: S.second)])
+        #expect(F.press([.down, .down, .up, .delete], on: S.relays()).actions == [.removeRelay(url: S.first)])
     }
 
     @Test func aRemovedRelayDropsTheHighlight() {
@@ -48,16 +47,16 @@ struct SettingsKeyMapTests {
     }
 
     @Test func profileSendsTheTypedNameAndClearsTheField() {
-        let result = G.press(G.typing("Alice Liddell") + [.enter], on: S.profile())
+        let result = F.press(F.typing("Alice Liddell") + [.enter], on: S.profile())
         #expect(result.actions == [.setProfileName(name: "Alice Liddell")])
         #expect(result.ui.profileNameInput.isEmpty)
-        #expect(G.press([.escape], on: S.profile()).actions == [.updateScreenStack([])])
+        #expect(F.press([.escape], on: S.profile()).actions == [.updateScreenStack([])])
     }
 
     @Test func profileIgnoresKeysWhileTheCoreSaves() {
         let saving = S.profile(ProfileState(name: "Old", saving: true))
         let ui = F.ui(for: saving) { $0.profileNameInput = "New" }
-        let result = G.press(G.typing("x") + [.enter], on: saving, ui: ui)
+        let result = F.press(F.typing("x") + [.enter], on: saving, ui: ui)
         #expect(result.actions.isEmpty)
         #expect(result.ui.profileNameInput == "New")
     }

@@ -12,8 +12,7 @@ struct ChatScreenRenderTests {
     @Test(arguments: sizes)
     func chatBubblesAndDeliveryMarks(size: TerminalSize) {
         let state = F.inChat()
-        let lines = F.render(state, F.ui(for: state, size))
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size)
         #expect(lines[0].contains("Marmot · Alice"))
         let theirs = try! #require(lines.first { $0.contains("Hello from Alice") })
         #expect(theirs.hasPrefix("   Hello"))
@@ -53,8 +52,7 @@ struct ChatScreenRenderTests {
         let long = String(repeating: "lorem ipsum ", count: 20) + "END"
         let state = F.inChat(messages: [F.message("x", long, mine: false), F.message("y", long, mine: true)])
         for size in [TerminalSize.standard, TerminalSize(columns: 32, rows: 30)] {
-            let lines = F.render(state, F.ui(for: state, size))
-            F.expectFits(lines, size)
+            let lines = F.renderFitting(state, size)
             let bubbleWidth = ChatTranscript.bubbleWidth(for: size.columns)
             let loremLines = lines.filter { $0.contains("lorem") }
             #expect(loremLines.count >= 2 * (240 / bubbleWidth))

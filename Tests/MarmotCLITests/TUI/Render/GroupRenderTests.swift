@@ -8,17 +8,16 @@ struct GroupRenderTests {
     typealias F = TUIFixtures
     typealias G = GroupFixtures
 
-    static let sizes = [TerminalSize(columns: 80, rows: 24), TerminalSize(columns: 132, rows: 40)]
+    static let sizes = TUIFixtures.screenSizes
 
     @Test(arguments: sizes)
     func newGroupShowsBothFieldsAndItsKeys(size: TerminalSize) {
         let state = G.newGroup()
-        let lines = F.render(state, F.ui(for: state, size) {
+        let lines = F.renderFitting(state, size) {
             $0.groupNameInput = "Climbing"
             $0.groupMembersInput = "npub1b, npub1c"
             $0.newGroupField = .members
-        })
-        F.expectFits(lines, size)
+        }
         #expect(lines[0].contains("New group"))
         #expect(lines.contains { $0.hasPrefix(" Name:    Climbing") })
         #expect(lines.contains { $0.hasPrefix(" Members: npub1b, npub1c") })
@@ -29,8 +28,7 @@ struct GroupRenderTests {
     @Test(arguments: sizes)
     func groupInfoListsMembersWithAdminAndYouMarks(size: TerminalSize) {
         let state = G.groupInfo(canManage: true)
-        let lines = F.render(state, F.ui(for: state, size))
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size)
         #expect(lines[0].contains("Climbing · Info"))
         #expect(lines.contains { $0.contains("Climbing · 3 members") })
         let me = try! #require(lines.firstIndex { $0.contains(F.npub) })

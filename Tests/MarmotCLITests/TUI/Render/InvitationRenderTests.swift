@@ -12,8 +12,7 @@ struct InvitationRenderTests {
     @Test(arguments: sizes)
     func invitationsComeFirstWithTitleTimeAndKeys(size: TerminalSize) {
         let state = F.withInvites()
-        let lines = F.render(state, F.ui(for: state, size))
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size)
         let header = try! #require(lines.firstIndex { $0.hasPrefix(" Invitations (1)") })
         let invite = try! #require(lines.firstIndex { $0.contains("✉ npub1caro…wxyz") })
         let chats = try! #require(lines.firstIndex { $0.hasPrefix(" Chats") })
@@ -81,8 +80,7 @@ struct InvitationRenderTests {
     @Test(arguments: sizes)
     func groupChatsShowTheirMemberCount(size: TerminalSize) {
         let state = F.loggedIn(chats: [F.groupSummary, F.aliceSummary])
-        let lines = F.render(state, F.ui(for: state, size))
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size)
         #expect(lines.contains { $0.hasPrefix(" > Climbing · 3 members") })
         #expect(!lines.contains { $0.contains("Alice ·") })
     }

@@ -9,13 +9,12 @@ struct SettingsRenderTests {
     typealias F = TUIFixtures
     typealias S = SettingsFixtures
 
-    static let sizes = [TerminalSize(columns: 80, rows: 24), TerminalSize(columns: 132, rows: 40)]
+    static let sizes = TUIFixtures.screenSizes
 
     @Test(arguments: sizes)
     func relaysListsEachRelayWithTheCoresStatus(size: TerminalSize) {
         let state = S.relays()
-        let lines = F.render(state, F.ui(for: state, size) { $0.selectedRelay = S.second })
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size) { $0.selectedRelay = S.second }
         #expect(lines[0].contains("Relays"))
         #expect(lines.contains { $0.contains("Your relays") && $0.contains("1 of 2 relays connected") })
         #expect(lines.contains { $0.hasPrefix("   \(S.first)") && $0.contains("connected") })
@@ -46,8 +45,7 @@ struct SettingsRenderTests {
     @Test(arguments: sizes)
     func profileShowsTheSavedNameAndTheField(size: TerminalSize) {
         let state = S.profile(ProfileState(name: "Alice"))
-        let lines = F.render(state, F.ui(for: state, size) { $0.profileNameInput = "Ali" })
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size) { $0.profileNameInput = "Ali" }
         #expect(lines[0].contains("Profile"))
         #expect(lines.contains { $0.hasPrefix(" Name: Alice") })
         #expect(lines.contains { $0.contains(F.npub) })

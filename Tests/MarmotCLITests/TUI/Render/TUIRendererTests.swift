@@ -48,8 +48,7 @@ struct TUIRendererTests {
     @Test(arguments: sizes)
     func chatListRows(size: TerminalSize) {
         let state = F.loggedIn()
-        let lines = F.render(state, F.ui(for: state, size))
-        F.expectFits(lines, size)
+        let lines = F.renderFitting(state, size)
         let text = lines.joined(separator: "\n")
         #expect(lines[0].contains("Chats"))
         #expect(lines[0].contains("npub1qqqs…fqzu"))

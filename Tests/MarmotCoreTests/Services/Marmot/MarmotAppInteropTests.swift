@@ -16,16 +16,30 @@ struct MarmotAppInteropTests {
         try InteropKit.require()
         let world = LiveWorld()
         let (_, relay) = try await world.startRelay()
-        let mdk = try await MDKPeer("mdk")
-        do {
-            let dataDir = world.root.appendingPathComponent("mdk").path
-            let initialised = try await mdk.call([
-                "cmd": "init", "relay": relay.absoluteString, "data_dir": dataDir, "name": "mdk",
-            ])
-            let mdkKey = try PublicKey(hex: initialised.string("pubkey") ?? "")
+        try await withMDK("mdk", in: world, on: relay) { mdk, mdkKey in
             let app = world.app("swift", relays: [relay])
             let keys = try await app.createAccount()
             try await body(app, keys, mdk, mdkKey)
+        }
+    }
+
+    /// Starts the MDK peer `name` on `relay` (its data under `world`'s root; with `keys` when given),
+    /// runs `body` with it and its public key and expects MDK to have rejected nothing; then stops
+    /// the peer and closes `world`, whether `body` returns or throws.
+    static func withMDK(
+        _ name: String, in world: LiveWorld, on relay: URL, as keys: Keys? = nil,
+        _ body: (MDKPeer, PublicKey) async throws -> Void
+    ) async throws {
+        let mdk = try await MDKPeer(name)
+        do {
+            var command: [String: Any] = [
+                "cmd": "init", "relay": relay.absoluteString, "data_dir": world.root.appendingPathComponent("mdk").path,
+                "name": name,
+            ]
+            if let keys { command["nsec"] = keys.secretKey.nsecEncoded() }
+            let initialised = try await mdk.call(command)
+            let mdkKey = try PublicKey(hex: initialised.string("pubkey") ?? "")
+            try await body(mdk, mdkKey)
             let errors = await mdk.reportedErrors
             #expect(errors.isEmpty, "MDK rejected: \(errors)")
         } catch {
@@ -100,12 +114,8 @@ struct MarmotAppInteropTests {
         let (_, relayB) = try await world.startRelay()
         let (_, relayC) = try await world.startRelay()
         let bob = Keys.generate()
-        let mdk = try await MDKPeer("mdk-bob")
-        do {
-            _ = try await mdk.call([
-                "cmd": "init", "relay": relayC.absoluteString, "data_dir": world.root.appendingPathComponent("mdk").path,
-                "name": "mdk-bob", "nsec": bob.secretKey.nsecEncoded(),
-            ])
+        try await Self.withMDK("mdk-bob", in: world, on: relayC, as: bob) { mdk, mdkKey in
+            #expect(mdkKey == bob.publicKey)
             _ = try await mdk.call(["cmd": "publish_key_package"])
             // MDK 0.8.0's peer cannot publish relay lists: signed here with Bob's nsec, put on A.
             let now = UnsignedEvent.now()
@@ -137,14 +147,6 @@ struct MarmotAppInteropTests {
             let group = try #require(welcome.string("group_id"))
             _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "reading you on C"])
             try await app.waitFor("reply shown") { $0.currentChat?.messages.last?.content == "reading you on C" }
-            let errors = await mdk.reportedErrors
-            #expect(errors.isEmpty, "MDK rejected: \(errors)")
-        } catch {
-            await mdk.stop()
-            await world.close()
-            throw error
         }
-        await mdk.stop()
-        await world.close()
     }
 }
