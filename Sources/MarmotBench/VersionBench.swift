@@ -26,6 +26,10 @@ enum VersionBench {
         "create", "join", "self-update create", "self-update process", "rename (commit+process)", "message (send+receive)",
     ]
 
+    /// Runs per operation: five times the groups bench's (`GroupChatBench.iterations`), as this
+    /// section is short and the two columns are compared with each other; messages five times more.
+    static func runs(_ size: Int) -> Int { GroupChatBench.iterations(size) * 5 }
+
     static func run() {
         Bench.section("Marmot v1 vs v2 by size (the version's rules as the client runs them + on-disk encrypted store; median)")
         do {
@@ -34,9 +38,9 @@ enum VersionBench {
                 for size in sizes {
                     let v1 = try measure(V1GroupRules(), size: size, store: store)
                     let v2 = try measure(V2GroupRules(), size: size, store: store)
-                    let runs = "\(GroupChatBench.iterations(size)) runs (message \(GroupChatBench.iterations(size) * 5))"
-                    table.append(([String(size), "v1"] + v1.map(GroupChatBench.ms) + [runs]).joined(separator: " | "))
-                    table.append(([String(size), "v2"] + v2.map(GroupChatBench.ms) + [runs]).joined(separator: " | "))
+                    let count = "\(Self.runs(size)) (message \(Self.runs(size) * 5))"
+                    table.append(([String(size), "v1"] + v1.map(GroupChatBench.ms) + [count]).joined(separator: " | "))
+                    table.append(([String(size), "v2"] + v2.map(GroupChatBench.ms) + [count]).joined(separator: " | "))
                     let ratios = zip(v2, v1).map { String(format: "×%.2f", $0 / max($1, 0.000_001)) }
                     table.append(([String(size), "v2/v1"] + ratios + [""]).joined(separator: " | "))
                 }
@@ -92,7 +96,7 @@ enum VersionBench {
 
     /// Median milliseconds per operation (`operations` order) for one version at one size.
     static func measure<R: GroupRules>(_ rules: R, size: Int, store: GRDBMarmotStore) throws -> [Double] {
-        let runs = GroupChatBench.iterations(size)
+        let runs = Self.runs(size)
         let version = rules.version
         let adminKeys = Keys.generate()
         let inviteeKeys = (1..<size).map { _ in Keys.generate() }
@@ -182,20 +186,23 @@ enum VersionBench {
         }
 
         // One message, as `prepare` then `applyGroupEvent`: rumor encrypted, wrapped, stored; then
-        // the envelope checked, opened, processed, the rumor read, stored.
+        // the envelope checked, opened, processed, the rumor read, stored. The receiver keeps its
+        // state from message to message, as a client does, so each one is one ratchet step away.
         var sender = admin
+        var receiver = member
         let message = try Bench.medianMillis(runs * 5) {
             let rumor = try ChatRumor(author: adminKeys.publicKey, content: content)
             let sealed = try sender.encrypt(rumor.plaintext)
             let event = try rules.groupEvent(sealed, nostrGroupID: h, key: try eventKey(sender), createdAt: UnsignedEvent.now())
             try saveAdmin(sender)
-            let (_, result, next) = try receive(event, rules: rules, key: key, by: member)
+            let (_, result, next) = try receive(event, rules: rules, key: key, by: receiver)
             guard case .application(let application) = result, case .basic(let identity) = application.credential else {
                 throw BenchSkip("not an application message: \(result)")
             }
             let read = try rules.rumor(application.data, sender: try PublicKey(bytes: identity))
             guard read.id == rumor.id else { throw BenchSkip("the rumor changed on the way") }
             try saveMember(next)
+            receiver = next
         }
         let row = [create, join, updateCreate, updateProcess, rename, message]
         print("  \(version) \(size) members: state \(admin.serialized().count) bytes; "
