@@ -19,25 +19,44 @@ enum GroupChatBench {
 
     static func run() {
         Bench.section("Marmot group chats by size (MLS + on-disk encrypted store)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-bench-groups-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let keys = Keys.generate()
-            let store = try GRDBMarmotStore(
-                path: directory.appendingPathComponent("bench.sqlite").path,
-                key: StorageKey(deriving: keys.secretKey, installationSecret: .generate()))
             var rows: [[String]] = []
-            for size in sizes {
-                rows.append(try measure(size: size, store: store))
+            try withStore("groups") { store in
+                for size in sizes {
+                    rows.append(try measure(size: size, store: store))
+                }
             }
-            try? store.close()
             print("members | create | join | add 1 (commit+process) | remove 1 (commit+process) | self-update create | self-update process | message enc+dec")
             for row in rows { print(row.joined(separator: " | ")) }
         } catch {
             print("group chat bench failed: \(error)")
         }
         MDKGroupBench.run(sizes: sizes)
+    }
+
+    /// Runs `body` with an encrypted `GRDBMarmotStore` on a fresh temp file, closed and removed
+    /// afterwards: the store every group bench writes each touched member's state to.
+    static func withStore(_ label: String, _ body: (GRDBMarmotStore) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-bench-\(label)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keys = Keys.generate()
+        let store = try GRDBMarmotStore(
+            path: directory.appendingPathComponent("bench.sqlite").path,
+            key: StorageKey(deriving: keys.secretKey, installationSecret: .generate()))
+        defer { try? store.close() }
+        try body(store)
+    }
+
+    /// Writes one member's group state as the client does after each operation (its row in the
+    /// store; the admin's and a member's rows share one store here, so `h` must differ between them).
+    static func save(
+        _ group: MLSGroup, id: GroupID, h: NostrGroupID, metadata: GroupMetadata, version: MarmotVersion = .v1,
+        in store: GRDBMarmotStore
+    ) throws {
+        try store.saveGroup(StoredGroup(
+            mlsGroupID: id, nostrGroupID: h, mlsState: group.serialized(), epoch: group.epoch, name: metadata.name,
+            admins: metadata.admins, relays: metadata.relays, version: version))
     }
 
     /// Iterations per size: enough to average small groups, few for 200 members.
@@ -63,10 +82,11 @@ enum GroupChatBench {
         // The admin's and the member's rows live in one store here, so they need distinct `h` values.
         let memberID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
         let memberH = NostrGroupID.random()
+        let metadata = GroupMetadata(
+            nostrGroupID: groupData.nostrGroupID, name: groupData.name, description: "", admins: groupData.admins,
+            relays: groupData.relays)
         func save(_ group: MLSGroup, id: GroupID) throws {
-            try store.saveGroup(StoredGroup(
-                mlsGroupID: id, nostrGroupID: id == memberID ? memberH : groupData.nostrGroupID, mlsState: group.serialized(), epoch: group.epoch,
-                name: groupData.name, admins: groupData.admins, relays: groupData.relays))
+            try Self.save(group, id: id, h: id == memberID ? memberH : groupData.nostrGroupID, metadata: metadata, in: store)
         }
 
         // Create: the group, the Add commit for every invitee, merged and stored.

@@ -28,6 +28,20 @@ enum Bench {
         return perCall
     }
 
+    /// Median milliseconds of `runs` timed calls of `body` (no warm-up): robust to the odd slow run
+    /// on a shared machine, and the statistic the MDK comparison prints.
+    static func medianMillis(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<max(1, runs) {
+            let start = now()
+            try body()
+            samples.append(Double(now() - start) / 1_000_000)
+        }
+        samples.sort()
+        let middle = samples.count / 2
+        return samples.count % 2 == 1 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2
+    }
+
     /// Formats one result line with a unit that fits the magnitude.
     static func line(_ name: String, perCallNanos: Double, iterations: Int) -> String {
         let value: String

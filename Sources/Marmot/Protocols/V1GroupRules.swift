@@ -4,19 +4,21 @@ import Nostr
 
 /// Marmot v1 (MIP-00..03 as MDK 0.8.0): NostrGroupData 0xF2EE, GroupContextExtensions commits,
 /// handshakes as PrivateMessage, kind-445 tags `h` and `encoding`, MDK's admin rule (marmot-wire.md).
-struct V1GroupRules: GroupRules {
-    var version: MarmotVersion { .v1 }
-    var configuration: GroupConfiguration { .marmot }
+package struct V1GroupRules: GroupRules {
+    package init() {}
 
-    func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
+    package var version: MarmotVersion { .v1 }
+    package var configuration: GroupConfiguration { .marmot }
+
+    package func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
         (.marmotDefault(grease: true), [])
     }
 
-    func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
+    package func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
         MarmotGroupExtensions.groupContextExtensions(groupData: Self.groupData(metadata), invitees: invitees)
     }
 
-    func metadata(of extensions: [Extension]) throws -> GroupMetadata {
+    package func metadata(of extensions: [Extension]) throws -> GroupMetadata {
         let data = try NostrGroupData(groupContextExtensions: extensions)
         return GroupMetadata(
             nostrGroupID: data.nostrGroupID, name: data.name, description: data.groupDescription, admins: data.admins,
@@ -25,7 +27,7 @@ struct V1GroupRules: GroupRules {
 
     /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions and
     /// the image fields of the current value are kept (MIP-01).
-    func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
+    package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         var data = try NostrGroupData(groupContextExtensions: extensions)
         data.nostrGroupID = metadata.nostrGroupID
         data.name = metadata.name
@@ -42,21 +44,21 @@ struct V1GroupRules: GroupRules {
         return [.groupContextExtensions(GroupContextExtensions(extensions: updated))]
     }
 
-    func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
+    package func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
         try GroupEvent.build(mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt)
     }
 
-    func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
+    package func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
         do { return try GroupEvent.validate(event, now: now, window: window) } catch { throw .invalidGroupEvent(error) }
     }
 
-    func rumor(_ plaintext: Data, sender: PublicKey) throws(DropReason) -> ChatRumor {
+    package func rumor(_ plaintext: Data, sender: PublicKey) throws(DropReason) -> ChatRumor {
         do { return try ChatRumor(plaintext: plaintext, sender: sender) } catch { throw .invalidRumor(error) }
     }
 
     /// §5.5 step 6: an admin may commit anything that leaves an admin in the group; anyone else only
     /// a pure self-update or a SelfRemove-only commit.
-    func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
+    package func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
         let isAdmin = committer.map { metadataIfValid(before.extensions)?.isAdmin($0) ?? false } ?? false
         if !isAdmin, !summary.isMemberCommit {
@@ -67,7 +69,7 @@ struct V1GroupRules: GroupRules {
 
     /// The seal's signer must hold a leaf whose credential is its own Nostr identity, be listed as an
     /// admin in the group data, and not be us (MIP-02, as MDK requires).
-    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
+    package func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
         guard let metadata = metadataIfValid(mls.extensions) else { return "the group data does not parse" }
         return Self.unprovenInviter(sender, of: mls, admins: metadata.admins, me: me)
     }
@@ -84,7 +86,7 @@ struct V1GroupRules: GroupRules {
         return nil
     }
 
-    func wrapWelcome(
+    package func wrapWelcome(
         _ welcome: Welcome, author: Keys, invitee: PeerKeyPackage, relays: [RelayURL], client: String?, createdAt: Int64
     ) throws -> Event {
         try WelcomeRumor.wrap(

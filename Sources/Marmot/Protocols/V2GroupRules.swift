@@ -6,9 +6,11 @@ import Nostr
 /// `app_data_dictionary` components, metadata changed by AppDataUpdate proposals, handshakes as
 /// PublicMessage, strict kind-445 tags and inner events, every leaf bound to its account by a 0x8009
 /// proof, and the v2 commit authorization rule.
-struct V2GroupRules: GroupRules {
-    var version: MarmotVersion { .v2 }
-    var configuration: GroupConfiguration { .marmotV2 }
+package struct V2GroupRules: GroupRules {
+    package init() {}
+
+    package var version: MarmotVersion { .v2 }
+    package var configuration: GroupConfiguration { .marmotV2 }
 
     /// The components a group we create requires of every member: profile, admin policy, routing,
     /// the identity proof and lifecycle (MDK `default_group_components` plus routing and 0x8009).
@@ -17,7 +19,7 @@ struct V2GroupRules: GroupRules {
         MarmotComponentID.accountIdentityProof, MarmotComponentID.lifecycle,
     ]
 
-    func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
+    package func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
         let proof = try AccountIdentityProof.sign(
             keys: keys, mlsSignatureKey: signer.publicKey.bytes, createdAt: UInt64(max(1, UnsignedEvent.now())))
         return (V2KeyPackage.capabilities, [proof.leafExtension(supported: V2KeyPackage.defaultSupportedComponents)])
@@ -26,7 +28,7 @@ struct V2GroupRules: GroupRules {
     /// required_capabilities (extension 0x0006, proposals AppDataUpdate and SelfRemove), then the
     /// dictionary with 0x0001, 0x8001, 0x8003, 0x8004 and 0x800c, as MDK orders them. Every invitee
     /// must support every required component.
-    func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
+    package func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
         for invitee in invitees {
             let supported = Set(V2KeyPackageEvent.leafComponents(invitee.leafNode))
             let missing = Self.requiredComponents.filter { !supported.contains($0) }
@@ -41,7 +43,7 @@ struct V2GroupRules: GroupRules {
         return [Extension(required), Extension(dictionary)]
     }
 
-    func metadata(of extensions: [Extension]) throws -> GroupMetadata {
+    package func metadata(of extensions: [Extension]) throws -> GroupMetadata {
         let components = try GroupComponents(groupContextExtensions: extensions)
         guard let routing = components.routing else { throw V2GroupComponentsError.requiredStateMissing(MarmotComponentID.nostrRouting) }
         guard let admins = components.adminPolicy else { throw V2GroupComponentsError.requiredStateMissing(MarmotComponentID.adminPolicy) }
@@ -53,7 +55,7 @@ struct V2GroupRules: GroupRules {
 
     /// One AppDataUpdate per component that changes (profile 0x8001, admin policy 0x8003, routing
     /// 0x8004), in component order; other components are left as they are.
-    func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
+    package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         let current = try GroupComponents(groupContextExtensions: extensions)
         var target = current.dictionary
         try Self.write(metadata, into: &target)
@@ -74,12 +76,12 @@ struct V2GroupRules: GroupRules {
     }
 
     /// Tags exactly `["h", …]`; content and signing as in v1 (fresh key per event).
-    func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
+    package func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
         try GroupEvent.build(
             mlsMessage: message.tlsSerialized, tags: [Tag(["h", nostrGroupID.hex])], key: key, createdAt: createdAt)
     }
 
-    func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
+    package func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
         do {
             try GroupEvent.checkCommon(event, now: now, window: window)
         } catch {
@@ -91,7 +93,7 @@ struct V2GroupRules: GroupRules {
         return ValidatedGroupEvent(event: event, nostrGroupID: id)
     }
 
-    func rumor(_ plaintext: Data, sender: PublicKey) throws(DropReason) -> ChatRumor {
+    package func rumor(_ plaintext: Data, sender: PublicKey) throws(DropReason) -> ChatRumor {
         do { return ChatRumor(validated: try V2InnerEvent.decode(Array(plaintext), sender: sender)) } catch {
             throw .invalidV2Rumor(error)
         }
@@ -100,7 +102,7 @@ struct V2GroupRules: GroupRules {
     /// The v2 rule (`V2CommitAuthorization`) over the commit as framed, every new or changed leaf's
     /// 0x8009 proof, a valid component state afterwards whose admins are all members, and an admin
     /// left.
-    func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
+    package func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
         let admins: AdminPolicy
         do {
             guard let policy = try GroupComponents(groupContextExtensions: before.extensions).adminPolicy else {
@@ -177,7 +179,7 @@ struct V2GroupRules: GroupRules {
     /// The v1 inviter checks on the admin policy, the GroupInfo signed by an admin, every required
     /// component supported, and every leaf's 0x8009 proof valid (MDK checks the proofs of all leaves
     /// at join and refuses a GroupInfo whose signer is not an admin).
-    func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
+    package func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {
         let components: GroupComponents
         let metadata: GroupMetadata
         do {
@@ -196,7 +198,7 @@ struct V2GroupRules: GroupRules {
         return nil
     }
 
-    func wrapWelcome(
+    package func wrapWelcome(
         _ welcome: Welcome, author: Keys, invitee: PeerKeyPackage, relays: [RelayURL], client: String?, createdAt: Int64
     ) throws -> Event {
         let rumor = try V2WelcomeRumor.build(
