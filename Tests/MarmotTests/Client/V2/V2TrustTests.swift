@@ -107,6 +107,31 @@ import Testing
         await server.stop()
     }
 
+    /// An admin drops SelfRemove from the group's required capabilities: a v2 group must keep
+    /// requiring 0x0006, AppDataUpdate and SelfRemove of every member.
+    @Test func requiredCapabilitiesCannotBeWeakened() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        try await mallory.invite(bob.publicKey, on: url)
+        let invite = try await bob.waitForInvite()
+        let weaker = RequiredCapabilities(extensionTypes: [.appDataDictionary], proposalTypes: [.appDataUpdate], credentialTypes: [])
+        let extensions = try #require(mallory.group).extensions.map { $0.type == .requiredCapabilities ? Extension(weaker) : $0 }
+        let commit = try mallory.commit {
+            try $0.commit(proposals: [.groupContextExtensions(GroupContextExtensions(extensions: extensions))])
+        }
+        #expect(try await RelayReads.publish(try mallory.event(commit.message, epochOf: commit.before), to: url).isAccepted)
+        _ = try await bob.client.acceptInvite(invite.id)
+        let (_, reason) = try await bob.waitForDrop()
+        guard case .unauthorizedCommit(let why) = reason, why.contains("required_capabilities") else {
+            throw HarnessError.unexpected("dropped for \(reason)")
+        }
+        #expect(await bob.epochState(invite.id)?.epoch == 1)
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// A kind-445 event with a tag besides `h` (v1's `encoding`): v2 accepts exactly `h` and an
     /// optional `expiration`. The same message with the right tags is then taken in.
     @Test func groupEventWithAnExtraTagIsRefused() async throws {
