@@ -63,6 +63,7 @@ enum CLI {
         _ arguments: [String], home: TestHome?, environment: [String: String] = [:], stdin: String? = nil,
         timeout: Double = 120
     ) async throws -> CLIResult {
+        ChildProcess.ignoreBrokenPipes  // writing stdin to a command that already exited
         let process = Process()
         #if os(Linux)
             // Reset the signal mask the Swift runtime blocks (see ChildProcess).

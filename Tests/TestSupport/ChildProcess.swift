@@ -15,6 +15,7 @@ public final class ChildProcess: Sendable {
         _ name: String, executable: String, arguments: [String], environment: [String: String] = [:],
         interactive: Bool = false
     ) throws {
+        Self.ignoreBrokenPipes
         self.name = name
         let process = Process()
         #if os(Linux)
@@ -61,6 +62,10 @@ public final class ChildProcess: Sendable {
             for await line in stream { await lines.put(line) }
         }
     }
+
+    /// A child can exit between `isRunning` and a write to its stdin; with SIGPIPE's default action
+    /// that write would kill the whole test process without a word. Ignored, it is an EPIPE error.
+    public static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Writes one line (a newline is appended) to the child's stdin; false when it is closed.
     @discardableResult

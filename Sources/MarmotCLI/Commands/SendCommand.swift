@@ -96,8 +96,8 @@ extension SendFlow {
 }
 
 extension CLISession {
-    /// Dispatches `sendMessage` into the open chat and returns the message the core adds once it is
-    /// durable (the new own message; pending, or already sent).
+    /// Dispatches `sendMessage` into the open chat and returns the optimistic message the core adds
+    /// (the new own message that is pending).
     func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatMessage {
         let mark = outcomeMark
         let known = Set(state.currentChat?.messages.map(\.id) ?? [])
@@ -109,9 +109,7 @@ extension CLISession {
                 throw failure
             }
             guard let chat = state.currentChat, chat.chatID == chatID else { return nil }
-            // The new message of ours, whatever its delivery: on a fast relay it can be sent before
-            // this watch sees a state where it is still pending.
-            return chat.messages.last { $0.isMine && !known.contains($0.id) }
+            return chat.messages.last { $0.isMine && $0.delivery == .pending && !known.contains($0.id) }
         }
     }
 
