@@ -129,29 +129,23 @@ extension MarmotClient {
     /// the relays the peer's lists name (`keyPackageEvents(of:)`), until EOSE or
     /// `keyPackageFetchTimeout`.
     func fetchKeyPackage(of peer: PublicKey, version: MarmotVersion? = nil, hints: [RelayURL] = []) async throws -> PeerKeyPackage {
-        let candidates = try await keyPackageCandidates(of: peer, hints: hints)
-        let wanted = version.map { [$0] } ?? [.v2, .v1]
-        for version in wanted {
-            if let found = candidates.valid.first(where: { $0.version == version }) { return found }
-        }
-        throw MarmotClientError.noKeyPackage(peer, rejected: candidates.rejected)
+        try await fetchKeyPackages(of: [peer], version: version, hints: hints)[0]
     }
 
-    /// One key package per member, all of one version: v2 when every member has a v2 one, else v1
-    /// when every member has a v1 one (a group speaks one protocol).
-    func fetchKeyPackages(of members: [PublicKey], version: MarmotVersion? = nil) async throws -> [PeerKeyPackage] {
-        if let version {
-            var chosen: [PeerKeyPackage] = []
-            for member in members { chosen.append(try await fetchKeyPackage(of: member, version: version)) }
-            return chosen
-        }
+    /// One key package per member, all of one version: `version`, or with nil v2 when every member
+    /// has a v2 one, else v1 when every member has a v1 one (a group speaks one protocol). A member
+    /// with none of the wanted versions fails with `.noKeyPackage`.
+    func fetchKeyPackages(
+        of members: [PublicKey], version: MarmotVersion? = nil, hints: [RelayURL] = []
+    ) async throws -> [PeerKeyPackage] {
+        let wanted = version.map { [$0] } ?? [.v2, .v1]
         var all: [PublicKey: (valid: [PeerKeyPackage], rejected: [String])] = [:]
-        for member in members { all[member] = try await keyPackageCandidates(of: member) }
-        for version in [MarmotVersion.v2, .v1] {
+        for member in members { all[member] = try await keyPackageCandidates(of: member, hints: hints) }
+        for version in wanted {
             let chosen = members.compactMap { member in all[member]?.valid.first { $0.version == version } }
             if chosen.count == members.count { return chosen }
         }
-        for member in members where all[member]?.valid.isEmpty ?? true {
+        for member in members where !(all[member]?.valid.contains { wanted.contains($0.version) } ?? false) {
             throw MarmotClientError.noKeyPackage(member, rejected: all[member]?.rejected ?? [])
         }
         throw MarmotClientError.mixedProtocolVersions

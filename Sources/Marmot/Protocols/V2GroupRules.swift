@@ -142,13 +142,13 @@ package struct V2GroupRules: GroupRules {
                 throw .unauthorizedCommit("the new group state is not a valid v2 state: \(error)")
             }
             // Every admin is a current member (MDK `reject_admins_without_member_accounts`): a
-            // removed admin leaves the policy in the same commit.
+            // removed admin leaves the policy in the same commit. The policy is never empty, so
+            // this also leaves an admin in the group.
             let members = Set(after.members.compactMap { NostrIdentity.publicKey($0.credential) })
             if let stray = metadata.admins.first(where: { !members.contains($0) }) {
                 throw .unauthorizedCommit("admin \(stray.hex) is not a member")
             }
         }
-        try requireAdminLeft(after: after)
     }
 
     /// The group's required_capabilities keep what the current profile needs of every member:
