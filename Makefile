@@ -5,7 +5,7 @@ SWIFT_FLAGS ?=
 # Seconds of libFuzzer per fuzz target in `make test` (scripts/fuzz.sh; the long run is `scripts/fuzz.sh 600`).
 FUZZ_SECONDS ?= 5
 
-.PHONY: run test build setup bench relay fuzz clean ffi-test web-test
+.PHONY: run test build setup bench relay fuzz clean ffi-test web-test conformance
 
 setup:
 	@bash scripts/setup.sh
@@ -21,6 +21,7 @@ test:
 	@bash scripts/check-manifests.sh
 	@bash scripts/check-renderers.sh
 	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	@bash scripts/conformance.sh
 	@TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
 	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
 	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
@@ -35,6 +36,11 @@ relay: setup
 bench: setup
 	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot-bench
 	@$(SWIFT) run $(SWIFT_FLAGS) -c release --skip-build marmot-bench
+
+# MDK's conformance vectors (scenarios and branch-selector cases) against our v2 group engine.
+conformance: setup
+	@$(SWIFT) build $(SWIFT_FLAGS) --product marmot-conformance -q
+	@bash scripts/conformance.sh
 
 # libFuzzer over every decoder of untrusted bytes (Fuzz/), FUZZ_SECONDS per target.
 fuzz: setup

@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "MarmotFFI", type: .dynamic, targets: ["MarmotFFI"]),
         .executable(name: "marmot", targets: ["MarmotCLI"]),
         .executable(name: "marmot-bench", targets: ["MarmotBench"]),
+        .executable(name: "marmot-conformance", targets: ["MarmotConformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
@@ -126,6 +127,11 @@ let package = Package(
                 "Nostr", "MLS", "NostrRelay", "NostrClient", "Marmot", "MarmotCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // `marmot-conformance`: MDK's portable conformance vectors run against our v2 group engine.
+        .executableTarget(
+            name: "MarmotConformance",
+            dependencies: ["Nostr", "MLS", "Marmot", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Locates ../shared (MARMOT_SHARED) for vector and interop tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

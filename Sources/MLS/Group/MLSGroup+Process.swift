@@ -72,7 +72,7 @@ extension MLSGroup {
     }
 
     /// Group, epoch and content type of a PublicMessage or PrivateMessage.
-    static func header(of message: MLSMessage) throws(GroupError) -> (GroupID, UInt64, ContentType) {
+    public static func header(of message: MLSMessage) throws(GroupError) -> (GroupID, UInt64, ContentType) {
         switch message.body {
         case .publicMessage(let m): (m.content.groupID, m.content.epoch, m.content.contentType)
         case .privateMessage(let m): (m.groupID, m.epoch, m.contentType)

@@ -1,0 +1,195 @@
+import Foundation
+import MLS
+
+/// One group's recent history as a tree of MLS states: the canonical tip, every competing branch
+/// within the rewind horizon, and the application traffic seen on each, so branch selection can run
+/// over them.
+///
+/// Pure value: no relay, clock or store inside. A commit made from a state becomes a child of that
+/// state; several children of one state are a fork. `select()` runs `BranchSelector` over the tips
+/// and moves the canonical tip to the winner (MDK 0.9.14 distributed convergence: candidates are
+/// materialized from retained states, ranked by protocol evidence, the loser is parked off the
+/// canonical branch). Nodes further back than the rewind horizon are pruned, and with them the
+/// secrets of those epochs (RFC 9420 §16.8 forward secrecy).
+package struct BranchGraph: Sendable {
+    package typealias NodeID = Int
+
+    /// The commit that led to a state, as evidence for ordering.
+    package struct CommitEvidence: Sendable, Hashable {
+        package let key: CommitOrderingKey
+        package let summary: CommitSummary
+    }
+
+    package struct Node: Sendable {
+        package let id: NodeID
+        package let parent: NodeID?
+        package var mls: MLSGroup
+        /// Nil for the anchor (a state we joined, created or kept as the oldest retained one).
+        package let commit: CommitEvidence?
+        package var children: [NodeID] = []
+        /// Application senders seen in this node's epoch on this branch.
+        package var witnesses: Set<AppWitness> = []
+        package var epoch: UInt64 { mls.epoch }
+    }
+
+    package private(set) var nodes: [NodeID: Node] = [:]
+    package private(set) var canonical: NodeID
+    package private(set) var anchor: NodeID
+    private var nextID: NodeID = 1
+    package let policy: ConvergencePolicy
+
+    package init(anchor mls: MLSGroup, policy: ConvergencePolicy = .v1) {
+        self.policy = policy
+        nodes[0] = Node(id: 0, parent: nil, mls: mls, commit: nil)
+        canonical = 0
+        anchor = 0
+    }
+
+    package var tip: Node { nodes[canonical]! }
+
+    /// Replaces the MLS state of a node (a stored proposal, a consumed message key).
+    package mutating func update(_ id: NodeID, _ mls: MLSGroup) {
+        nodes[id]?.mls = mls
+    }
+
+    /// The state `commit` leads to from `parent`; the existing child when the same commit (same
+    /// digest) was already applied there.
+    @discardableResult
+    package mutating func extend(from parent: NodeID, to mls: MLSGroup, commit: CommitEvidence) -> NodeID {
+        if let existing = nodes[parent]?.children.first(where: { nodes[$0]?.commit?.key == commit.key }) { return existing }
+        let id = nextID
+        nextID += 1
+        nodes[id] = Node(id: id, parent: parent, mls: mls, commit: commit)
+        nodes[parent]?.children.append(id)
+        return id
+    }
+
+    /// Makes `id` the canonical tip (our own confirmed commit, an inbound commit on the tip).
+    package mutating func adopt(_ id: NodeID) {
+        guard nodes[id] != nil else { return }
+        canonical = id
+    }
+
+    /// Whether a child of some state already carries this commit.
+    package func contains(_ key: CommitOrderingKey) -> Bool {
+        nodes.values.contains { $0.commit?.key == key }
+    }
+
+    /// States of `epoch`, canonical path first.
+    package func nodes(atEpoch epoch: UInt64) -> [NodeID] {
+        let onPath = Set(path(to: canonical))
+        return nodes.values.filter { $0.epoch == epoch }.map(\.id).sorted { a, b in
+            let pa = onPath.contains(a), pb = onPath.contains(b)
+            return pa != pb ? pa : a < b
+        }
+    }
+
+    /// The nodes from the anchor to `id`, in order.
+    package func path(to id: NodeID) -> [NodeID] {
+        var result: [NodeID] = []
+        var current: NodeID? = id
+        while let node = current.flatMap({ nodes[$0] }) {
+            result.append(node.id)
+            current = node.parent
+        }
+        return result.reversed()
+    }
+
+    /// Whether `id` is on the canonical path (the tip or one of its ancestors).
+    package func isCanonical(_ id: NodeID) -> Bool { path(to: canonical).contains(id) }
+
+    /// The ancestor of `id` (or `id` itself) at `epoch`.
+    package func ancestor(of id: NodeID, atEpoch epoch: UInt64) -> NodeID? {
+        path(to: id).first { nodes[$0]?.epoch == epoch }
+    }
+
+    /// Records an application sender seen at `id`'s epoch on `id`'s branch.
+    package mutating func witness(_ witness: AppWitness, at id: NodeID) {
+        nodes[id]?.witnesses.insert(witness)
+    }
+
+    /// The tips (states no commit was applied to), each with its fork epoch against the canonical
+    /// tip, as selection candidates.
+    package func candidates() -> [BranchCandidate] {
+        let tips = nodes.values.filter { $0.children.isEmpty }.map(\.id)
+        let canonicalPath = path(to: canonical)
+        let onCanonical = Set(canonicalPath)
+        func forkEpoch(_ tip: NodeID) -> UInt64 {
+            let common = path(to: tip).last { onCanonical.contains($0) } ?? anchor
+            return nodes[common]!.epoch
+        }
+        let others = tips.filter { !onCanonical.contains($0) }
+        let canonicalFork = others.map(forkEpoch).min() ?? tip.epoch
+        return tips.compactMap { id -> BranchCandidate? in
+            let fork = onCanonical.contains(id) ? canonicalFork : forkEpoch(id)
+            return candidate(id, forkEpoch: fork)
+        }
+    }
+
+    private func candidate(_ id: NodeID, forkEpoch: UInt64) -> BranchCandidate? {
+        guard let node = nodes[id] else { return nil }
+        let witnesses = path(to: id).compactMap { nodes[$0] }.filter { $0.epoch > forkEpoch }.flatMap(\.witnesses)
+        let key = node.commit?.key
+        return BranchCandidate(
+            id: Self.branchID(id, in: self), forkEpoch: forkEpoch, tipEpoch: node.epoch,
+            tipPriority: key?.priority ?? .ordinary, tipCommitter: key?.committer ?? Data(), tipDigest: key?.digest ?? Data(),
+            appWitnesses: Array(witnesses))
+    }
+
+    /// A stable id for a branch: the hex of its tip commit's digest (the same on every replica).
+    package static func branchID(_ id: NodeID, in graph: BranchGraph) -> String {
+        guard let digest = graph.nodes[id]?.commit?.key.digest else { return "anchor" }
+        return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func node(forBranch branch: String) -> NodeID? {
+        nodes.values.filter(\.children.isEmpty).first { Self.branchID($0.id, in: self) == branch }?.id
+    }
+
+    /// Runs branch selection when more than one branch is open; moves the canonical tip to the
+    /// winner and returns the decision (nil when there was nothing to choose).
+    package mutating func select() -> BranchDecision? {
+        let candidates = candidates()
+        guard candidates.count > 1 else {
+            if let only = candidates.first, let id = node(forBranch: only.id) { canonical = id }
+            return nil
+        }
+        let decision = BranchSelector.select(candidates, currentTipEpoch: tip.epoch, policy: policy)
+        if let winner = decision.selected, let id = node(forBranch: winner.id) { canonical = id }
+        return decision
+    }
+
+    /// Forgets states more than the rewind horizon behind the canonical tip, and every branch that
+    /// does not descend from the new anchor.
+    package mutating func prune() {
+        let canonicalPath = path(to: canonical)
+        guard let newAnchor = canonicalPath.first(where: { nodes[$0]!.epoch + policy.maxRewindCommits >= tip.epoch }),
+              newAnchor != anchor else { return }
+        var keep: Set<NodeID> = []
+        var stack = [newAnchor]
+        while let id = stack.popLast() {
+            keep.insert(id)
+            stack += nodes[id]?.children ?? []
+        }
+        nodes = nodes.filter { keep.contains($0.key) }
+        anchor = newAnchor
+    }
+
+    /// Re-reads every state from its serialized form, as a restarted process does from its store.
+    package mutating func reloadStates() throws {
+        for id in nodes.keys {
+            guard let mls = nodes[id]?.mls else { continue }
+            nodes[id]?.mls = try MLSGroup(serialized: mls.serialized())
+        }
+    }
+
+    /// Drops `id` and everything built on it (a branch that lost for good, or our own commit that
+    /// failed to publish).
+    package mutating func remove(_ id: NodeID) {
+        guard id != anchor, let node = nodes[id] else { return }
+        for child in node.children { remove(child) }
+        nodes[id] = nil
+        if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == id } }
+        if canonical == id { canonical = node.parent ?? anchor }
+    }
+}

@@ -1,0 +1,314 @@
+import Crypto
+import Foundation
+import MLS
+import Nostr
+
+/// One member's view of one group as a pure state machine: MLS messages in, `EngineOutput`s out.
+///
+/// It keeps the group's branches (`BranchGraph`), settles races between commits by protocol
+/// evidence (`CommitOrderingKey`, `BranchSelector`: never by Nostr `created_at` or event id), parks
+/// what cannot be processed yet, holds application messages that open only on a competing branch
+/// until that branch wins, and builds our own commits against the canonical tip after checking them
+/// with the same `authorize` every member runs (MDK 0.9.14 `cgka-engine`: engine / peeler /
+/// runtime split; protocol-core convergence.md). No relay, clock or store inside: the runtime feeds
+/// it and persists what it returns.
+package struct GroupEngine: Sendable {
+    package let rules: any GroupRules
+    package let keys: Keys
+    package private(set) var graph: BranchGraph
+    /// SHA-256 of every message processed or refused, so replays and duplicates do nothing.
+    private var seen: Set<Data> = []
+    /// Messages waiting for a state they need, oldest first; bounded.
+    package private(set) var parked: [Data] = []
+    /// Application messages that opened only on a non-canonical branch, by the node they opened at.
+    private var held: [BranchGraph.NodeID: [(sender: PublicKey, content: String, epoch: UInt64, digest: Data)]] = [:]
+    /// Node each shown application message opened at (to invalidate it if that branch loses).
+    private var shownAt: [Data: BranchGraph.NodeID] = [:]
+    /// Our own application messages by the node they were sent from (resent if it loses).
+    private var sentAt: [BranchGraph.NodeID: [String]] = [:]
+    /// The last branch selection that had more than one candidate.
+    package private(set) var lastDecision: BranchDecision?
+    /// At most this many messages are parked; the oldest go first.
+    package var parkedLimit = 512
+
+    package init(rules: any GroupRules, keys: Keys, state: MLSGroup, policy: ConvergencePolicy = .v1) {
+        self.rules = rules
+        self.keys = keys
+        graph = BranchGraph(anchor: state, policy: policy)
+    }
+
+    package var me: PublicKey { keys.publicKey }
+    package var state: MLSGroup { graph.tip.mls }
+    package var epoch: UInt64 { state.epoch }
+    package var isActive: Bool { state.isActive }
+    package var metadata: GroupMetadata? { rules.metadataIfValid(state.extensions) }
+    package var members: [PublicKey] { state.members.compactMap { NostrIdentity.publicKey($0.credential) } }
+    package var hasParked: Bool { !parked.isEmpty }
+
+    /// Re-opens the group from its serialized states, as after a restart: only what a store keeps
+    /// (the states of every retained branch and what was parked) survives.
+    package mutating func reload() throws {
+        try graph.reloadStates()
+    }
+
+    // MARK: Inbound
+
+    /// Takes one MLS message (a commit, proposal or application message of this group).
+    package mutating func receive(_ bytes: Data) -> [EngineOutput] {
+        let digest = Data(SHA256.hash(data: bytes))
+        guard !seen.contains(digest) else { return [.duplicate] }
+        let message: MLSMessage
+        let header: (group: GroupID, epoch: UInt64, type: ContentType)
+        do {
+            message = try MLSMessage(tlsSerialized: bytes)
+            header = try MLSGroup.header(of: message)
+        } catch {
+            seen.insert(digest)
+            return [.dropped("not a group message: \(error)")]
+        }
+        guard header.group == state.groupID else { return [.dropped("message of another group")] }
+        let outputs: [EngineOutput]
+        switch header.type {
+        case .commit: outputs = receiveCommit(message, bytes: bytes, digest: digest, epoch: header.epoch)
+        case .proposal: outputs = receiveProposal(message, digest: digest, epoch: header.epoch)
+        case .application: outputs = receiveApplication(message, digest: digest, epoch: header.epoch)
+        }
+        if outputs == [.parked] { park(bytes) } else if !outputs.contains(.duplicate) { seen.insert(digest) }
+        return outputs
+    }
+
+    private mutating func park(_ bytes: Data) {
+        guard !parked.contains(bytes) else { return }
+        parked.append(bytes)
+        if parked.count > parkedLimit { parked.removeFirst(parked.count - parkedLimit) }
+    }
+
+    private mutating func receiveCommit(_ message: MLSMessage, bytes: Data, digest: Data, epoch: UInt64) -> [EngineOutput] {
+        let parents = graph.nodes(atEpoch: epoch)
+        guard !parents.isEmpty else {
+            return epoch > graph.tip.epoch ? [.parked] : [.dropped("commit of epoch \(epoch), before the retained history")]
+        }
+        var refusal = "no retained state of epoch \(epoch) accepts it"
+        for parent in parents {
+            guard let before = graph.nodes[parent]?.mls else { continue }
+            let result: ProcessedMessage
+            let next: MLSGroup
+            do { (result, next) = try before.processing(message) } catch {
+                refusal = "\(error)"
+                continue
+            }
+            guard case .commit(let summary) = result else { return [.dropped("a commit did not process as one")] }
+            do {
+                try rules.authorize(summary, message: message, before: before, after: next)
+            } catch {
+                return [.dropped("unauthorized commit: \(error)")]
+            }
+            guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+                return [.dropped("the committer has no Nostr identity")]
+            }
+            let key = CommitOrderingKey(
+                sourceEpoch: epoch, priority: Self.priority(of: summary), committer: Data(committer.bytes), mlsBytes: bytes)
+            let id = graph.extend(from: parent, to: next, commit: .init(key: key, summary: summary))
+            guard parent == graph.canonical else { return [] }
+            graph.adopt(id)
+            return [.commitApplied(summary, committer: committer, epoch: next.epoch)]
+        }
+        // A commit made on a state we have not seen yet (its parent commit is still on its way).
+        return epoch >= graph.nodes[graph.anchor]!.epoch ? [.parked] : [.dropped(refusal)]
+    }
+
+    /// Privileged when the commit needs an admin (MDK `commit_ordering_priority_for_staged`).
+    package static func priority(of summary: CommitSummary) -> CommitPriority {
+        summary.isMemberCommit ? .ordinary : .privileged
+    }
+
+    private mutating func receiveProposal(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
+        let targets = graph.nodes(atEpoch: epoch)
+        guard !targets.isEmpty else { return epoch > graph.tip.epoch ? [.parked] : [.dropped("proposal of a past epoch")] }
+        var stored: ProposalType?
+        for id in targets {
+            guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message) else { continue }
+            if case .proposal(let pending) = processed.0 {
+                graph.update(id, processed.1)
+                stored = pending.proposal.type
+            }
+        }
+        return stored.map { [.proposalStored($0)] } ?? [.dropped("the proposal opens on no state of epoch \(epoch)")]
+    }
+
+    private mutating func receiveApplication(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
+        // The canonical tip first (its retained past epochs included), then every other branch.
+        let others = graph.nodes.values.filter { $0.epoch >= epoch && !graph.isCanonical($0.id) }
+            .sorted { ($0.epoch, $0.id) < ($1.epoch, $1.id) }.map(\.id)
+        for id in [graph.canonical] + others {
+            guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message),
+                  case .application(let app) = processed.0 else { continue }
+            graph.update(id, processed.1)
+            guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped("sender without identity")] }
+            let content: String
+            do { content = try rules.rumor(app.data, sender: sender).rumor.content } catch {
+                return [.dropped("inner event: \(error)")]
+            }
+            let at = graph.ancestor(of: id, atEpoch: app.epoch) ?? id
+            graph.witness(AppWitness(epoch: app.epoch, sender: Data(sender.bytes)), at: at)
+            if id == graph.canonical {
+                shownAt[digest] = at
+                return [.application(sender: sender, content: content, epoch: app.epoch, digest: digest)]
+            }
+            held[at, default: []].append((sender, content, app.epoch, digest))
+            return []
+        }
+        return epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch })
+            ? [.parked] : [.dropped("undecryptable in every retained state")]
+    }
+
+    // MARK: Settling
+
+    /// Runs branch selection and retries parked messages until nothing changes; returns what the
+    /// runtime must show or send again.
+    package mutating func settle() -> [EngineOutput] {
+        var outputs: [EngineOutput] = []
+        var progressed = true
+        while progressed {
+            progressed = false
+            outputs += select()
+            let waiting = parked
+            parked = []
+            for bytes in waiting {
+                let result = receive(bytes)
+                if result != [.parked] { progressed = true }
+                outputs += result.filter { $0 != .parked }
+            }
+        }
+        graph.prune()
+        return outputs
+    }
+
+    private mutating func select() -> [EngineOutput] {
+        let before = graph.canonical
+        let oldPath = Set(graph.path(to: before))
+        let fromEpoch = graph.tip.epoch
+        if let decision = graph.select() { lastDecision = decision }
+        guard graph.canonical != before else { return [] }
+        let newPath = graph.path(to: graph.canonical)
+        let abandoned = oldPath.subtracting(newPath)
+        let invalidated = shownAt.filter { abandoned.contains($0.value) }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
+        for digest in invalidated { shownAt[digest] = nil }
+        let resend = abandoned.sorted().flatMap { sentAt.removeValue(forKey: $0) ?? [] }
+        var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated, resend: resend)]
+        for id in newPath where !oldPath.contains(id) {
+            for message in held.removeValue(forKey: id) ?? [] {
+                shownAt[message.digest] = id
+                outputs.append(.application(sender: message.sender, content: message.content, epoch: message.epoch, digest: message.digest))
+            }
+        }
+        return outputs
+    }
+
+    // MARK: Our own changes
+
+    /// Builds a commit on the canonical tip: adds, removals, proposals (group data), pending
+    /// SelfRemoves, or a self-update with a fresh signer; refused before anything is published
+    /// when the rules every member runs would refuse it.
+    package mutating func commit(
+        adding keyPackages: [KeyPackage] = [], removing removed: [PublicKey] = [], proposals: [Proposal] = [],
+        selfRemovesOnly: Bool = false, rotateSigner: Bool = false
+    ) throws(EngineError) -> OwnCommit {
+        guard isActive else { throw .notAMember }
+        let admin = metadata?.isAdmin(me) ?? false
+        if !admin && (!keyPackages.isEmpty || !removed.isEmpty || !proposals.isEmpty) { throw .notAdmin }
+        var mls = state
+        let leaves = removed.compactMap { key in
+            mls.members.first { NostrIdentity.publicKey($0.credential) == key }?.leafIndex
+        }
+        let admins = Set(metadata?.admins ?? [])
+        let current = state
+        let pending: PendingCommit
+        do {
+            let rotation = rotateSigner ? try signerRotation() : nil
+            pending = try mls.commit(
+                adding: keyPackages, removing: leaves, proposals: proposals, includePendingProposals: true,
+                signerRotation: rotation,
+                proposalFilter: { proposal in
+                    // Only others' SelfRemoves, never an admin's (v2 forbids an admin SelfRemove).
+                    guard proposal.proposal.type == .selfRemove, case .member(let leaf) = proposal.sender,
+                          let sender = current.member(at: leaf).flatMap({ NostrIdentity.publicKey($0.credential) }) else { return false }
+                    return !admins.contains(sender)
+                })
+        } catch let error as GroupError {
+            throw .mls("\(error)")
+        } catch {
+            throw .mls("\(error)")
+        }
+        if selfRemovesOnly && pending.summary.selfRemoved.isEmpty { throw .mls("no SelfRemove to commit") }
+        do {
+            try rules.authorize(pending.summary, message: pending.message, before: state, after: pending.newGroup)
+        } catch {
+            throw .unauthorized("\(error)")
+        }
+        graph.update(graph.canonical, mls)
+        let key = CommitOrderingKey(
+            sourceEpoch: state.epoch, priority: Self.priority(of: pending.summary), committer: Data(me.bytes),
+            mlsBytes: pending.message.tlsSerialized)
+        return OwnCommit(parent: graph.canonical, pending: pending, key: key)
+    }
+
+    /// A fresh signature key for our leaf with the leaf extensions the group's version wants.
+    private func signerRotation() throws -> SignerRotation {
+        let signer = SignaturePrivateKey.generate()
+        return SignerRotation(signer: signer, leafExtensions: try rules.ownLeaf(keys: keys, signer: signer).extensions)
+    }
+
+    /// Whether others' SelfRemove proposals wait on the canonical tip for a commit we may make.
+    package var hasCommittableSelfRemoves: Bool {
+        let admins = Set(metadata?.admins ?? [])
+        return state.proposals.contains { proposal in
+            guard proposal.proposal.type == .selfRemove, case .member(let leaf) = proposal.sender, leaf != state.ownLeafIndex,
+                  let sender = state.member(at: leaf).flatMap({ NostrIdentity.publicKey($0.credential) }) else { return false }
+            return !admins.contains(sender)
+        }
+    }
+
+    /// Adopts our published commit. When another commit of the same epoch was applied meanwhile,
+    /// ours becomes a competing branch and selection decides.
+    package mutating func confirm(_ own: OwnCommit) -> [EngineOutput] {
+        guard graph.nodes[own.parent] != nil else { return [.dropped("the commit's parent state was pruned")] }
+        seen.insert(own.key.digest)
+        let onTip = own.parent == graph.canonical
+        let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key, summary: own.pending.summary))
+        if onTip { graph.adopt(id) }
+        return settle()
+    }
+
+    /// Encrypts an application message from us on the canonical tip.
+    package mutating func encrypt(_ content: String, createdAt: Int64) throws(EngineError) -> Data {
+        guard isActive else { throw .notAMember }
+        var mls = state
+        do {
+            let rumor = try ChatRumor(author: me, content: content, createdAt: createdAt)
+            let message = try mls.encrypt(rumor.plaintext)
+            graph.update(graph.canonical, mls)
+            sentAt[graph.canonical, default: []].append(content)
+            let bytes = message.tlsSerialized
+            seen.insert(Data(SHA256.hash(data: bytes)))
+            return bytes
+        } catch {
+            throw .mls("\(error)")
+        }
+    }
+
+    /// A SelfRemove proposal of ours (leaving: another member commits it).
+    package mutating func proposeLeave() throws(EngineError) -> Data {
+        guard isActive else { throw .notAMember }
+        var mls = state
+        do {
+            let message = try mls.proposeSelfRemove()
+            graph.update(graph.canonical, mls)
+            let bytes = message.tlsSerialized
+            seen.insert(Data(SHA256.hash(data: bytes)))
+            return bytes
+        } catch {
+            throw .mls("\(error)")
+        }
+    }
+}
