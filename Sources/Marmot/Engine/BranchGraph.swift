@@ -175,6 +175,22 @@ package struct BranchGraph: Sendable {
         anchor = newAnchor
     }
 
+    /// Drops every branch that a member started from the same state as a commit removing that
+    /// member: racing one's own removal (with a self-update, dated or padded however) is never a
+    /// valid history, and a removed member could otherwise grow its branch deeper alone and win on
+    /// depth (issue 24, N1). Every replica that holds both siblings drops the same one.
+    package mutating func pruneRacesAgainstRemoval() {
+        for parent in nodes.values where parent.children.count > 1 {
+            let removedBySibling = parent.children.compactMap { nodes[$0]?.commit }
+                .filter { $0.key.priority == .privileged }
+                .flatMap { $0.summary.removed.compactMap { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } } }
+            guard !removedBySibling.isEmpty else { continue }
+            for child in parent.children where nodes[child]?.commit.map({ removedBySibling.contains($0.key.committer) }) == true {
+                remove(child)
+            }
+        }
+    }
+
     /// Re-reads every state from its serialized form, as a restarted process does from its store.
     package mutating func reloadStates() throws {
         for id in nodes.keys {

@@ -1,0 +1,125 @@
+import Foundation
+import MLS
+import Nostr
+import Testing
+@testable import Marmot
+
+/// The v2 group engine settling races by protocol evidence: the same winner whatever the arrival
+/// order, wrappers and dates never involved, duplicates inert, and a removed member unable to race
+/// its own removal (issue 24).
+@Suite struct GroupEngineTests {
+    /// A v2 group of `names` built as the client builds one; the first name creates it and every
+    /// member is an admin when `allAdmins`.
+    struct Party {
+        var engines: [String: GroupEngine] = [:]
+        let keys: [String: Keys]
+
+        init(_ names: [String], allAdmins: Bool = true) throws {
+            var keys: [String: Keys] = [:]
+            for name in names { keys[name] = Keys.generate() }
+            self.keys = keys
+            let rules = V2GroupRules()
+            let creator = keys[names[0]]!
+            var packages: [(String, KeyPackage, KeyPackagePrivateMaterial)] = []
+            for name in names.dropFirst() {
+                let created = try V2KeyPackage.create(keys: keys[name]!)
+                packages.append((name, created.keyPackage, created.privateMaterial))
+            }
+            let admins = allAdmins ? names.map { keys[$0]!.publicKey } : [creator.publicKey]
+            let metadata = GroupMetadata(
+                nostrGroupID: .random(), name: "start", description: "", admins: admins, relays: [try RelayURL("wss://r.example")])
+            let signer = SignaturePrivateKey.generate()
+            let leaf = try rules.ownLeaf(keys: creator, signer: signer)
+            let state = try MLSGroup.create(
+                groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)), signer: signer,
+                credential: .basic(identity: Data(creator.publicKey.bytes)), capabilities: leaf.capabilities,
+                leafExtensions: leaf.extensions,
+                groupContextExtensions: try rules.groupContextExtensions(metadata, invitees: packages.map(\.1)),
+                configuration: rules.configuration)
+            var founder = GroupEngine(rules: rules, keys: creator, state: state)
+            let founding = try founder.commit(adding: packages.map(\.1))
+            _ = founder.confirm(founding)
+            engines[names[0]] = founder
+            for (name, package, material) in packages {
+                let joined = try MLSGroup.join(
+                    welcome: try #require(founding.pending.welcome), keyPackage: package, privateMaterial: material,
+                    configuration: rules.configuration)
+                engines[name] = GroupEngine(rules: rules, keys: keys[name]!, state: joined)
+            }
+        }
+
+        func rename(_ name: String, to newName: String) throws -> OwnCommit {
+            var engine = engines[name]!
+            var metadata = try #require(engine.metadata)
+            metadata.name = newName
+            return try engine.commit(proposals: try engine.rules.proposals(changing: engine.state.extensions, to: metadata))
+        }
+    }
+
+    @Test func competingRenamesSettleOnTheSameBranchWhateverTheArrivalOrder() throws {
+        let party = try Party(["alice", "bob", "carol"])
+        let fromAlice = try party.rename("alice", to: "alice's name")
+        let fromBob = try party.rename("bob", to: "bob's name")
+        var first = party.engines["carol"]!, second = party.engines["carol"]!
+        _ = first.receive(fromAlice.bytes)
+        _ = first.receive(fromBob.bytes)
+        _ = first.settle()
+        _ = second.receive(fromBob.bytes)
+        _ = second.receive(fromAlice.bytes)
+        _ = second.settle()
+        #expect(first.epoch == 2 && second.epoch == 2)
+        #expect(first.metadata?.name == second.metadata?.name)
+        // Both admins' commits are privileged: the lower committer key decides, not time or event id.
+        let expected = fromAlice.key < fromBob.key ? "alice's name" : "bob's name"
+        #expect(first.metadata?.name == expected)
+        #expect(first.lastDecision?.decisiveRule == .tipCommitter)
+        // The committers converge on it too once each sees the other's commit.
+        var alice = party.engines["alice"]!, bob = party.engines["bob"]!
+        _ = alice.confirm(fromAlice)
+        _ = alice.receive(fromBob.bytes)
+        _ = alice.settle()
+        _ = bob.confirm(fromBob)
+        _ = bob.receive(fromAlice.bytes)
+        _ = bob.settle()
+        #expect(alice.metadata?.name == expected && bob.metadata?.name == expected)
+        #expect(alice.state.epochAuthenticator == first.state.epochAuthenticator)
+        #expect(bob.state.epochAuthenticator == first.state.epochAuthenticator)
+    }
+
+    @Test func aDuplicateDoesNothing() throws {
+        let party = try Party(["alice", "bob"])
+        let rename = try party.rename("alice", to: "once")
+        var bob = party.engines["bob"]!
+        #expect(bob.receive(rename.bytes).count == 1)
+        #expect(bob.receive(rename.bytes) == [.duplicate])
+        #expect(bob.epoch == 2)
+    }
+
+    /// N1 in v2: Dave is removed by an admin at epoch 1; from his copy of epoch 1 he races his removal
+    /// with a self-update and builds one more self-update on it, so his branch is deeper. Carol
+    /// receives his two commits first and the removal last; she must end with Dave removed.
+    @Test func aRemovedMemberCannotOutgrowItsRemoval() throws {
+        let party = try Party(["alice", "carol", "dave"], allAdmins: false)
+        var alice = party.engines["alice"]!
+        let removal = try alice.commit(removing: [party.keys["dave"]!.publicKey])
+        var dave = party.engines["dave"]!
+        let raced = try dave.commit(rotateSigner: true)
+        _ = dave.confirm(raced)
+        let deeper = try dave.commit(rotateSigner: true)
+        var carol = party.engines["carol"]!
+        _ = carol.receive(raced.bytes)
+        _ = carol.receive(deeper.bytes)
+        #expect(carol.members.contains(party.keys["dave"]!.publicKey), "before the removal arrives Dave's branch is all Carol knows")
+        _ = carol.receive(removal.bytes)
+        _ = carol.settle()
+        #expect(!carol.members.contains(party.keys["dave"]!.publicKey))
+        #expect(carol.epoch == 2)
+        _ = alice.confirm(removal)
+        #expect(carol.state.epochAuthenticator == alice.state.epochAuthenticator)
+    }
+
+    @Test func aNonAdminCannotBuildAnAdminChange() throws {
+        let party = try Party(["alice", "bob"], allAdmins: false)
+        #expect(throws: EngineError.notAdmin) { try party.rename("bob", to: "mine") }
+    }
+}
