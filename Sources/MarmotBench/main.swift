@@ -1,5 +1,5 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
-// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions app.
+// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app.
 #if DEBUG
 print("marmot-bench (debug build: figures are pessimistic; `make bench` builds release)")
 #else
@@ -16,4 +16,5 @@ if wanted("relay") { await RelayBench.run() }
 if wanted("marmot") { await MarmotProtocolBench.run() }
 if wanted("groups") { GroupChatBench.run() }
 if wanted("versions") { VersionBench.run() }
+if wanted("convergence") { ConvergenceBench.run() }
 if wanted("app") { await AppCoreBench.run() }

@@ -1,0 +1,134 @@
+import Foundation
+import MLS
+import Marmot
+import Nostr
+
+/// The cost of settling races by protocol evidence (issue 24): a client returning to a v2 group
+/// fetches a bag of 500 events spread over 3 competing branches, in a shuffled order, and settles on
+/// one; and the per-message cost of the engine in a settled group against the plain path the client
+/// runs today (MLS decrypt plus the version's rumor check), on the same messages.
+enum ConvergenceBench {
+    static let bagSize = 500
+    static let runs = 5
+
+    static func run() {
+        Bench.section("Convergence (v2 group engine: races by protocol evidence)")
+        do {
+            try returningClient()
+            try perMessage()
+        } catch {
+            print("convergence bench failed: \(error)")
+        }
+    }
+
+    /// A five-member group: alice, bob and carol (admins) each rename from epoch 1, then alice adds
+    /// two self-updates on her branch and bob one; each sends messages on their own branch until
+    /// the bag holds 500 events. Eve, still at epoch 1, takes the shuffled bag and settles.
+    static func returningClient() throws {
+        let names = ["alice", "bob", "carol", "dave", "eve"]
+        var engines = try group(names, admins: ["alice", "bob", "carol"])
+        let eve = engines["eve"]!
+        var bag: [Data] = []
+        var branchEngines: [String: GroupEngine] = [:]
+        for (name, depth) in [("alice", 3), ("bob", 2), ("carol", 1)] {
+            var engine = engines[name]!
+            var metadata = engine.metadata!
+            metadata.name = "\(name)'s branch"
+            var own = try engine.commit(proposals: try engine.rules.proposals(changing: engine.state.extensions, to: metadata))
+            for step in 0..<depth {
+                bag.append(own.bytes)
+                _ = engine.confirm(own)
+                if step + 1 < depth { own = try engine.commit(rotateSigner: true) }
+            }
+            branchEngines[name] = engine
+        }
+        let messages = bagSize - bag.count
+        for index in 0..<messages {
+            let name = ["alice", "bob", "carol"][index % 3]
+            bag.append(try branchEngines[name]!.encrypt("message \(index)", createdAt: 1_700_000_000))
+        }
+        var generator = SeededGenerator(seed: 24)
+        bag.shuffle(using: &generator)
+        var settled: GroupEngine?
+        let median = try Bench.medianMillis(runs) {
+            var returning = eve
+            for event in bag { _ = returning.receive(event) }
+            _ = returning.settle()
+            settled = returning
+        }
+        guard let settled else { throw BenchSkip("no run") }
+        engines["eve"] = settled
+        print(String(
+            format: "returning client, %d events over 3 branches (depths 3/2/1, %d messages): settle %.1f ms median of %d; "
+                + "tip epoch %llu, \"%@\", decided by %@",
+            bag.count, messages, median, runs, settled.epoch, settled.metadata?.name ?? "?",
+            settled.lastDecision?.decisiveRule?.rawValue ?? "nothing"))
+    }
+
+    /// 200 messages of 100 bytes from alice to bob in a settled two-member group: through the engine
+    /// (`receive`), and through the path the client runs today (`processing`, then `rumor`).
+    static func perMessage() throws {
+        let engines = try group(["alice", "bob"], admins: ["alice"])
+        var alice = engines["alice"]!
+        let content = String(repeating: "a", count: 100)
+        let messages = try (0..<200).map { _ in try alice.encrypt(content, createdAt: 1_700_000_000) }
+        let bob = engines["bob"]!
+        let plain = try Bench.medianMillis(runs) {
+            var mls = bob.state
+            for bytes in messages {
+                let message = try MLSMessage(tlsSerialized: bytes)
+                let (result, next) = try mls.processing(message)
+                guard case .application(let app) = result else { throw BenchSkip("not an application message") }
+                _ = try bob.rules.rumor(app.data, sender: alice.me)
+                mls = next
+            }
+        }
+        let engine = try Bench.medianMillis(runs) {
+            var receiving = bob
+            for bytes in messages {
+                guard case .application = receiving.receive(bytes).first else { throw BenchSkip("not shown") }
+            }
+        }
+        print(String(
+            format: "per message in a settled group (200 × 100 B): today's path %.1f µs, engine %.1f µs (×%.2f)",
+            plain * 1000 / 200, engine * 1000 / 200, engine / max(plain, 0.000_001)))
+    }
+
+    /// A v2 group of `names` (the first founds it) with every member joined.
+    static func group(_ names: [String], admins: [String]) throws -> [String: GroupEngine] {
+        var keys: [String: Keys] = [:]
+        for name in names { keys[name] = Keys.generate() }
+        var packages: [(String, KeyPackage, KeyPackagePrivateMaterial)] = []
+        for name in names.dropFirst() {
+            let created = try V2KeyPackage.create(keys: keys[name]!)
+            packages.append((name, created.keyPackage, created.privateMaterial))
+        }
+        let rules = V2GroupRules()
+        let metadata = GroupMetadata(
+            nostrGroupID: .random(), name: "bench", description: "", admins: admins.map { keys[$0]!.publicKey },
+            relays: [try RelayURL("wss://relay.example")])
+        var (founder, founding) = try GroupEngine.found(rules: rules, keys: keys[names[0]]!, metadata: metadata, invitees: packages.map(\.1))
+        guard let founding, let welcome = founding.pending.welcome else { throw BenchSkip("no Welcome") }
+        _ = founder.confirm(founding)
+        var engines = [names[0]: founder]
+        for (name, package, material) in packages {
+            engines[name] = try GroupEngine.join(
+                rules: rules, keys: keys[name]!, welcome: welcome, keyPackage: package, privateMaterial: material,
+                sender: keys[names[0]]!.publicKey)
+        }
+        return engines
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so every run shuffles the bag the same way.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
