@@ -214,41 +214,28 @@ struct ScenarioRunner {
         let invitees = inviteeNames.map(world.client)
         let adminNames = try step.optionalStrings("initial_admins") ?? Self.defaultAdmins(inviteeNames, later: later)
         let admins = [creator.publicKey] + adminNames.map { world.client($0).publicKey }
-        let rules = V2GroupRules()
         let metadata = GroupMetadata(
             nostrGroupID: try NostrGroupID(bytes: ScenarioIdentity.nostrGroupID(creator: creator.publicKey, name: name)),
             name: name, description: "", admins: admins, relays: [try RelayURL("wss://group.example")])
-        let signer = SignaturePrivateKey.generate()
-        let leaf = try rules.ownLeaf(keys: creator.keys, signer: signer)
-        let groupID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
         var packages: [(KeyPackage, Data, String)] = []
         for invitee in invitees {
             let (package, ref) = try invitee.freshKeyPackage()
             packages.append((package, ref, invitee.label))
         }
-        let state = try MLSGroup.create(
-            groupID: groupID, signer: signer, credential: .basic(identity: Data(creator.publicKey.bytes)),
-            capabilities: leaf.capabilities, leafExtensions: leaf.extensions,
-            groupContextExtensions: try rules.groupContextExtensions(metadata, invitees: packages.map(\.0)),
-            configuration: rules.configuration)
-        world.register(groupID, as: group)
-        creator.adopt(GroupEngine(rules: rules, keys: creator.keys, state: state), as: group)
-        guard !invitees.isEmpty else { return }
-        let prepared = packages
-        try creator.publish(group: group, label: try step.string("pending"), invitees: [], founding: true) { engine, _ in
-            try engine.commit(adding: prepared.map(\.0))
-        }
-        // The founding Welcomes, for the key packages fetched above.
-        guard let publication = creator.publications.last, let welcome = publication.commit.pending.welcomeMessage else { return }
-        var envelopes = publication.envelopes
-        for (_, ref, invitee) in prepared {
-            envelopes.append(world.bus.send(
+        let (engine, founding) = try GroupEngine.found(
+            rules: V2GroupRules(), keys: creator.keys, metadata: metadata, invitees: packages.map(\.0))
+        world.register(engine.state.groupID, as: group)
+        creator.adopt(engine, as: group)
+        guard let founding, let welcome = founding.pending.welcomeMessage else { return }
+        let pending = try step.string("pending")
+        let envelopes = packages.map { _, ref, invitee in
+            world.bus.send(
                 from: creator.label, kind: .welcome(recipient: invitee, keyPackage: ref), bytes: welcome.tlsSerialized,
-                publication: publication.label))
+                publication: pending)
         }
-        creator.publications[creator.publications.count - 1] = SimClient.Publication(
-            label: publication.label, group: group, commit: publication.commit, envelopes: envelopes, founding: true)
-        if foundingIsImmediate { _ = creator.acknowledge(publication.label, accepted: true) }
+        creator.publications.append(SimClient.Publication(
+            label: pending, group: group, commit: founding, envelopes: envelopes, founding: true))
+        if foundingIsImmediate { _ = creator.acknowledge(pending, accepted: true) }
     }
 
     /// Each client sends a probe to every other directly; every one must open.

@@ -130,20 +130,14 @@ final class SimClient {
             return
         }
         guard let message = try? MLSMessage(tlsSerialized: bytes), case .welcome(let welcome) = message.body else { return }
-        let rules = V2GroupRules()
         do {
-            let joined = try MLSGroup.joinReportingSigner(
-                welcome: welcome, keyPackage: keyPackage, privateMaterial: material, configuration: rules.configuration)
-            if let problem = rules.unacceptableJoin(
-                joined.group, sender: world.client(sender).publicKey, groupInfoSigner: joined.groupInfoSigner, me: publicKey) {
-                world.log("\(label): refused a Welcome: \(problem)")
-                return
-            }
+            let engine = try GroupEngine.join(
+                rules: V2GroupRules(), keys: keys, welcome: welcome, keyPackage: keyPackage, privateMaterial: material,
+                sender: world.client(sender).publicKey)
             keyPackages[keyPackageRef] = nil
-            let group = world.groupLabel(of: joined.group.groupID) ?? "default"
-            adopt(GroupEngine(rules: rules, keys: keys, state: joined.group), as: group)
+            adopt(engine, as: world.groupLabel(of: engine.state.groupID) ?? "default")
         } catch {
-            world.log("\(label): cannot join: \(error)")
+            world.log("\(label): refused or failed a Welcome: \(error)")
         }
     }
 

@@ -28,23 +28,14 @@ import Testing
             let admins = allAdmins ? names.map { keys[$0]!.publicKey } : [creator.publicKey]
             let metadata = GroupMetadata(
                 nostrGroupID: .random(), name: "start", description: "", admins: admins, relays: [try RelayURL("wss://r.example")])
-            let signer = SignaturePrivateKey.generate()
-            let leaf = try rules.ownLeaf(keys: creator, signer: signer)
-            let state = try MLSGroup.create(
-                groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)), signer: signer,
-                credential: .basic(identity: Data(creator.publicKey.bytes)), capabilities: leaf.capabilities,
-                leafExtensions: leaf.extensions,
-                groupContextExtensions: try rules.groupContextExtensions(metadata, invitees: packages.map(\.1)),
-                configuration: rules.configuration)
-            var founder = GroupEngine(rules: rules, keys: creator, state: state)
-            let founding = try founder.commit(adding: packages.map(\.1))
-            _ = founder.confirm(founding)
+            var (founder, founding) = try GroupEngine.found(rules: rules, keys: creator, metadata: metadata, invitees: packages.map(\.1))
+            let founded = try #require(founding)
+            _ = founder.confirm(founded)
             engines[names[0]] = founder
             for (name, package, material) in packages {
-                let joined = try MLSGroup.join(
-                    welcome: try #require(founding.pending.welcome), keyPackage: package, privateMaterial: material,
-                    configuration: rules.configuration)
-                engines[name] = GroupEngine(rules: rules, keys: keys[name]!, state: joined)
+                engines[name] = try GroupEngine.join(
+                    rules: rules, keys: keys[name]!, welcome: try #require(founded.pending.welcome), keyPackage: package,
+                    privateMaterial: material, sender: creator.publicKey)
             }
         }
 
