@@ -158,14 +158,15 @@ final class SimClient {
                 removed += summary.removed.compactMap { world.label(of: $0.credential) }
                 if newEpoch != epoch { epochChanges.append((epoch, newEpoch)) }
                 epoch = newEpoch
-            case .branchSwitched(let from, let to, let invalidated, let resend):
+            case .branchSwitched(let from, let to, let invalidated):
                 counts.appInvalidated += invalidated.count
                 if from != to {
                     epochChanges.append((from, to))
                     counts.epochChanged += 1
                 }
                 epoch = to
-                for content in resend { send(content, group: group) }
+            case .publish(let bytes):
+                world.bus.send(from: label, kind: .application, bytes: bytes, publication: nil)
             case .proposalStored, .parked, .duplicate:
                 break
             case .dropped(let reason):
@@ -228,6 +229,11 @@ final class SimClient {
                 results.append((item.label, true))
             } else {
                 if !world.bus.retract(item.envelopes) { world.log("\(label): a refused publication already reached a mailbox") }
+                if var engine = engines[item.group] {
+                    let outputs = engine.abandon(item.commit)
+                    engines[item.group] = engine
+                    apply(outputs, group: item.group)
+                }
                 results.append((item.label, false))
             }
         }
@@ -253,9 +259,11 @@ final class SimClient {
             return
         }
         do {
-            let bytes = try engine.encrypt(content, createdAt: 1_700_000_000)
+            let disposition = try engine.send(content, createdAt: 1_700_000_000)
             engines[name] = engine
-            world.bus.send(from: label, kind: .application, bytes: bytes, publication: nil)
+            if case .published(let bytes) = disposition {
+                world.bus.send(from: label, kind: .application, bytes: bytes, publication: nil)
+            }
         } catch {
             world.log("\(label): cannot send: \(error)")
         }
@@ -274,6 +282,6 @@ final class SimClient {
 
     /// Nothing waits: no publication, no mailbox, no parked or waiting message.
     var hasPendingWork: Bool {
-        !publications.isEmpty || world.bus.mailboxCount(label) > 0 || !waiting.isEmpty || engines.values.contains { $0.hasParked }
+        !publications.isEmpty || world.bus.mailboxCount(label) > 0 || !waiting.isEmpty || engines.values.contains { $0.status != .settled }
     }
 }

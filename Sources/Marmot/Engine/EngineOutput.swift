@@ -14,8 +14,11 @@ package enum EngineOutput: Sendable, Hashable {
     /// A proposal was stored for a later commit.
     case proposalStored(ProposalType)
     /// Branch selection moved the group to another branch: messages shown on the abandoned one
-    /// are no longer canonical, and ours of them need sending again.
-    case branchSwitched(fromEpoch: UInt64, toEpoch: UInt64, invalidated: [Data], resend: [String])
+    /// are no longer canonical (ours of them come again as `publish`).
+    case branchSwitched(fromEpoch: UInt64, toEpoch: UInt64, invalidated: [Data])
+    /// An application message of ours the engine made (a queued send, or one re-made on the winning
+    /// branch), for the runtime to publish.
+    case publish(Data)
     /// The input is kept until the state it needs exists (a later epoch, a parent commit not seen yet).
     case parked
     /// The same bytes were processed before.
@@ -32,6 +35,37 @@ package struct OwnCommit: Sendable {
     package let key: CommitOrderingKey
     /// The commit's MLSMessage bytes, as published.
     package var bytes: Data { pending.message.tlsSerialized }
+}
+
+/// What `GroupEngine.send` did with a message of ours.
+package enum SendDisposition: Sendable, Hashable {
+    /// Encrypted on the canonical tip: publish these bytes now.
+    case published(Data)
+    /// Kept as an intent while a commit of ours is unconfirmed; made against the selected state
+    /// afterwards and handed out as `EngineOutput.publish` (MDK `SendAcceptDisposition::AcceptedPending`).
+    case queued
+}
+
+/// Where the group stands in settling on one history (MDK's convergence status).
+package enum ConvergenceStatus: Sendable, Hashable, CustomStringConvertible {
+    /// One canonical history; nothing waits.
+    case settled
+    /// Inputs wait for a state they need (a later epoch, a parent commit still on its way).
+    case syncing(waiting: Int)
+    /// A commit of ours is built and not yet confirmed; our sends are queued as intents.
+    case resolving(pendingCommits: Int)
+    /// Inputs were lost (the parked queue overflowed): only a full re-fetch of the group's history
+    /// can settle it.
+    case blocked(String)
+
+    package var description: String {
+        switch self {
+        case .settled: "settled"
+        case .syncing(let waiting): "syncing (\(waiting) waiting)"
+        case .resolving(let pending): "resolving (\(pending) commit\(pending == 1 ? "" : "s") of ours unconfirmed)"
+        case .blocked(let why): "blocked: \(why)"
+        }
+    }
 }
 
 /// Why the engine refused to build a change of ours.

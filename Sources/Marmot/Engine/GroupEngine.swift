@@ -24,8 +24,14 @@ package struct GroupEngine: Sendable {
     private var held: [BranchGraph.NodeID: [(sender: PublicKey, content: String, epoch: UInt64, digest: Data)]] = [:]
     /// Node each shown application message opened at (to invalidate it if that branch loses).
     private var shownAt: [Data: BranchGraph.NodeID] = [:]
-    /// Our own application messages by the node they were sent from (resent if it loses).
-    private var sentAt: [BranchGraph.NodeID: [String]] = [:]
+    /// Our own application messages by the node they were sent from (re-made if it loses).
+    private var sentAt: [BranchGraph.NodeID: [(content: String, createdAt: Int64)]] = [:]
+    /// Sends waiting for our unconfirmed commits to settle.
+    private var intents: [(content: String, createdAt: Int64)] = []
+    /// Our commits built and not yet confirmed or abandoned.
+    private var awaiting: Set<CommitOrderingKey> = []
+    /// Set when inputs had to be dropped from a full parked queue.
+    private var lostInputs = 0
     /// The last branch selection that had more than one candidate.
     package private(set) var lastDecision: BranchDecision?
     /// At most this many messages are parked; the oldest go first.
@@ -80,8 +86,22 @@ package struct GroupEngine: Sendable {
     private mutating func park(_ bytes: Data) {
         guard !parked.contains(bytes) else { return }
         parked.append(bytes)
-        if parked.count > parkedLimit { parked.removeFirst(parked.count - parkedLimit) }
+        if parked.count > parkedLimit {
+            lostInputs += parked.count - parkedLimit
+            parked.removeFirst(parked.count - parkedLimit)
+        }
     }
+
+    /// Where the group stands in settling on one history.
+    package var status: ConvergenceStatus {
+        if lostInputs > 0 { return .blocked("\(lostInputs) parked inputs were dropped; re-fetch the group's history") }
+        if !awaiting.isEmpty { return .resolving(pendingCommits: awaiting.count) }
+        if !parked.isEmpty { return .syncing(waiting: parked.count) }
+        return .settled
+    }
+
+    /// After a full re-fetch of the group's history was fed in: the lost inputs no longer block.
+    package mutating func refetched() { lostInputs = 0 }
 
     private mutating func receiveCommit(_ message: MLSMessage, bytes: Data, digest: Data, epoch: UInt64) -> [EngineOutput] {
         let parents = graph.nodes(atEpoch: epoch)
@@ -181,7 +201,7 @@ package struct GroupEngine: Sendable {
             }
         }
         graph.prune()
-        return outputs
+        return outputs + drainIntents()
     }
 
     private mutating func select() -> [EngineOutput] {
@@ -196,7 +216,8 @@ package struct GroupEngine: Sendable {
         let invalidated = shownAt.filter { abandoned.contains($0.value) }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
         for digest in invalidated { shownAt[digest] = nil }
         let resend = abandoned.sorted().flatMap { sentAt.removeValue(forKey: $0) ?? [] }
-        var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated, resend: resend)]
+        var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated)]
+        intents = resend + intents
         for id in newPath where !oldPath.contains(id) {
             for message in held.removeValue(forKey: id) ?? [] {
                 shownAt[message.digest] = id
@@ -251,6 +272,7 @@ package struct GroupEngine: Sendable {
         let key = CommitOrderingKey(
             sourceEpoch: state.epoch, priority: Self.priority(of: pending.summary), committer: Data(me.bytes),
             mlsBytes: pending.message.tlsSerialized)
+        awaiting.insert(key)
         return OwnCommit(parent: graph.canonical, pending: pending, key: key)
     }
 
@@ -278,7 +300,42 @@ package struct GroupEngine: Sendable {
         let onTip = own.parent == graph.canonical
         let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key, summary: own.pending.summary))
         if onTip { graph.adopt(id) }
+        awaiting.remove(own.key)
         return settle()
+    }
+
+    /// Forgets a commit of ours that no relay took (MIP-03: it never happened); queued sends go
+    /// out on the state we stay in.
+    package mutating func abandon(_ own: OwnCommit) -> [EngineOutput] {
+        awaiting.remove(own.key)
+        return drainIntents()
+    }
+
+    /// Sends an application message: encrypted now, or queued while a commit of ours is unconfirmed
+    /// (it would otherwise be made on a state that is about to be left).
+    package mutating func send(_ content: String, createdAt: Int64) throws(EngineError) -> SendDisposition {
+        guard isActive else { throw .notAMember }
+        guard awaiting.isEmpty else {
+            intents.append((content, createdAt))
+            return .queued
+        }
+        return .published(try encrypt(content, createdAt: createdAt))
+    }
+
+    /// Makes the queued sends on the canonical tip once nothing of ours is unconfirmed.
+    private mutating func drainIntents() -> [EngineOutput] {
+        guard awaiting.isEmpty, isActive, !intents.isEmpty else { return [] }
+        let waiting = intents
+        intents = []
+        var outputs: [EngineOutput] = []
+        for intent in waiting {
+            do {
+                outputs.append(.publish(try encrypt(intent.content, createdAt: intent.createdAt)))
+            } catch {
+                outputs.append(.dropped("queued message not sent: \(error)"))
+            }
+        }
+        return outputs
     }
 
     /// Encrypts an application message from us on the canonical tip.
@@ -289,7 +346,7 @@ package struct GroupEngine: Sendable {
             let rumor = try ChatRumor(author: me, content: content, createdAt: createdAt)
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
-            sentAt[graph.canonical, default: []].append(content)
+            sentAt[graph.canonical, default: []].append((content, createdAt))
             let bytes = message.tlsSerialized
             seen.insert(Data(SHA256.hash(data: bytes)))
             return bytes

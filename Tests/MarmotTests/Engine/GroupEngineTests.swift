@@ -113,4 +113,45 @@ import Testing
         let party = try Party(["alice", "bob"], allAdmins: false)
         #expect(throws: EngineError.notAdmin) { try party.rename("bob", to: "mine") }
     }
+
+    @Test func sendsWhileOurCommitIsUnconfirmedAreQueuedAndMadeOnTheNewEpoch() throws {
+        let party = try Party(["alice", "bob"])
+        var alice = party.engines["alice"]!
+        var metadata = try #require(alice.metadata)
+        metadata.name = "renamed"
+        let rename = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: metadata))
+        #expect(alice.status == .resolving(pendingCommits: 1))
+        #expect(try alice.send("after the rename", createdAt: 1) == .queued)
+        let outputs = alice.confirm(rename)
+        #expect(alice.status == .settled)
+        let published = outputs.compactMap { if case .publish(let bytes) = $0 { bytes } else { nil } }
+        #expect(published.count == 1)
+        var bob = party.engines["bob"]!
+        _ = bob.receive(rename.bytes)
+        let shown = bob.receive(try #require(published.first))
+        #expect(shown.contains { if case .application(_, "after the rename", 2, _) = $0 { true } else { false } })
+    }
+
+    @Test func ourMessageOnALosingBranchIsMadeAgainOnTheWinner() throws {
+        let party = try Party(["alice", "bob"])
+        let fromAlice = try party.rename("alice", to: "alice's name")
+        let fromBob = try party.rename("bob", to: "bob's name")
+        let (winner, loser, winning, losing) = fromAlice.key < fromBob.key
+            ? ("alice", "bob", fromAlice, fromBob) : ("bob", "alice", fromBob, fromAlice)
+        var lost = party.engines[loser]!
+        _ = lost.confirm(losing)
+        guard case .published(let first) = try lost.send("sent on the losing branch", createdAt: 1) else {
+            Issue.record("not sent at once")
+            return
+        }
+        _ = lost.receive(winning.bytes)
+        let outputs = lost.settle()
+        #expect(outputs.contains { if case .branchSwitched = $0 { true } else { false } })
+        let again = try #require(outputs.compactMap { if case .publish(let bytes) = $0 { bytes } else { nil } }.first)
+        var other = party.engines[winner]!
+        _ = other.confirm(winning)
+        #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)
+        #expect(other.receive(again).contains { if case .application(_, "sent on the losing branch", 2, _) = $0 { true } else { false } })
+    }
 }
+
