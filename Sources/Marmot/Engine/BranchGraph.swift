@@ -175,19 +175,33 @@ package struct BranchGraph: Sendable {
         anchor = newAnchor
     }
 
-    /// Drops every branch that a member started from the same state as a commit removing that
-    /// member: racing one's own removal (with a self-update, dated or padded however) is never a
-    /// valid history, and a removed member could otherwise grow its branch deeper alone and win on
-    /// depth (issue 24, N1). Every replica that holds both siblings drops the same one.
-    package mutating func pruneRacesAgainstRemoval() {
+    /// Drops every branch that a member started from the same state as a commit revoking that
+    /// member's authority: racing one's own removal (with a self-update, however dated or padded),
+    /// or making an admin-only commit beside the commit that demotes one, is never a valid history,
+    /// and such a member could otherwise grow its branch deeper alone and win on depth (issue 24, N1
+    /// and N2). Every replica that holds both siblings drops the same ones; two admins demoting each
+    /// other at once both lose their commit and the group stays where it was.
+    package mutating func pruneRacesAgainstRevocation(rules: any GroupRules) {
+        func admins(_ mls: MLSGroup) -> Set<Data> {
+            Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
+        }
         for parent in nodes.values where parent.children.count > 1 {
-            let removedBySibling = parent.children.compactMap { nodes[$0]?.commit }
-                .filter { $0.key.priority == .privileged }
-                .flatMap { $0.summary.removed.compactMap { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } } }
-            guard !removedBySibling.isEmpty else { continue }
-            for child in parent.children where nodes[child]?.commit.map({ removedBySibling.contains($0.key.committer) }) == true {
-                remove(child)
+            let parentAdmins = admins(parent.mls)
+            var revoked: [NodeID: (members: Set<Data>, admins: Set<Data>)] = [:]
+            for child in parent.children {
+                guard let node = nodes[child], let commit = node.commit, commit.key.priority == .privileged else { continue }
+                let removed = Set(commit.summary.removed.compactMap { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } })
+                revoked[child] = (removed, parentAdmins.subtracting(admins(node.mls)))
             }
+            guard !revoked.isEmpty else { continue }
+            let doomed = parent.children.filter { child in
+                guard let key = nodes[child]?.commit?.key else { return false }
+                return revoked.contains { sibling, lost in
+                    sibling != child
+                        && (lost.members.contains(key.committer) || (key.priority == .privileged && lost.admins.contains(key.committer)))
+                }
+            }
+            for child in doomed { remove(child) }
         }
     }
 

@@ -153,5 +153,33 @@ import Testing
         #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)
         #expect(other.receive(again).contains { if case .application(_, "sent on the losing branch", 2, _) = $0 { true } else { false } })
     }
+
+    /// N2 in v2: Alice demotes Bob at epoch 1. From his copy of epoch 1, Bob (still an admin there)
+    /// races it with an admin-only commit (a rename) and builds one more on it, so his branch is
+    /// deeper. Carol gets Bob's two commits first and the demotion last; she must end with Alice's
+    /// admin list and name.
+    @Test func aDemotedAdminCannotOutgrowItsDemotion() throws {
+        let party = try Party(["alice", "bob", "carol"])
+        var alice = party.engines["alice"]!
+        var demoted = try #require(alice.metadata)
+        demoted.admins = [party.keys["alice"]!.publicKey, party.keys["carol"]!.publicKey].sorted()
+        let demotion = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: demoted))
+        var bob = party.engines["bob"]!
+        var taken = try #require(bob.metadata)
+        taken.name = "bob's now"
+        let raced = try bob.commit(proposals: try bob.rules.proposals(changing: bob.state.extensions, to: taken))
+        _ = bob.confirm(raced)
+        let deeper = try bob.commit(rotateSigner: true)
+        var carol = party.engines["carol"]!
+        _ = carol.receive(raced.bytes)
+        _ = carol.receive(deeper.bytes)
+        #expect(carol.metadata?.name == "bob's now", "before the demotion arrives Bob's branch is all Carol knows")
+        _ = carol.receive(demotion.bytes)
+        _ = carol.settle()
+        #expect(carol.metadata?.admins == demoted.admins)
+        #expect(carol.metadata?.name == "start")
+        _ = alice.confirm(demotion)
+        #expect(carol.state.epochAuthenticator == alice.state.epochAuthenticator)
+    }
 }
 
