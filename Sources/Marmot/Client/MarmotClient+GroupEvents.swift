@@ -126,6 +126,10 @@ extension MarmotClient {
             confirmBranch(session.id, epoch: session.mls.epoch)
             return try acceptCommit(summary, message: message, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
+            let fromSender = session.mls.proposals.filter { $0.sender == proposal.sender }.count
+            guard fromSender < options.pendingProposalsPerSender else {
+                throw .malformedMessage("more than \(options.pendingProposalsPerSender) pending proposals from one sender")
+            }
             guard session.mls.proposals.count < options.pendingProposalLimit else {
                 throw .malformedMessage("more than \(options.pendingProposalLimit) pending proposals in the group")
             }
