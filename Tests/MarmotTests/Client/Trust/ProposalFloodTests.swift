@@ -17,9 +17,10 @@ import Testing
         let (server, url) = try await ClientHarness.startRelay()
         var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
         let extensions = try #require(a.group).extensions
-        for _ in 0..<ClientHarness.options.pendingProposalLimit {
+        for index in 0..<ClientHarness.options.pendingProposalLimit {
             var group = try #require(a.group)
-            let junk = try group.proposeGroupContextExtensions(extensions)
+            // Distinct proposals (identical ones have the same reference and count once).
+            let junk = try group.proposeGroupContextExtensions(extensions, authenticatedData: Data("\(index)".utf8))
             a.group = group
             await bob.client.deliverForTesting(try a.event(junk))
         }
