@@ -52,8 +52,15 @@ extension MarmotClient {
             if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
-            drop(event, error, group: group)
-            if case .undecryptable = error, let group { park(event, group: group) }
+            if case .undecryptable = error, let group {
+                // Not recorded as processed: anyone who knows the `h` tag can push parked events out
+                // with junk, and an evicted genuine one must be tried again at the next catch-up
+                // instead of being lost for good (issue 24 N8).
+                drop(event, error, group: group, record: false)
+                park(event, group: group)
+            } else {
+                drop(event, error, group: group)
+            }
         }
     }
 
@@ -248,6 +255,8 @@ extension MarmotClient {
 
     /// Keeps an event that did not decrypt, to try again after the group's next commit; at most
     /// `parkedEventLimit` per group (the oldest go first), stored so a restart does not lose them.
+    /// An event pushed out is not lost: it was never recorded as processed, so the next catch-up of
+    /// the group's events tries it again.
     private func park(_ event: Event, group: GroupID) {
         var list = parked[group, default: []]
         guard !list.contains(where: { $0.id == event.id }) else { return }

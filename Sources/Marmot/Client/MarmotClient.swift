@@ -467,9 +467,10 @@ public actor MarmotClient {
         (try? store.processedEvent(id: id)) != nil
     }
 
-    func drop(_ event: Event, _ reason: DropReason, group: GroupID?) {
+    /// Reports an event we cannot use and, with `record`, remembers it so it is never tried again.
+    func drop(_ event: Event, _ reason: DropReason, group: GroupID?, record: Bool = true) {
         logger.notice("dropped kind \(event.kind) \(event.id.hex): \(reason)")
-        record(event.id, .failed, group: group)
+        if record { self.record(event.id, .failed, group: group) }
         emit(.dropped(eventID: event.id, reason: reason))
     }
 }
