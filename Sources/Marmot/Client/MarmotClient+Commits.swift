@@ -272,6 +272,10 @@ extension MarmotClient {
             }
         }
         keepAlternate(AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
+        // Our messages sent on the dropped branch go out again on the winning one (same rumor ids).
+        let dropped = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
+        applied.resend += dropped.keys.sorted().flatMap { dropped[$0] ?? [] }
+        sentInEpoch[session.id] = sentInEpoch[session.id]?.filter { $0.key <= epoch }
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

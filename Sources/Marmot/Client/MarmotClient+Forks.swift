@@ -57,6 +57,11 @@ extension MarmotClient {
         if let key = alternate.snapshot.orderingKey {
             try session.rules.authorizeOnBranch(key, branch: session.mls)
         }
+        let current: EpochSnapshot?
+        do { current = try loadSnapshot(group: session.id, epoch: alternate.forkEpoch) } catch { throw .storage("\(error)") }
+        guard session.rules.mayFollow(alternate.snapshot, applied: current) else {
+            throw .refusedCompetingCommit("traffic on the branch of \(alternate.snapshot.commitEventID.hex), which lost the race")
+        }
         let result: ProcessedMessage
         let next: MLSGroup
         do {

@@ -98,6 +98,9 @@ public actor MarmotClient {
     var parked: [GroupID: [Event]] = [:]
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
     var alternates: [GroupID: [AlternateBranch]] = [:]
+    /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
+    /// the group back below that epoch (their branch was dropped).
+    var sentInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// Peers' relay lists read during this run (`relayLists(of:)`).
     var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).

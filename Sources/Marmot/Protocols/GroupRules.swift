@@ -39,6 +39,9 @@ package protocol GroupRules: Sendable {
     /// The race reference after `copy`, the applied commit in another outer wrapper, arrived; nil
     /// when it stays as it is.
     func raceReference(_ applied: EpochSnapshot, afterCopy copy: Event) -> EpochSnapshot?
+    /// Whether traffic that opens only on `alternate` (the other branch of the fork at its epoch)
+    /// moves us onto it, when `applied` is the snapshot of the commit we applied at that epoch.
+    func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool
     /// Whether our commits include `proposal`, pending in `group` (MIP-03: only others' SelfRemoves).
     func willCommit(_ proposal: PendingProposal, in group: MLSGroup) -> Bool
 

@@ -90,6 +90,10 @@ package struct V1GroupRules: GroupRules {
         return applied.rewrapped(as: copy)
     }
 
+    /// Always: MDK 0.8.0 keeps its own commit in a race whatever §5.7 says, so the branch its
+    /// traffic is on is where it stays.
+    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool { true }
+
     /// MDK 0.8.0 commits only SelfRemove proposals of members; Update and GroupContextExtensions
     /// proposals of others are ignored (marmot-wire §5.5 step 5).
     package func willCommit(_ proposal: PendingProposal, in group: MLSGroup) -> Bool {

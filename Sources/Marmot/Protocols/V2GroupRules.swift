@@ -162,6 +162,17 @@ package struct V2GroupRules: GroupRules {
     /// A re-wrapped copy is the same commit with the same key: nothing changes.
     package func raceReference(_ applied: EpochSnapshot, afterCopy copy: Event) -> EpochSnapshot? { nil }
 
+    /// Only onto a branch whose commit ranks before the applied one (kept because our branch had
+    /// moved on) or where nothing was applied (our own unconfirmed commit): every v2 client ranks
+    /// by the same key, so the sender of traffic on a losing branch moves to the winner itself
+    /// (MDK 0.9.14 convergence), and following it would split us from everyone else.
+    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool {
+        guard let applied, applied.commitEventID != alternate.commitEventID,
+              let theirs = alternate.orderingKey, let ours = applied.orderingKey
+        else { return true }
+        return theirs < ours
+    }
+
     /// Members' SelfRemoves, except an admin's: v2 forbids an admin SelfRemove (an admin leaves the
     /// admin policy first), so every peer would drop a commit that includes one (MDK
     /// `app_components.rs`, `V2CommitAuthorization`).

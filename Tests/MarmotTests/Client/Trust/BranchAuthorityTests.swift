@@ -103,11 +103,45 @@ import Testing
         await server.stop()
     }
 
-    /// N6, v2: admin M makes two commits for one epoch: one renames to "lower", the other renames
-    /// to "higher" and makes Bob an admin. Bob applies the one with the lower ordering key, keeps
-    /// the other as the alternate, and follows it when M's next message opens only there; he then
-    /// has that branch's name and admins, with system lines. Before the fix he kept the old ones.
+    /// N6, v1: admin M makes two commits for one epoch: one renames to "plain" (dated earlier, so
+    /// it wins), the other renames to "promoting" and makes Bob an admin. Bob applies the first,
+    /// keeps the other as the alternate, and follows it when M's next message opens only there (as
+    /// MDK 0.8.0 keeps its own branch); he then has that branch's name and admins, with system
+    /// lines. Before the fix he kept the old branch's name and admins.
     @Test func followingABranchAdoptsItsGroupData() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let before = try #require(m.group)
+        let now = UnsignedEvent.now()
+        var first = before
+        let plain = try RaceFixtures.v1Rename(&first, to: "plain")
+        var second = before
+        let promoting = try RaceFixtures.v1Rename(&second, to: "promoting", admins: [m.publicKey, bob.publicKey])
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(plain.message, createdAt: now - 10, epochOf: before))
+        await bob.client.deliverForTesting(try sender.event(promoting.message, createdAt: now, epochOf: before))
+        #expect(try await bob.client.chat(chat)?.name == "plain")
+        let linesBefore = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
+
+        sender.group = promoting.newGroup
+        var group = promoting.newGroup
+        let hello = try group.encrypt(try ChatRumor(author: m.publicKey, content: "on the other branch").plaintext)
+        sender.group = group
+        await bob.client.deliverForTesting(try sender.event(hello))
+        let after = try #require(try await bob.client.chat(chat))
+        #expect(await bob.epochState(chat)?.authenticator == promoting.newGroup.epochAuthenticator)
+        #expect(after.name == "promoting")
+        #expect(Set(after.admins) == [m.publicKey, bob.publicKey])
+        let lines = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
+        #expect(lines > linesBefore)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// v2: admin M makes two commits for one epoch; Bob applies the one with the lower ordering key
+    /// and keeps the other as the alternate. M's message on the losing branch does not move him:
+    /// every v2 client ranks by the same key, so following it would split him from the others.
+    @Test func v2NeverFollowsALosingBranch() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
         let before = try #require(m.group)
@@ -120,20 +154,11 @@ import Testing
         var sender = m
         await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
         await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
-        let expected = try V2GroupRules().metadata(of: applied.newGroup.extensions)
-        #expect(try await bob.client.chat(chat)?.name == expected.name)
-        let linesBefore = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
-
         sender.group = alternate.newGroup
-        let hello = try sender.chat("on the other branch")
+        let hello = try sender.chat("on the losing branch")
         await bob.client.deliverForTesting(try sender.event(hello))
-        let followed = try V2GroupRules().metadata(of: alternate.newGroup.extensions)
-        let after = try #require(try await bob.client.chat(chat))
-        #expect(await bob.epochState(chat)?.authenticator == alternate.newGroup.epochAuthenticator)
-        #expect(after.name == followed.name)
-        #expect(after.admins == followed.admins)
-        let lines = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
-        #expect(lines > linesBefore)
+        #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == (try V2GroupRules().metadata(of: applied.newGroup.extensions)).name)
         await bob.shutdown()
         await server.stop()
     }

@@ -93,6 +93,15 @@ enum RaceFixtures {
         return try group.commit(proposals: proposals)
     }
 
+    /// A v1 commit of the group data (0xF2EE) with a new name and, when given, admins.
+    static func v1Rename(_ group: inout MLSGroup, to name: String, admins: [PublicKey]? = nil) throws -> PendingCommit {
+        let rules = V1GroupRules()
+        var data = try rules.metadata(of: group.extensions)
+        data.name = name
+        if let admins { data.admins = admins.sorted() }
+        return try group.commit(proposals: try rules.proposals(changing: group.extensions, to: data))
+    }
+
     /// The commit's ordering key as every v2 client computes it.
     static func key(_ pending: PendingCommit, before: MLSGroup) throws -> CommitOrderingKey {
         try #require(V2GroupRules().orderingKey(pending.summary, message: pending.message, before: before))
