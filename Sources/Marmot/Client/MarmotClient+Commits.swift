@@ -47,6 +47,13 @@ extension MarmotClient {
     /// member's commit for the same epoch supersedes it.
     func publishCommit(_ pending: PendingCommit, from mls: MLSGroup, session: GroupSession) async throws -> CommitOutcome {
         let id = session.id
+        // Every peer runs `authorize` on it: a commit they would all drop is never published (it
+        // would leave us alone on a branch of our own).
+        do {
+            try session.rules.authorize(pending.summary, message: pending.message, before: mls, after: pending.newGroup)
+        } catch {
+            throw MarmotClientError.unauthorized(error)
+        }
         let event: Event
         do {
             event = try session.rules.groupEvent(
@@ -59,7 +66,8 @@ extension MarmotClient {
             notices: Self.notices(
                 for: pending.summary, committer: publicKey, previous: session.rules.metadataIfValid(mls.extensions),
                 current: session.rules.metadataIfValid(pending.newGroup.extensions)),
-            changesGroupData: pending.summary.extensionsChanged)
+            changesGroupData: pending.summary.extensionsChanged,
+            orderingKey: session.rules.orderingKey(pending.summary, message: pending.message, before: mls))
         try storage {
             try persist(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
@@ -81,7 +89,9 @@ extension MarmotClient {
             if let next = try? MLSGroup(serialized: record.newState) {
                 keepAlternate(AlternateBranch(
                     forkEpoch: record.epoch,
-                    snapshot: EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), mls: next),
+                    snapshot: EpochSnapshot(
+                        epoch: record.epoch, state: record.preState, commit: record.event, orderingKey: record.orderingKey),
+                    mls: next),
                     for: id)
             }
         } else {
@@ -107,7 +117,9 @@ extension MarmotClient {
         }
         let groupData = try session(id).rules.metadataIfValid(next.extensions)
         try storage {
-            try saveSnapshot(EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event), group: id)
+            try saveSnapshot(
+                EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event, orderingKey: record.orderingKey),
+                group: id)
             try persist(next, for: id, groupData: record.changesGroupData ? groupData : nil)
             try storeCurrentEventKey(id)
             try savePendingCommit(nil, group: id)
@@ -173,11 +185,13 @@ extension MarmotClient {
     // MARK: Competing commits
 
     /// A commit for past epoch `epoch` arrived after another one for that epoch was applied. Same
-    /// content → replay, ignored. Else it wins if its created_at is smaller, or equal with a smaller
-    /// lowercase hex id: the group rolls back to the epoch's snapshot and applies it; messages of
-    /// the dropped branch stay stored as they are. Otherwise it lost and is ignored. Only the next
-    /// epoch is rolled back: once the applied branch carries a further commit, the competitor is
-    /// kept as the alternate branch instead (a three-way race otherwise forks the group).
+    /// content → replay, ignored (the version's rule may move the race reference). Otherwise it must
+    /// be authorized against its own parent state and on our branch (`checkCompetitor`), then the
+    /// version's race rule (`GroupRules.race`) decides: a winner rolls the group back to the epoch's
+    /// snapshot and is applied; messages of the dropped branch stay stored as they are. A loser is
+    /// kept as the alternate branch. Only the next epoch is rolled back: once the applied branch
+    /// carries a further commit, the competitor is kept as the alternate instead (a three-way race
+    /// otherwise forks the group).
     func resolveCompetingCommit(
         _ event: Event, message: MLSMessage, epoch: UInt64, session: GroupSession
     ) throws(DropReason) -> Applied {
@@ -193,14 +207,8 @@ extension MarmotClient {
             throw .storage("\(error)")
         }
         if snapshot.contentHash == EpochSnapshot.contentHash(event) {
-            // The same commit in another wrapper: the race reference moves to the best one seen (as
-            // MDK does), so both sides compare later competitors with the same created_at and id.
-            if snapshot.isBeaten(by: event) {
-                do {
-                    try saveSnapshot(EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event), group: session.id)
-                } catch {
-                    throw .storage("\(error)")
-                }
+            if let moved = session.rules.raceReference(snapshot, afterCopy: event) {
+                do { try saveSnapshot(moved, group: session.id) } catch { throw .storage("\(error)") }
                 logger.info("commit of epoch \(epoch) re-wrapped earlier as \(event.id.hex): race reference moved")
             } else {
                 logger.info("commit \(event.id.hex) replays the one applied for epoch \(epoch)")
@@ -220,20 +228,22 @@ extension MarmotClient {
             throw .malformedMessage("a commit-typed message did not process as a commit")
         }
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
-        // pass the checks a commit of the current epoch passes, and its committer must still be a
-        // member on our branch (a member removed since cannot steer us back with an old snapshot).
-        try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
+        // pass the checks a commit of the current epoch passes, and on our branch.
+        let key = try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
+        let verdict = session.rules.race(event, key: key, against: snapshot)
+        if case .refused(let why) = verdict { throw .refusedCompetingCommit(why) }
         // A branch that already carries a further commit is not rolled back: members built on it
         // (and may have followed it from their own branch, `follow`), so abandoning it now would
         // fork the group. The competitor is kept as the alternate, adopted if traffic opens only there.
         let builtUpon = session.mls.epoch > epoch + 1
-        guard snapshot.isBeaten(by: event), !builtUpon else {
+        guard verdict == .wins, !builtUpon else {
             logger.info("""
                 competing commit \(event.id.hex) for epoch \(epoch) \(builtUpon ? "arrived after the branch moved on" : "lost") \
                 against \(snapshot.commitEventID.hex)
                 """)
             keepAlternate(AlternateBranch(
-                forkEpoch: snapshot.epoch, snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event),
+                forkEpoch: snapshot.epoch,
+                snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event, orderingKey: key),
                 mls: next), for: session.id)
             return Applied(group: session.id, outcome: .ignored)
         }
@@ -241,21 +251,31 @@ extension MarmotClient {
             competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
             rolling \(session.id) back from epoch \(session.mls.epoch)
             """)
-        var applied = try acceptCommit(summary, message: message, next: next, event: event, before: restored, session: session)
+        var applied = try acceptCommit(
+            summary, message: message, next: next, event: event, before: restored, session: session,
+            raceAnchor: snapshot.anchorCreatedAt)
         // The group data now is the winning branch's, whatever the losing one had set.
         let winning = session.rules.metadataIfValid(next.extensions)
         if let winning {
             do { try persist(next, for: session.id, groupData: winning) } catch { throw .storage("\(error)") }
+            applied.newNostrGroupID = winning.nostrGroupID != session.stored.nostrGroupID
+            if winning.relays != session.stored.relays { applied.newRelays = winning.relays }
         }
-        // A commit of ours that lost the race changed the group data (a rename, admins): do it again
-        // on the winning branch, so our change is not silently lost while others never saw it.
-        if (try? store.processedEvent(id: snapshot.commitEventID))?.outcome == .own,
-           let ours = session.metadata, let winning,
-           ours.name != winning.name || ours.groupDescription != winning.groupDescription || ours.admins != winning.admins {
-            logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
-            applied.reissueGroupData = ours
+        // A commit of ours that lost the race: what it changed in the group data (never the rest of
+        // our branch's data) is made again on the winning branch, if we may (`reissue`).
+        if (try? store.processedEvent(id: snapshot.commitEventID))?.outcome == .own, let winning,
+           let before = session.rules.metadataIfValid(restored.extensions), let ours = session.metadata {
+            let intent = GroupDataIntent(from: before, to: ours)
+            if !intent.isEmpty, intent.applied(to: winning) != winning {
+                logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
+                applied.reissueGroupData = intent
+            }
         }
         keepAlternate(AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
+        // Our messages sent on the dropped branch go out again on the winning one (same rumor ids).
+        let dropped = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
+        applied.resend += dropped.keys.sorted().flatMap { dropped[$0] ?? [] }
+        sentInEpoch[session.id] = sentInEpoch[session.id]?.filter { $0.key <= epoch }
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

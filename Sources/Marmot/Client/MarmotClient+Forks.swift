@@ -9,23 +9,23 @@ import NostrClient
 /// opens only there moves us onto it, and our messages sent on the abandoned branch go out again.
 extension MarmotClient {
     /// Refuses a competing commit (§5.7) that our own validation would not take in the current
-    /// epoch: it must be authorized like any commit (§5.5 step 6), and a committer that is no longer
-    /// a member on our branch may at most have rotated its own leaf or left, so a removed admin
-    /// cannot use the retained snapshot of an epoch where it was admin to take the group back.
+    /// epoch, and returns its ordering key: it must be authorized like any commit against its own
+    /// parent state (§5.5 step 6), and its committer must hold the authority it needs on our branch
+    /// (`GroupRules.authorizeOnBranch`), so neither a removed member (N1) nor a demoted admin (N2)
+    /// can use a retained snapshot of an epoch where it still had that authority.
     func checkCompetitor(
         _ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup, session: GroupSession
-    ) throws(DropReason) {
+    ) throws(DropReason) -> CommitOrderingKey {
         do {
             try session.rules.authorize(summary, message: message, before: before, after: after)
         } catch {
             throw .refusedCompetingCommit("\(error)")
         }
-        guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+        guard let key = session.rules.orderingKey(summary, message: message, before: before) else {
             throw .refusedCompetingCommit("the committer has no Nostr identity")
         }
-        if !session.memberKeys.contains(committer) && !summary.isMemberCommit {
-            throw .refusedCompetingCommit("\(committer.hex) is no longer a member and cannot commit as admin")
-        }
+        try session.rules.authorizeOnBranch(key, branch: session.mls)
+        return key
     }
 
     /// Traffic of the other member at `epoch` opened on the current branch: they are on it.
@@ -45,10 +45,23 @@ extension MarmotClient {
     }
 
     /// `message` opened only on the alternate branch: adopt it (snapshot of the fork epoch rewritten
-    /// to its commit, its epoch key stored), then take the message in on it.
+    /// to its commit, its epoch key stored, its group data: name, admins, relays, `h` and the
+    /// subscription for it, with system lines for what changed), then take the message in on it.
+    /// An alternate whose commit is not authorized on the branch we are on is never followed (N1,
+    /// N2): its key says who committed it and whether it needed an admin. Alternates without a key
+    /// are our own unconfirmed commit or our applied branch from a snapshot stored before keys were
+    /// kept; both were authorized when made.
     func follow(
         _ alternate: AlternateBranch, message: MLSMessage, event: Event, session: GroupSession
     ) throws(DropReason) -> Applied {
+        if let key = alternate.snapshot.orderingKey {
+            try session.rules.authorizeOnBranch(key, branch: session.mls)
+        }
+        let current: EpochSnapshot?
+        do { current = try loadSnapshot(group: session.id, epoch: alternate.forkEpoch) } catch { throw .storage("\(error)") }
+        guard session.rules.mayFollow(alternate.snapshot, applied: current) else {
+            throw .refusedCompetingCommit("traffic on the branch of \(alternate.snapshot.commitEventID.hex), which lost the race")
+        }
         let result: ProcessedMessage
         let next: MLSGroup
         do {
@@ -56,13 +69,15 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
+        let previous = session.metadata
+        let adopted = session.rules.metadataIfValid(alternate.mls.extensions)
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is
             """)
         do {
             try saveSnapshot(alternate.snapshot, group: session.id)
-            try persist(alternate.mls, for: session.id)
+            try persist(alternate.mls, for: session.id, groupData: adopted)
             try storeCurrentEventKey(session.id)
             if try loadPendingCommit(session.id)?.event.id == alternate.snapshot.commitEventID {
                 try savePendingCommit(nil, group: session.id)
@@ -72,11 +87,33 @@ extension MarmotClient {
         }
         alternates[session.id] = nil
         let switched = try sessionOrDrop(session.id)
+        if let previous, let adopted {
+            let committer = alternate.snapshot.orderingKey.flatMap { try? PublicKey(bytes: $0.committer) } ?? publicKey
+            store(Self.groupDataNotices(from: previous, to: adopted, actor: committer), commit: event, group: session.id)
+        }
         emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
         var applied = try accept(result, message: message, next: next, event: event, session: switched)
         applied.newEpoch = true
         applied.resend = alternate.sentSinceFork
+        if let adopted {
+            applied.newNostrGroupID = applied.newNostrGroupID || adopted.nostrGroupID != session.stored.nostrGroupID
+            if adopted.relays != session.stored.relays, applied.newRelays.isEmpty { applied.newRelays = adopted.relays }
+        }
         return applied
+    }
+
+    /// The system lines for a change of group data seen as a whole (a branch adopted): a rename
+    /// and one line per admin promoted or demoted, attributed to the branch's committer.
+    static func groupDataNotices(from previous: GroupMetadata, to current: GroupMetadata, actor: PublicKey) -> [SystemNotice] {
+        var notices: [SystemNotice] = []
+        if current.name != previous.name { notices.append(SystemNotice(change: .renamed, actor: actor, subject: actor)) }
+        for admin in current.admins where !previous.admins.contains(admin) {
+            notices.append(SystemNotice(change: .promoted, actor: actor, subject: admin))
+        }
+        for admin in previous.admins where !current.admins.contains(admin) {
+            notices.append(SystemNotice(change: .demoted, actor: actor, subject: admin))
+        }
+        return notices
     }
 
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {

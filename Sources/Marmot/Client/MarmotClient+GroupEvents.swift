@@ -19,8 +19,8 @@ extension MarmotClient {
         var resend: [EventID] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
         var proposalToCommit = false
-        /// Our group-data commit lost a race: this data is committed again on the winning branch.
-        var reissueGroupData: GroupMetadata?
+        /// Our group-data commit lost a race: this change is made again on the winning branch.
+        var reissueGroupData: GroupDataIntent?
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -52,8 +52,15 @@ extension MarmotClient {
             if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
-            drop(event, error, group: group)
-            if case .undecryptable = error, let group { park(event, group: group) }
+            if case .undecryptable = error, let group {
+                // Not recorded as processed: anyone who knows the `h` tag can push parked events out
+                // with junk, and an evicted genuine one must be tried again at the next catch-up
+                // instead of being lost for good (issue 24 N8).
+                drop(event, error, group: group, record: false)
+                park(event, group: group)
+            } else {
+                drop(event, error, group: group)
+            }
         }
     }
 
@@ -126,13 +133,17 @@ extension MarmotClient {
             confirmBranch(session.id, epoch: session.mls.epoch)
             return try acceptCommit(summary, message: message, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
+            let fromSender = session.mls.proposals.filter { $0.sender == proposal.sender }.count
+            guard fromSender < options.pendingProposalsPerSender else {
+                throw .malformedMessage("more than \(options.pendingProposalsPerSender) pending proposals from one sender")
+            }
             guard session.mls.proposals.count < options.pendingProposalLimit else {
                 throw .malformedMessage("more than \(options.pendingProposalLimit) pending proposals in the group")
             }
             try persistOrDrop(next, session.id)
             logger.info("proposal \(proposal.proposal.type) pending in \(session.id)")
             var applied = Applied(group: session.id, outcome: .processed)
-            applied.proposalToCommit = Self.willCommit(proposal)
+            applied.proposalToCommit = session.rules.willCommit(proposal, in: next)
             return applied
         case .ownCommit, .ownProposal:
             return Applied(group: session.id, outcome: .own)
@@ -171,13 +182,21 @@ extension MarmotClient {
 
     /// Applies another member's commit: authorization, the epoch snapshot for the race rule, the new
     /// state, the new epoch's group-event key.
+    /// `raceAnchor` is the first applied wrapper's created_at when a competitor replaces the commit
+    /// of that epoch (the v1 back-dating bound stays measured from it).
     func acceptCommit(
-        _ summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession
+        _ summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession,
+        raceAnchor: Int64? = nil
     ) throws(DropReason) -> Applied {
         try session.rules.authorize(summary, message: message, before: before, after: next)
         let groupData = summary.newExtensions == nil ? nil : session.rules.metadataIfValid(next.extensions)
+        let key = session.rules.orderingKey(summary, message: message, before: before)
         do {
-            try saveSnapshot(EpochSnapshot(epoch: before.epoch, state: before.serialized(), commit: event), group: session.id)
+            try saveSnapshot(
+                EpochSnapshot(
+                    epoch: before.epoch, state: before.serialized(), commit: event, orderingKey: key,
+                    anchorCreatedAt: raceAnchor),
+                group: session.id)
             // Removed, or the group was disbanded (v2): nothing more can be sent there.
             let closed = summary.removedSelf || groupData?.disbanded == true
             try persist(next, for: session.id, groupData: groupData, status: closed ? .inactive : nil)
@@ -202,14 +221,22 @@ extension MarmotClient {
         return applied
     }
 
-    /// Commits `data` (name, description, admins still members) again after our change lost a race.
-    func reissue(_ data: GroupMetadata, in id: GroupID) async {
-        guard let session = sessions[id], isAdmin(session) else { return }
+    /// Makes `intent` (what our lost commit changed) again on the winning branch, applied to its
+    /// data, if we are still an admin there and it still changes something; admins we did not
+    /// promote or demote are left as the winner set them (issue 24, N4).
+    func reissue(_ intent: GroupDataIntent, in id: GroupID) async {
+        guard let session = sessions[id], isAdmin(session), let current = session.metadata else {
+            logger.info("our lost group-data change in \(id) is not made again: we are no admin on the winning branch")
+            return
+        }
         let members = Set(session.memberKeys)
-        let admins = data.admins.filter(members.contains)
+        var target = intent.applied(to: current)
+        target.admins = target.admins.filter(members.contains)
+        guard target != current else { return }
+        let admins = intent.changesAdmins && target.admins != current.admins ? target.admins : nil
+        guard admins == nil || admins?.isEmpty == false else { return }
         do {
-            _ = try await updateGroupDataExclusive(
-                id, name: data.name, description: data.groupDescription, admins: admins.isEmpty ? nil : admins)
+            _ = try await updateGroupDataExclusive(id, name: intent.name, description: intent.groupDescription, admins: admins)
         } catch {
             logger.warning("could not issue our group-data change in \(id) again: \(error)")
             emit(.failure(chat: id, reason: "a change to the group was overtaken and could not be made again: \(error)"))
@@ -228,6 +255,8 @@ extension MarmotClient {
 
     /// Keeps an event that did not decrypt, to try again after the group's next commit; at most
     /// `parkedEventLimit` per group (the oldest go first), stored so a restart does not lose them.
+    /// An event pushed out is not lost: it was never recorded as processed, so the next catch-up of
+    /// the group's events tries it again.
     private func park(_ event: Event, group: GroupID) {
         var list = parked[group, default: []]
         guard !list.contains(where: { $0.id == event.id }) else { return }

@@ -62,17 +62,6 @@ extension MarmotClient {
         }
     }
 
-    /// Whether we keep a received proposal for a commit of ours. MDK 0.8.0 commits only SelfRemove
-    /// proposals (any member may ask to leave) and ignores Update and GroupContextExtensions
-    /// proposals from others; Adds and Removes are committed directly by admins, never proposed.
-    /// The proposal stays known to MLS either way (another member's commit may refer to it); this
-    /// only decides what our own commits include.
-    static func willCommit(_ proposal: PendingProposal) -> Bool {
-        guard case .member = proposal.sender else { return false }
-        if case .selfRemove = proposal.proposal { return true }
-        return false
-    }
-
     /// Whether we are an admin of the group in its current data.
     func isAdmin(_ session: GroupSession) -> Bool { session.stored.admins.contains(publicKey) }
 
@@ -80,7 +69,7 @@ extension MarmotClient {
     /// that leaves. Called after a proposal arrived; failures are reported, not thrown.
     func commitPendingSelfRemoves(_ id: GroupID) async {
         guard let session = sessions[id], session.stored.status == .active, session.mls.isActive, isAdmin(session),
-              session.mls.proposals.contains(where: Self.willCommit)
+              session.mls.proposals.contains(where: { session.rules.willCommit($0, in: session.mls) })
         else { return }
         do {
             _ = try await commitExclusive(id) { mls, filter throws(GroupError) in
@@ -94,7 +83,8 @@ extension MarmotClient {
     }
 
     /// Builds a commit of ours (`build` gets the filter of the pending proposals we are willing to
-    /// commit), then publishes it (`publishCommit`). Caller holds the exclusive section.
+    /// commit, `GroupRules.willCommit`: MDK commits others' SelfRemoves only, and v2 never an
+    /// admin's), then publishes it (`publishCommit`). Caller holds the exclusive section.
     func commitExclusive(
         _ id: GroupID,
         _ build: (inout MLSGroup, @escaping (PendingProposal) -> Bool) throws(GroupError) -> PendingCommit
@@ -105,7 +95,9 @@ extension MarmotClient {
         var mls = session.mls
         let pending: PendingCommit
         do {
-            pending = try build(&mls, Self.willCommit)
+            let current = session.mls
+            let rules = session.rules
+            pending = try build(&mls, { rules.willCommit($0, in: current) })
         } catch {
             throw MarmotClientError.mls(error)
         }

@@ -30,8 +30,13 @@ public actor MarmotClient {
         /// Stored events held for one subscription's catch-up before they are handled anyway (a
         /// relay flooding a subscription cannot grow the buffer without bound).
         public var catchUpBufferLimit = 5_000
-        /// Pending proposals kept per group; more are dropped (a member flooding proposals).
+        /// Pending proposals kept per group; more are dropped (members flooding proposals).
         public var pendingProposalLimit = 64
+        /// Pending proposals kept per sender in an epoch; more of that sender's are dropped. One
+        /// member flooding cheap proposals so fills only its own share and cannot make us drop
+        /// another member's proposal that a commit then refers to (which would strand us in the
+        /// epoch; issue 24 N5). Honest members send one or two per epoch (a SelfRemove).
+        public var pendingProposalsPerSender = 8
         /// How long the state of a past epoch is kept for the race rule (§5.7), besides the count
         /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
         /// once a competing commit can no longer be expected.
@@ -93,6 +98,9 @@ public actor MarmotClient {
     var parked: [GroupID: [Event]] = [:]
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
     var alternates: [GroupID: [AlternateBranch]] = [:]
+    /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
+    /// the group back below that epoch (their branch was dropped).
+    var sentInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// Peers' relay lists read during this run (`relayLists(of:)`).
     var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
@@ -462,9 +470,10 @@ public actor MarmotClient {
         (try? store.processedEvent(id: id)) != nil
     }
 
-    func drop(_ event: Event, _ reason: DropReason, group: GroupID?) {
+    /// Reports an event we cannot use and, with `record`, remembers it so it is never tried again.
+    func drop(_ event: Event, _ reason: DropReason, group: GroupID?, record: Bool = true) {
         logger.notice("dropped kind \(event.kind) \(event.id.hex): \(reason)")
-        record(event.id, .failed, group: group)
+        if record { self.record(event.id, .failed, group: group) }
         emit(.dropped(eventID: event.id, reason: reason))
     }
 }

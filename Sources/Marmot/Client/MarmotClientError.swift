@@ -32,6 +32,8 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
     case commitPending(GroupID)
     /// No relay accepted the event (per-relay verdicts attached).
     case notPublished(PoolPublishResult)
+    /// A commit of ours that our own authorization rule refuses (every peer would drop it).
+    case unauthorized(DropReason)
     /// The MLS layer refused the operation.
     case mls(GroupError)
     /// The store failed; nothing was changed in memory.
@@ -59,6 +61,7 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
         case .notPublished(let result):
             "client: no relay accepted \(result.eventID.hex): "
                 + result.failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        case .unauthorized(let why): "client: our commit would be refused: \(why)"
         case .mls(let error): "client: MLS: \(error)"
         case .storage(let why): "client: storage: \(why)"
         case .encoding(let why): "client: \(why)"

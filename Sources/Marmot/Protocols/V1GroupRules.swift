@@ -67,6 +67,41 @@ package struct V1GroupRules: GroupRules {
         try requireAdminLeft(after: after)
     }
 
+    /// How much earlier than the applied commit's first wrapper a competitor (or a re-wrapped copy)
+    /// may be dated, in seconds. MDK 0.8.0 lets the earliest created_at win (§5.7), and the outer
+    /// event is signed by a throw-away key, so a relay could otherwise re-sign any commit with an
+    /// earlier date and pick the winner; honest clocks and relay delays stay well inside 300 s.
+    static let backdatingBound: Int64 = 300
+
+    /// §5.7 (MDK 0.8.0): the earlier created_at wins, then the lower hex id; a competitor dated
+    /// more than `backdatingBound` before the applied commit's first wrapper is refused.
+    package func race(_ competitor: Event, key: CommitOrderingKey, against applied: EpochSnapshot) -> RaceVerdict {
+        let earliest = applied.anchorCreatedAt - Self.backdatingBound
+        guard competitor.createdAt >= earliest else {
+            return .refused("dated \(applied.anchorCreatedAt - competitor.createdAt) s before the applied commit (bound \(Self.backdatingBound) s)")
+        }
+        return applied.isBeaten(by: competitor) ? .wins : .loses
+    }
+
+    /// The reference moves to an earlier copy (as MDK does, so both sides compare later competitors
+    /// alike), but never to one dated more than `backdatingBound` before the first wrapper.
+    package func raceReference(_ applied: EpochSnapshot, afterCopy copy: Event) -> EpochSnapshot? {
+        guard copy.createdAt >= applied.anchorCreatedAt - Self.backdatingBound, applied.isBeaten(by: copy) else { return nil }
+        return applied.rewrapped(as: copy)
+    }
+
+    /// Always: MDK 0.8.0 keeps its own commit in a race whatever §5.7 says, so the branch its
+    /// traffic is on is where it stays.
+    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool { true }
+
+    /// MDK 0.8.0 commits only SelfRemove proposals of members; Update and GroupContextExtensions
+    /// proposals of others are ignored (marmot-wire §5.5 step 5).
+    package func willCommit(_ proposal: PendingProposal, in group: MLSGroup) -> Bool {
+        guard case .member = proposal.sender else { return false }
+        if case .selfRemove = proposal.proposal { return true }
+        return false
+    }
+
     /// The seal's signer must hold a leaf whose credential is its own Nostr identity, be listed as an
     /// admin in the group data, and not be us (MIP-02, as MDK requires).
     package func unacceptableJoin(_ mls: MLSGroup, sender: PublicKey, groupInfoSigner: LeafIndex, me: PublicKey) -> String? {

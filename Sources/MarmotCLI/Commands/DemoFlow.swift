@@ -90,7 +90,7 @@ enum DemoFlow {
             let start = ContinuousClock.now
             let pending = try await sender.send(text, in: chatID)
             printer.delivery("pending", since: start)
-            let delivered = try await sender.untilDelivered(pending.id, in: chatID)
+            let delivered = try await sender.untilDelivered(pending, in: chatID)
             if case .failed(let reason) = delivered.delivery {
                 throw CLIError(.notSent, "\(from.name)'s message was not sent: \(reason)")
             }

@@ -67,19 +67,19 @@ enum SendFlow {
                 }
             }
             let start = ContinuousClock.now
-            let message = try await session.send(text, in: chat.chatID)
-            let outcome = try await session.untilDelivered(message.id, in: chat.chatID)
+            let sent = try await session.send(text, in: chat.chatID)
+            let outcome = try await session.untilDelivered(sent, in: chat.chatID)
             let ms = start.duration(to: .now).milliseconds
             switch outcome.delivery {
             case .failed(let reason):
                 if invocation.json {
-                    Output.json(Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue,
+                    Output.json(Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: sent.rawValue,
                                      delivery: "failed", reason: reason, ms: ms))
                 }
                 throw CLIError(.notSent, "message not sent: \(reason)")
             case .sent, .pending:
                 Output.emit(
-                    Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: message.id.rawValue, delivery: "sent",
+                    Sent(chat: chat.chatID.rawValue, peer: chat.peerNpub, message: sent.rawValue, delivery: "sent",
                          reason: nil, ms: ms),
                     json: invocation.json, text: "Sent to \(chat.peerNpub) in chat \(chat.chatID) (\(ms) ms)")
             }
@@ -96,21 +96,35 @@ extension SendFlow {
 }
 
 extension CLISession {
-    /// Dispatches `sendMessage` into the open chat and returns the optimistic message the core adds
-    /// (the new own message that is pending).
-    func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> ChatMessage {
+    /// Dispatches `sendMessage` into the open chat and returns the id of the message it queued: the
+    /// one the core's outcome for this send names (in any delivery state: on a fast relay it is sent
+    /// before this watch sees it pending), or a new message of ours still pending. A message of ours
+    /// that merely appears (loaded from the store) is never taken for it.
+    func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> MessageID {
         let mark = outcomeMark
         let known = Set(state.currentChat?.messages.map(\.id) ?? [])
         dispatch(.sendMessage(chatID: chatID, content: text))
         return try await until("the message to be queued", timeout: timeout) { state throws(CLIError) in
-            if let failure = OutcomeExit.failure(in: state, after: mark, of: [.sendMessage]),
-                state.lastOutcome?.code != .notSent
-            {
-                throw failure
-            }
-            guard let chat = state.currentChat, chat.chatID == chatID else { return nil }
-            return chat.messages.last { $0.isMine && $0.delivery == .pending && !known.contains($0.id) }
+            try Self.queuedMessage(in: state, chatID: chatID, after: mark, known: known)
         }
+    }
+
+    /// The message a `sendMessage` dispatched after outcome `mark` queued, as `state` shows it: the
+    /// one its outcome names (sent, failed or pending), else a new pending message of ours (not in
+    /// `known`); nil while neither is there. A failure of the send other than "not sent" throws.
+    static func queuedMessage(
+        in state: AppState, chatID: ChatID, after mark: UInt64, known: Set<MessageID>
+    ) throws(CLIError) -> MessageID? {
+        if let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .sendMessage,
+            let id = outcome.messageID
+        {
+            return id
+        }
+        if let failure = OutcomeExit.failure(in: state, after: mark, of: [.sendMessage]), state.lastOutcome?.code != .notSent {
+            throw failure
+        }
+        guard let chat = state.currentChat, chat.chatID == chatID else { return nil }
+        return chat.messages.last { $0.isMine && $0.delivery == .pending && !known.contains($0.id) }?.id
     }
 
     /// Waits until message `id` of the open chat is no longer pending.

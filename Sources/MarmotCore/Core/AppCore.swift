@@ -244,10 +244,12 @@ actor AppCore {
 
     // MARK: Outcomes and toasts
 
-    /// Records how `operation` ended; a failure's message becomes the toast (`toastText`).
-    func finish(_ operation: UserOperation, _ code: OutcomeCode, _ message: String = "") {
+    /// Records how `operation` ended (about message `messageID`, for sends); a failure's message
+    /// becomes the toast (`toastText`).
+    func finish(_ operation: UserOperation, _ code: OutcomeCode, _ message: String = "", messageID: MessageID? = nil) {
         outcomeSequence += 1
-        let outcome = OperationOutcome(operation: operation, code: code, message: message, sequence: outcomeSequence)
+        let outcome = OperationOutcome(
+            operation: operation, code: code, message: message, sequence: outcomeSequence, messageID: messageID)
         state.lastOutcome = outcome
         if let text = outcome.toastText { state.toast = text }
     }

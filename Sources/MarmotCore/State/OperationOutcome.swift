@@ -75,12 +75,16 @@ public struct OperationOutcome: Sendable, Equatable {
     /// Ready to show; never contains a secret or message text.
     public var message: String
     public var sequence: UInt64
+    /// For `sendMessage` and `retryMessage`: the message the outcome is about, so a caller waits
+    /// for exactly that message whatever delivery state it has reached by the time it looks.
+    public var messageID: MessageID?
 
-    public init(operation: UserOperation, code: OutcomeCode, message: String, sequence: UInt64) {
+    public init(operation: UserOperation, code: OutcomeCode, message: String, sequence: UInt64, messageID: MessageID? = nil) {
         self.operation = operation
         self.code = code
         self.message = message
         self.sequence = sequence
+        self.messageID = messageID
     }
 
     public var isSuccess: Bool { code == .ok }

@@ -24,7 +24,7 @@ struct TUIInviteDrivenTests {
 
         let aliceChat = try await alice.openChat(with: bobAccount.npub)
         let sent = try await alice.send("hello bob", in: aliceChat.chatID)
-        _ = try await alice.untilDelivered(sent.id, in: aliceChat.chatID)
+        _ = try await alice.untilDelivered(sent, in: aliceChat.chatID)
 
         let screen = DrivenScreen(bob)
         let invite = try await bob.until("Alice's invitation", timeout: .seconds(60)) { (state: AppState) -> InviteSummary? in

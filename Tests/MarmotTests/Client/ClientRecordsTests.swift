@@ -15,7 +15,7 @@ struct ClientRecordsTests {
 
     @Test func raceRuleComparesCreatedAtThenLowercaseHexID() throws {
         let applied = try Self.commit(createdAt: 1_000)
-        let snapshot = EpochSnapshot(epoch: 4, state: Data([1, 2, 3]), commit: applied)
+        let snapshot = EpochSnapshot(epoch: 4, state: Data([1, 2, 3]), commit: applied, orderingKey: nil)
         #expect(snapshot.isBeaten(by: try Self.commit(createdAt: 999)))
         #expect(!snapshot.isBeaten(by: try Self.commit(createdAt: 1_001)))
         // Same second: the smaller id wins.
@@ -33,15 +33,80 @@ struct ClientRecordsTests {
 
     @Test func snapshotRoundTripsAndRejectsGarbage() throws {
         let event = try Self.commit(createdAt: 1_700_000_000)
-        let snapshot = EpochSnapshot(epoch: 7, state: Data(repeating: 9, count: 300), commit: event)
+        let key = Self.key(.privileged, committer: 3, digest: 4)
+        let snapshot = EpochSnapshot(
+            epoch: 7, state: Data(repeating: 9, count: 300), commit: event, orderingKey: key, anchorCreatedAt: event.createdAt + 5)
         let decoded = try EpochSnapshot(encoded: snapshot.encoded())
         #expect(decoded.epoch == 7)
         #expect(decoded.state == snapshot.state)
         #expect(decoded.commitEventID == event.id)
         #expect(decoded.commitCreatedAt == event.createdAt)
         #expect(decoded.contentHash == snapshot.contentHash)
+        #expect(decoded.orderingKey == key)
+        #expect(decoded.anchorCreatedAt == event.createdAt + 5)
         #expect(throws: (any Error).self) { _ = try EpochSnapshot(encoded: snapshot.encoded() + Data([0])) }
-        #expect(throws: (any Error).self) { _ = try EpochSnapshot(encoded: Data([2]) + snapshot.encoded().dropFirst()) }
+        #expect(throws: (any Error).self) { _ = try EpochSnapshot(encoded: Data([3]) + snapshot.encoded().dropFirst()) }
+    }
+
+    /// A snapshot stored by the previous version (1: no key, no anchor) still decodes; its anchor is
+    /// its commit's created_at.
+    @Test func versionOneSnapshotStillDecodes() throws {
+        let event = try Self.commit(createdAt: 1_700_000_000)
+        var w = TLSWriter(capacity: 128)
+        w.write(UInt8(1))
+        w.write(UInt64(3))
+        w.writeOpaque(Data([7, 7]))
+        w.writeFixed(event.id.bytes)
+        w.write(UInt64(bitPattern: event.createdAt))
+        w.writeOpaque(EpochSnapshot.contentHash(event))
+        let decoded = try EpochSnapshot(encoded: w.data)
+        #expect(decoded.epoch == 3)
+        #expect(decoded.commitEventID == event.id)
+        #expect(decoded.orderingKey == nil)
+        #expect(decoded.anchorCreatedAt == event.createdAt)
+    }
+
+    static func key(_ priority: CommitPriority, committer: UInt8, digest: UInt8) -> CommitOrderingKey {
+        CommitOrderingKey(
+            sourceEpoch: 4, priority: priority, committer: Data(repeating: committer, count: 32),
+            digest: Data(repeating: digest, count: 32))
+    }
+
+    /// v1: MDK 0.8.0's date rule inside the back-dating bound, refused beyond it (measured from the
+    /// first wrapper applied, which re-wrapped copies never move); copies move the reference only
+    /// within the bound.
+    @Test func v1RaceRuleIsBoundedBackDating() throws {
+        let rules = V1GroupRules()
+        let applied = try Self.commit(createdAt: 10_000)
+        let snapshot = EpochSnapshot(epoch: 4, state: Data([1]), commit: applied, orderingKey: nil)
+        let key = Self.key(.ordinary, committer: 1, digest: 1)
+        #expect(rules.race(try Self.commit(createdAt: 9_990), key: key, against: snapshot) == .wins)
+        #expect(rules.race(try Self.commit(createdAt: 10_000 - V1GroupRules.backdatingBound), key: key, against: snapshot) == .wins)
+        #expect(rules.race(try Self.commit(createdAt: 10_010), key: key, against: snapshot) == .loses)
+        let beyond = rules.race(try Self.commit(createdAt: 10_000 - V1GroupRules.backdatingBound - 1), key: key, against: snapshot)
+        if case .refused = beyond {} else { Issue.record("a competitor beyond the bound was \(beyond)") }
+        let near = try Self.commit(createdAt: 9_800, content: applied.content)
+        let moved = try #require(rules.raceReference(snapshot, afterCopy: near))
+        #expect(moved.commitEventID == near.id)
+        #expect(moved.anchorCreatedAt == 10_000)
+        #expect(rules.raceReference(moved, afterCopy: try Self.commit(createdAt: 9_600, content: applied.content)) == nil)
+        let walked = rules.race(try Self.commit(createdAt: 9_650), key: key, against: moved)
+        if case .refused = walked {} else { Issue.record("the bound moved with a re-wrapped copy: \(walked)") }
+    }
+
+    /// v2: the ordering key alone decides (privileged first, then committer, then digest); dates
+    /// never matter and copies never move anything.
+    @Test func v2RaceRuleIsTheOrderingKey() throws {
+        let rules = V2GroupRules()
+        let applied = try Self.commit(createdAt: 10_000)
+        let snapshot = EpochSnapshot(
+            epoch: 4, state: Data([1]), commit: applied, orderingKey: Self.key(.ordinary, committer: 5, digest: 5))
+        #expect(rules.race(try Self.commit(createdAt: 1), key: Self.key(.ordinary, committer: 6, digest: 0), against: snapshot) == .loses)
+        #expect(rules.race(try Self.commit(createdAt: 99_999), key: Self.key(.privileged, committer: 9, digest: 9), against: snapshot) == .wins)
+        #expect(rules.race(try Self.commit(createdAt: 10_000), key: Self.key(.ordinary, committer: 5, digest: 4), against: snapshot) == .wins)
+        #expect(rules.raceReference(snapshot, afterCopy: try Self.commit(createdAt: 1, content: applied.content)) == nil)
+        let unkeyed = EpochSnapshot(epoch: 4, state: Data([1]), commit: applied, orderingKey: nil)
+        #expect(rules.race(try Self.commit(createdAt: 1), key: Self.key(.privileged, committer: 0, digest: 0), against: unkeyed) == .loses)
     }
 
     @Test func ownKeyPackageRecordRoundTrips() throws {

@@ -196,12 +196,15 @@ import Testing
         await server.stop()
     }
 
-    /// Both members commit in the same epoch; Bob's clock is 10 s behind, so his commit has the
-    /// smaller created_at and must win on both sides (§5.7): Alice rolls back hers.
-    @Test func competingCommitsResolveByTheRule() async throws {
+    /// v1: both members commit in the same epoch; Bob's clock is 10 s behind, inside the
+    /// back-dating bound (`V1GroupRules.backdatingBound`), so his commit has the smaller created_at
+    /// and wins on both sides (§5.7, MDK 0.8.0): Alice rolls back hers. Beyond the bound a
+    /// competitor is refused (`RaceTrustTests`); v2 ignores dates altogether.
+    @Test func v1CompetingCommitsWithinTheBoundResolveByDate() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         let (alice, bob, chat, _) = try await Self.establish(relay: url, bobClock: { UnsignedEvent.now() - 10 })
         let id = chat.id
+        #expect(chat.version == .v1)
         #expect(await alice.epochState(id)?.epoch == 2)
 
         async let aliceCommit = alice.client.selfUpdate(id)

@@ -119,8 +119,8 @@ extension AppCore {
         guard let session, var entry = session.chats[chatID] else { return }
         if let operation {
             switch outcome {
-            case .sent: finish(operation, .ok)
-            case .failed(let reason): finish(operation, code, "Message not sent: \(reason)")
+            case .sent: finish(operation, .ok, messageID: messageID)
+            case .failed(let reason): finish(operation, code, "Message not sent: \(reason)", messageID: messageID)
             }
         }
         let delivery: MessageDeliveryState =

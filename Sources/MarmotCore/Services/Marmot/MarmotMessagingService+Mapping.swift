@@ -209,6 +209,7 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
         case .storage(let why): return .storage(why)
         case .mixedProtocolVersions:
             return .other("These people use different Marmot versions (some only v1, some only v2); one group needs one")
+        case .unauthorized(let why): return .other("This change is not allowed in this chat: \(why)")
         case .mls, .encoding: return .other("Encryption failed: \(error)")
         }
     }

@@ -72,11 +72,39 @@ struct V2HostileParty: CommittingParty {
 
     /// A kind-445 event with exactly `tags` (default: the v2 `h` tag) carrying `message` in the
     /// current epoch, or in that of `epochOf`.
-    func event(_ message: MLSMessage, tags: [Tag]? = nil, epochOf: MLSGroup? = nil) throws -> Event {
-        guard let group = epochOf ?? group, let nostrGroupID else { throw HarnessError.unexpected("no group") }
+    func event(
+        _ message: MLSMessage, tags: [Tag]? = nil, epochOf: MLSGroup? = nil, createdAt: Int64 = UnsignedEvent.now()
+    ) throws -> Event {
+        guard let group = epochOf ?? group else { throw HarnessError.unexpected("no group") }
+        guard let nostrGroupID = try? V2GroupRules().metadata(of: group.extensions).nostrGroupID else {
+            throw HarnessError.unexpected("no group")
+        }
         let key = try GroupEventKey(exporter: { try group.exporter(label: $0, context: $1, length: $2) })
         return try GroupEvent.build(
-            mlsMessage: message.tlsSerialized, tags: tags ?? [Tag(["h", nostrGroupID.hex])], key: key, createdAt: UnsignedEvent.now())
+            mlsMessage: message.tlsSerialized, tags: tags ?? [Tag(["h", nostrGroupID.hex])], key: key, createdAt: createdAt)
+    }
+
+    /// Makes a v2 key package and keeps its private half, for joining a group directly.
+    mutating func makeKeyPackage() throws -> KeyPackage {
+        let created = try V2KeyPackage.create(keys: keys)
+        ownPackage = created
+        return created.keyPackage
+    }
+
+    /// Joins from a Welcome with the key package `makeKeyPackage` made.
+    mutating func join(_ welcome: Welcome) throws {
+        guard let own = ownPackage else { throw HarnessError.unexpected("no key package") }
+        group = try MLSGroup.join(
+            welcome: welcome, keyPackage: own.keyPackage, privateMaterial: own.privateMaterial, configuration: .marmotV2)
+    }
+
+    /// Encrypts a valid v2 inner chat event as this party in its current epoch.
+    mutating func chat(_ text: String) throws -> MLSMessage {
+        guard var group else { throw HarnessError.unexpected("no group") }
+        let rumor = UnsignedEvent(pubkey: publicKey, createdAt: UnsignedEvent.now(), kind: .chatMessage, tags: [], content: text)
+        let sealed = try group.encrypt(Data(rumor.jsonString.utf8))
+        self.group = group
+        return sealed
     }
 
     /// Gift-wraps a v2 Welcome, sealed by this party, to the author of `invitee`.

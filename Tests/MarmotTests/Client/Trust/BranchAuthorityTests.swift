@@ -1,0 +1,183 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Competing commits and alternate branches judged against the branch we are on, not only the
+/// fork-point snapshot (issue 24: N1, N2, N4, N6, N10). Each test has a hostile party try it.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct BranchAuthorityTests {
+    /// N1, v1: admin M removes member A; A answers with a self-update for the same epoch dated a
+    /// minute earlier (inside the back-dating bound, so the date rule alone would take it). A is no
+    /// member on Bob's branch: refused. Before the fix Bob rolled back and A was back in.
+    @Test func removedMemberCannotUndoItsRemovalWithAnEarlierSelfUpdate() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let now = UnsignedEvent.now()
+        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
+        let removal = try m.commit { try $0.commit(removing: [aLeaf]) }
+        let removalEvent = try m.event(removal.message, createdAt: now, epochOf: removal.before)
+        await bob.client.deliverForTesting(removalEvent)
+        #expect(try await bob.client.chat(chat)?.members.contains(a.publicKey) == false)
+
+        let comeback = try a.commit { try RaceFixtures.v1SelfUpdate(&$0) }
+        let comebackEvent = try a.event(comeback.message, createdAt: now - 60, epochOf: comeback.before)
+        await bob.client.deliverForTesting(comebackEvent)
+        #expect(await RaceFixtures.refused(bob, comebackEvent.id, because: "not a member"))
+        #expect(try await bob.client.snapshotForTesting(chat, epoch: 1)?.eventID == removalEvent.id)
+        #expect(try await bob.client.chat(chat)?.members.contains(a.publicKey) == false)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// N1, v2 by chatter: admin M removes member E; E's self-update for that epoch loses the race,
+    /// and E then writes on its own branch, so that the message opens only there. Bob must neither
+    /// keep nor follow that branch. Before the fix Bob followed it and E was a member again.
+    @Test func removedMemberCannotPullUsOntoItsBranchWithTraffic() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let eLeaf = try RaceFixtures.leaf(of: e.publicKey, in: m.group)
+        let removal = try m.commit { try $0.commit(removing: [eLeaf]) }
+        let removalEvent = try m.event(removal.message, epochOf: removal.before, createdAt: UnsignedEvent.now() - 5)
+        await bob.client.deliverForTesting(removalEvent)
+        #expect(try await bob.client.chat(chat)?.members.contains(e.publicKey) == false)
+
+        let keys = e.keys
+        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
+        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
+        let chatter = try e.chat("I am still here")
+        await bob.client.deliverForTesting(try e.event(chatter))
+        #expect(try await bob.client.chat(chat)?.members.contains(e.publicKey) == false)
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+        #expect(try await bob.allMessages(chat).contains { $0.content == "I am still here" } == false)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// N2, v1: admin A demotes admin M; M, from the epoch before, commits A's removal dated a minute
+    /// earlier. Authorized against that old state, but M is no admin on Bob's branch: refused.
+    /// Before the fix Bob rolled back onto M's branch and A was gone.
+    @Test func demotedAdminCannotCommitAsAdminFromAnOldSnapshot() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: true)
+        let now = UnsignedEvent.now()
+        let rules = V1GroupRules()
+        var data = try rules.metadata(of: try #require(a.group).extensions)
+        data.admins = [a.publicKey]
+        let proposals = try rules.proposals(changing: try #require(a.group).extensions, to: data)
+        let demotion = try a.commit { try $0.commit(proposals: proposals) }
+        let demotionEvent = try a.event(demotion.message, createdAt: now, epochOf: demotion.before)
+        await bob.client.deliverForTesting(demotionEvent)
+        #expect(try await bob.client.chat(chat)?.admins == [a.publicKey])
+
+        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
+        let coup = try m.commit { try $0.commit(removing: [aLeaf]) }
+        let coupEvent = try m.event(coup.message, createdAt: now - 60, epochOf: coup.before)
+        await bob.client.deliverForTesting(coupEvent)
+        #expect(await RaceFixtures.refused(bob, coupEvent.id, because: "not an admin on our branch"))
+        let after = try #require(try await bob.client.chat(chat))
+        #expect(Set(after.members) == [m.publicKey, a.publicKey, bob.publicKey])
+        #expect(after.admins == [a.publicKey])
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// N4, v2: Bob (an admin) self-updates; admin M renames the group in the same epoch, and the
+    /// rename wins. Bob's lost commit changed no group data, so nothing is re-issued: the winner's
+    /// name stays. Before the fix Bob re-committed his branch's old name over it.
+    @Test func lostSelfUpdateDoesNotRevertTheWinnersRename() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: true)
+        let own = try await bob.client.selfUpdate(chat)
+        #expect(own.epoch == 2)
+        let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: "the winner's name") }
+        await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before, createdAt: UnsignedEvent.now() - 30))
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+        let after = try #require(try await bob.client.chat(chat))
+        #expect(after.name == "the winner's name")
+        #expect(after.epoch == 2)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// N6, v1: admin M makes two commits for one epoch: one renames to "plain" (dated earlier, so
+    /// it wins), the other renames to "promoting" and makes Bob an admin. Bob applies the first,
+    /// keeps the other as the alternate, and follows it when M's next message opens only there (as
+    /// MDK 0.8.0 keeps its own branch); he then has that branch's name and admins, with system
+    /// lines. Before the fix he kept the old branch's name and admins.
+    @Test func followingABranchAdoptsItsGroupData() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let before = try #require(m.group)
+        let now = UnsignedEvent.now()
+        var first = before
+        let plain = try RaceFixtures.v1Rename(&first, to: "plain")
+        var second = before
+        let promoting = try RaceFixtures.v1Rename(&second, to: "promoting", admins: [m.publicKey, bob.publicKey])
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(plain.message, createdAt: now - 10, epochOf: before))
+        await bob.client.deliverForTesting(try sender.event(promoting.message, createdAt: now, epochOf: before))
+        #expect(try await bob.client.chat(chat)?.name == "plain")
+        let linesBefore = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
+
+        sender.group = promoting.newGroup
+        var group = promoting.newGroup
+        let hello = try group.encrypt(try ChatRumor(author: m.publicKey, content: "on the other branch").plaintext)
+        sender.group = group
+        await bob.client.deliverForTesting(try sender.event(hello))
+        let after = try #require(try await bob.client.chat(chat))
+        #expect(await bob.epochState(chat)?.authenticator == promoting.newGroup.epochAuthenticator)
+        #expect(after.name == "promoting")
+        #expect(Set(after.admins) == [m.publicKey, bob.publicKey])
+        let lines = try await bob.allMessages(chat).filter { $0.deliveryState == .notice }.count
+        #expect(lines > linesBefore)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// v2: admin M makes two commits for one epoch; Bob applies the one with the lower ordering key
+    /// and keeps the other as the alternate. M's message on the losing branch does not move him:
+    /// every v2 client ranks by the same key, so following it would split him from the others.
+    @Test func v2NeverFollowsALosingBranch() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let before = try #require(m.group)
+        var first = before
+        let plain = try RaceFixtures.v2Rename(&first, to: "plain")
+        var second = before
+        let promoting = try RaceFixtures.v2Rename(&second, to: "promoting", admins: [m.publicKey, bob.publicKey])
+        let plainWins = try RaceFixtures.key(plain, before: before) < RaceFixtures.key(promoting, before: before)
+        let (applied, alternate) = plainWins ? (plain, promoting) : (promoting, plain)
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
+        await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
+        sender.group = alternate.newGroup
+        let hello = try sender.chat("on the losing branch")
+        await bob.client.deliverForTesting(try sender.event(hello))
+        #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == (try V2GroupRules().metadata(of: applied.newGroup.extensions)).name)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// N10, v2: admin M sends a SelfRemove (v2 forbids an admin's). Bob, an admin, must neither
+    /// auto-commit it nor include it in his next commit: every peer would drop that commit. Before
+    /// the fix Bob committed it and M was gone on his side alone.
+    @Test func adminSelfRemoveIsNeverCommittedByUs() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: true)
+        var group = try #require(m.group)
+        let leave = try group.proposeSelfRemove()
+        m.group = group
+        await bob.client.deliverForTesting(try m.event(leave))
+        #expect(await bob.epochState(chat)?.epoch == 1)
+        let update = try await bob.client.selfUpdate(chat)
+        #expect(update.epoch == 2)
+        #expect(try await bob.client.chat(chat)?.members.contains(m.publicKey) == true)
+        await bob.shutdown()
+        await server.stop()
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Junk on a group's `h` tag pushing genuine early events out of the parked list (issue 24, N8).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ParkedEventTests {
+    /// M's message of the next epoch reaches Bob before M's commit and is parked; a stranger who
+    /// knows the `h` tag then sends a parked-list's worth of junk, which pushes it out. It is not
+    /// lost: the next catch-up (a restart) fetches it again and it opens. Before the fix it was
+    /// recorded as processed when it did not decrypt, so it was never tried again.
+    @Test func junkCannotEvictAnEarlyMessageForGood() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let update = try m.commit { try RaceFixtures.v1SelfUpdate(&$0) }
+        var group = try #require(m.group)
+        let sealed = try group.encrypt(try ChatRumor(author: m.publicKey, content: "early bird").plaintext)
+        m.group = group
+        #expect(try await RelayReads.publish(try m.event(sealed), to: url).isAccepted)
+        let client = bob.client, id = chat
+        try await waitUntil("the early message parked") { await client.parkedCountForTesting(id) == 1 }
+
+        let h = try #require(m.nostrGroupID).hex
+        for _ in 0..<RaceFixtures.options.parkedEventLimit {
+            let stranger = Keys.generate()
+            let junk = try UnsignedEvent(
+                pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
+                tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
+                content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            ).signed(with: stranger)
+            await bob.client.deliverForTesting(junk)
+        }
+        await bob.client.deliverForTesting(try m.event(update.message, epochOf: update.before))
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+
+        bob = try await bob.restarted()
+        #expect(try await bob.waitForMessage("early bird").sender == m.publicKey)
+        await bob.shutdown()
+        await server.stop()
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Groups for race tests: our client Bob with hostile parties that commit for the same epoch from
+/// the state they hold, and hand their events to Bob directly (`deliverForTesting`), so each
+/// verdict is in before the next step.
+enum RaceFixtures {
+    /// Bob's options: no post-join self-update, so the group stays at epoch 1 until a party commits.
+    static var options: MarmotClient.Options {
+        var options = ClientHarness.options
+        options.selfUpdateAfterJoin = false
+        return options
+    }
+
+    /// A v1 group made by hostile admin M with hostile A (an admin too when `aIsAdmin`) and Bob, all
+    /// at epoch 1.
+    static func v1(_ url: String, aIsAdmin: Bool) async throws
+        -> (bob: TestAccount, m: HostileParty, a: HostileParty, chat: GroupID)
+    {
+        let bob = try await TestAccount("bob", relayURLs: [url], options: options)
+        _ = try await bob.client.publishKeyPackage()
+        var m = HostileParty()
+        var a = HostileParty()
+        let aPackage = try HostileParty.keyPackage(claiming: a.publicKey)
+        let bobsPackage = try await RelayReads.keyPackage(of: bob.publicKey, on: url)
+        let relays = [try RelayURL(url)]
+        let welcome = try m.createGroup(
+            admins: aIsAdmin ? [m.publicKey, a.publicKey] : [m.publicKey], invitees: [aPackage.0, bobsPackage.keyPackage],
+            relays: relays, name: "race")
+        try a.join(welcome, keyPackage: aPackage.0, privateMaterial: aPackage.1)
+        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
+        let invite = try await bob.waitForInvite()
+        let chat = try await bob.client.acceptInvite(invite.id)
+        #expect(chat.version == .v1)
+        #expect(Set(chat.members) == [m.publicKey, a.publicKey, bob.publicKey])
+        return (bob, m, a, chat.id)
+    }
+
+    /// A v2 group made by hostile admin M with Bob (an admin too when `bobIsAdmin`) and hostile
+    /// member E, all at epoch 1.
+    static func v2(_ url: String, bobIsAdmin: Bool) async throws
+        -> (bob: TestAccount, m: V2HostileParty, e: V2HostileParty, chat: GroupID)
+    {
+        let bob = try await TestAccount("bob", relayURLs: [url], options: options)
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        let bobsPackage = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        var m = V2HostileParty()
+        var e = V2HostileParty()
+        let ePackage = try e.makeKeyPackage()
+        let relays = [try RelayURL(url)]
+        let welcome = try m.createGroup(
+            admins: bobIsAdmin ? [m.publicKey, bob.publicKey] : [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage],
+            relays: relays)
+        try e.join(welcome)
+        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
+        let invite = try await bob.waitForInvite()
+        let chat = try await bob.client.acceptInvite(invite.id)
+        #expect(chat.version == .v2)
+        #expect(Set(chat.members) == [m.publicKey, e.publicKey, bob.publicKey])
+        return (bob, m, e, chat.id)
+    }
+
+    /// The leaf of `key` in `group`.
+    static func leaf(of key: PublicKey, in group: MLSGroup?) throws -> LeafIndex {
+        try #require(group?.members.first { NostrIdentity.publicKey($0.credential) == key }?.leafIndex)
+    }
+
+    /// A v1 self-update under a fresh signature key.
+    static func v1SelfUpdate(_ group: inout MLSGroup) throws -> PendingCommit {
+        try group.selfUpdate(signerRotation: SignerRotation(signer: CipherSuiteProvider.mls128X25519.generateSignatureKey()))
+    }
+
+    /// A v2 self-update under a fresh signature key with a valid account proof for it.
+    static func v2SelfUpdate(_ group: inout MLSGroup, keys: Keys) throws -> PendingCommit {
+        let signer = CipherSuiteProvider.mls128X25519.generateSignatureKey()
+        let leaf = try V2GroupRules().ownLeaf(keys: keys, signer: signer)
+        return try group.selfUpdate(signerRotation: SignerRotation(signer: signer, leafExtensions: leaf.extensions))
+    }
+
+    /// A v2 commit of the group profile (name) and, when given, the admin policy.
+    static func v2Rename(_ group: inout MLSGroup, to name: String, admins: [PublicKey]? = nil) throws -> PendingCommit {
+        var proposals: [Proposal] = [
+            .appDataUpdate(.update(MarmotComponentID.groupProfile, Data(try GroupProfile(name: name).bytes))),
+        ]
+        if let admins {
+            proposals.append(.appDataUpdate(.update(MarmotComponentID.adminPolicy, Data(try AdminPolicy(admins: admins).bytes))))
+        }
+        return try group.commit(proposals: proposals)
+    }
+
+    /// A v1 commit of the group data (0xF2EE) with a new name and, when given, admins.
+    static func v1Rename(_ group: inout MLSGroup, to name: String, admins: [PublicKey]? = nil) throws -> PendingCommit {
+        let rules = V1GroupRules()
+        var data = try rules.metadata(of: group.extensions)
+        data.name = name
+        if let admins { data.admins = admins.sorted() }
+        return try group.commit(proposals: try rules.proposals(changing: group.extensions, to: data))
+    }
+
+    /// The commit's ordering key as every v2 client computes it.
+    static func key(_ pending: PendingCommit, before: MLSGroup) throws -> CommitOrderingKey {
+        try #require(V2GroupRules().orderingKey(pending.summary, message: pending.message, before: before))
+    }
+
+    /// `event` signed again by a throw-away key with another created_at, as a relay can.
+    static func rewrapped(_ event: Event, createdAt: Int64) throws -> Event {
+        let relay = Keys.generate()
+        return try UnsignedEvent(
+            pubkey: relay.publicKey, createdAt: createdAt, kind: event.kind, tags: event.tags, content: event.content
+        ).signed(with: relay)
+    }
+
+    /// Whether Bob reported `id` as dropped for a refused competing commit whose reason contains `why`.
+    static func refused(_ bob: TestAccount, _ id: EventID, because why: String) async -> Bool {
+        let dropped = try? await bob.waitForDrop(timeout: 5) {
+            if case .refusedCompetingCommit(let reason) = $0 { reason.contains(why) } else { false }
+        }
+        return dropped?.0 == id
+    }
+}
