@@ -32,12 +32,14 @@ extension MarmotMessagingService {
             guard let next = page.nextCursor else { break }
             cursor = next
         }
-        return ChatInfo(
+        var info = ChatInfo(
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
             isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins,
             protocolVersion: Self.protocolVersion(chat.version))
+        info.isMember = chat.status == .active
+        return info
     }
 
     /// The core's name for the Marmot version a group speaks.
@@ -69,6 +71,7 @@ extension MarmotMessagingService {
             case .renamed: .renamed
             case .promoted: .promoted
             case .demoted: .demoted
+            case .readded: .readded
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)
