@@ -19,7 +19,9 @@ extension MarmotMessagingService {
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
         let others = chat.members.filter { $0 != me }
-        guard let peer = chat.peer ?? others.first ?? chat.provenPeer else { return nil }
+        // A group whose other members are all gone (its admin removed the last one) stays listed,
+        // shown under its name, so it can be used again (issue 30: the admin adds them back).
+        guard let peer = chat.peer ?? others.first ?? chat.provenPeer ?? (chat.name.isEmpty ? nil : me) else { return nil }
         var newest: MessageRecord?
         var cursor: MessageCursor?
         // Skip rumors the app does not show (reactions, …) to find the preview.
