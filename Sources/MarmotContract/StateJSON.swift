@@ -75,6 +75,7 @@ extension ContractJSON {
             "isGroup": chat.isGroup, "memberCount": chat.memberCount,
             "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
+            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
         ]
     }
 
@@ -86,6 +87,7 @@ extension ContractJSON {
             "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
+            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel),
         ]
     }
 

@@ -7,7 +7,7 @@ import Testing
 struct OutcomeExitTests {
     @Test(arguments: [
         ("invalid_npub", 4), ("invalid_nsec", 4), ("own_npub", 4), ("no_key_package", 5), ("relay_unreachable", 6),
-        ("not_sent", 6), ("unknown_invite", 9), ("storage_failed", 1), ("failed", 1), ("some_future_code", 1),
+        ("not_sent", 6), ("unknown_invite", 9), ("not_member", 10), ("chat_inactive", 10), ("storage_failed", 1), ("failed", 1), ("some_future_code", 1),
     ])
     func exitCodeFromOutcomeCode(raw: String, exit: Int) {
         #expect(Int(OutcomeExit.exitCode(for: OutcomeCode(raw)).rawValue) == exit)

@@ -234,6 +234,10 @@ enum ClientSettings {
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 
+    /// The serialized MLS state of a group we had left or been removed from, while an invitation
+    /// back into it waits for an answer (declining restores it; MDK's `readd-after-eviction`).
+    static func formerState(_ group: GroupID) -> String { "client.former_state.\(group)" }
+
     /// Our commit published without a relay's OK yet (`PendingOwnCommit`).
     static func pendingCommit(_ group: GroupID) -> String { "client.pending_commit.\(group)" }
 

@@ -27,7 +27,9 @@ extension MarmotClient {
 
     /// Accepts a pending invitation: the group becomes active, its events are fetched (all of them,
     /// so commits made since the Welcome apply in order) and the post-join self-update MIP-02 asks
-    /// for is owed until that catch-up is done. Reports `welcomeJoined`.
+    /// for is owed until that catch-up is done. Reports `welcomeJoined`. An invitation back into a
+    /// group we had left or been removed from adds the system line "added again" after our old
+    /// messages (MDK's `readd-after-eviction`).
     public func acceptInvite(_ id: GroupID) async throws -> Chat {
         try requireStarted()
         await acquire()
@@ -49,6 +51,18 @@ extension MarmotClient {
             throw error
         }
         sessions[id] = session
+        if (try? store.setting(ClientSettings.formerState(id))) != nil {
+            try? store.setSetting(ClientSettings.formerState(id), nil)
+            let notice = SystemNotice(change: .readded, actor: invite.inviter, subject: publicKey)
+            let message = notice.message(in: id, commit: invite.wrapID, createdAt: now(), me: publicKey)
+            do {
+                try store.saveMessage(message)
+                refreshRow(id)
+                if let chat = sessions[id]?.chat { emit(.membershipChanged(chat, message)) }
+            } catch {
+                logger.error("cannot store the added-again line in \(id): \(error)")
+            }
+        }
         await useGroupRelays(session.stored.relays)
         await subscribe(.group(id))
         release()
@@ -59,14 +73,31 @@ extension MarmotClient {
     }
 
     /// Declines a pending invitation: the group, its keys and the record are deleted, so nothing of
-    /// it is left behind; nothing is sent (as MDK declines).
+    /// it is left behind; nothing is sent (as MDK declines). An invitation back into a group we had
+    /// left puts its inactive state back instead, so our old messages stay readable.
     public func declineInvite(_ id: GroupID) async throws {
         await acquire()
         defer { release() }
-        guard sessions[id]?.stored.status == .pending else { throw MarmotClientError.unknownInvite(id) }
+        guard var session = sessions[id], session.stored.status == .pending else { throw MarmotClientError.unknownInvite(id) }
+        let former = try storage { try store.setting(ClientSettings.formerState(id)) }
+        if let former, let mls = try? MLSGroup(serialized: former) {
+            session.mls = mls
+            session.stored.mlsState = former
+            session.stored.epoch = mls.epoch
+            session.stored.status = .inactive
+            try storage {
+                try store.saveGroup(session.stored)
+                try store.setSetting(ClientSettings.formerState(id), nil)
+                try store.setSetting(ClientSettings.invite(id), nil)
+            }
+            sessions[id] = session
+            logger.info("declined the invitation back into \(id); its old state is kept")
+            return
+        }
         try storage {
             try store.deleteGroup(mlsGroupID: id)
             try store.setSetting(ClientSettings.invite(id), nil)
+            try store.setSetting(ClientSettings.formerState(id), nil)
         }
         sessions[id] = nil
         parked[id] = nil

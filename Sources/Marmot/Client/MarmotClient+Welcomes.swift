@@ -72,11 +72,15 @@ extension MarmotClient {
         if let why = rules.unacceptableJoin(mls, sender: sender, groupInfoSigner: groupInfoSigner, me: publicKey) {
             return drop(event, .untrustedWelcome(why), group: nil)
         }
-        if sessions[mls.groupID] != nil {
+        // A group we were removed from (or left) may invite us again: the Welcome replaces the
+        // inactive state, our old messages stay (MDK's `readd-after-eviction`); any other group we
+        // hold is a duplicate.
+        let former = sessions[mls.groupID]
+        if let former, former.stored.status != .inactive, former.mls.isActive {
             logger.info("welcome \(event.id.hex) for group \(mls.groupID), which we already have")
             return record(event.id, .ignored, group: mls.groupID)
         }
-        if sessions.values.contains(where: { $0.stored.nostrGroupID == groupData.nostrGroupID }) {
+        if sessions.values.contains(where: { $0.id != mls.groupID && $0.stored.nostrGroupID == groupData.nostrGroupID }) {
             return drop(event, .joinFailed("another group already uses h \(groupData.nostrGroupID.hex)"), group: nil)
         }
 
@@ -88,23 +92,36 @@ extension MarmotClient {
         let row = StoredGroup(
             mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
-            relays: groupData.relays, peer: peer, status: .pending, createdAt: now(), version: version)
+            relays: groupData.relays, peer: peer, status: .pending, lastMessageAt: former?.stored.lastMessageAt,
+            createdAt: now(), version: version)
         let invite = InviteRecord(inviter: sender, wrapID: event.id, receivedAt: now())
         do {
+            if let former {
+                // Kept until the answer: declining puts the inactive state back, accepting drops it.
+                try store.setSetting(ClientSettings.formerState(mls.groupID), former.stored.mlsState)
+                parked[mls.groupID] = nil
+                try store.setSetting(ClientSettings.parked(mls.groupID), nil)
+            }
             try store.saveGroup(row)
             try store.setSetting(ClientSettings.invite(mls.groupID), invite.encoded())
             sessions[mls.groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
             try storeCurrentEventKey(mls.groupID)
         } catch {
-            sessions[mls.groupID] = nil
-            try? store.deleteGroup(mlsGroupID: mls.groupID)
+            sessions[mls.groupID] = former
+            if let former {
+                try? store.saveGroup(former.stored)
+                try? store.setSetting(ClientSettings.formerState(mls.groupID), nil)
+            } else {
+                try? store.deleteGroup(mlsGroupID: mls.groupID)
+            }
             try? store.setSetting(ClientSettings.invite(mls.groupID), nil)
             return drop(event, .storage("\(error)"), group: nil)
         }
         record(event.id, .processed, group: mls.groupID)
         markConsumed(own.keyPackage.reference())
         Task { [weak self] in await self?.rotateKeyPackage(version) }
-        logger.info("invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)")
+        logger.info(
+            "invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)\(former == nil ? "" : ", which we had left")")
         if let pending = self.invite(mls.groupID) { emit(.inviteReceived(pending)) }
     }
 

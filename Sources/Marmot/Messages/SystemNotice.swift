@@ -26,6 +26,9 @@ public struct SystemNotice: Sendable, Hashable {
         public static let promoted = Change(rawValue: "promoted")
         /// `actor` took `subject` off the admins (`subject` == `actor`: it stepped down).
         public static let demoted = Change(rawValue: "demoted")
+        /// `actor` invited `subject` back into a group it had left or been removed from, and
+        /// `subject` accepted (MDK's `readd-after-eviction`); shown after the old messages.
+        public static let readded = Change(rawValue: "readded")
     }
 
     /// The local-only rumor kind notices are stored under; never published.

@@ -83,6 +83,10 @@ enum ChatFlows {
         let `protocol`: String
         /// The core's label for it ("Marmot v2").
         let protocolLabel: String
+        /// False once we left or were removed (readable, nothing can be sent there).
+        let member: Bool
+        /// The core's mark for such a chat ("left"), else nil.
+        let membership: String?
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -97,12 +101,15 @@ enum ChatFlows {
             members = summary.memberCount
             `protocol` = summary.protocolVersion.rawValue
             protocolLabel = summary.protocolLabel
+            member = summary.isMember
+            membership = summary.membershipLabel
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
             let who = group ? "\(name) (\(members) members)" : peer
-            return "\(id)  \(who)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            let mark = membership.map { "  (\($0))" } ?? ""
+            return "\(id)  \(who)\(mark)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 

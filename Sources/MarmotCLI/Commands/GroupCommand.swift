@@ -9,7 +9,8 @@ struct GroupCommand: AsyncParsableCommand {
         abstract: "Group chats: create, add, remove, rename, promote, demote, leave, members.",
         discussion: """
             Only admins add, remove, rename and change admins; anyone may leave. Exit code 4 for an invalid \
-            npub, 5 when an invitee has no key package, 6 when no relay took the change.
+            npub, 5 when an invitee has no key package, 6 when no relay took the change, 10 in a chat you \
+            left or were removed from. With --json, changes print the chat as it is after them.
 
             Examples:
               marmot group create --name "Climbing" npub1… npub1…
@@ -114,11 +115,16 @@ struct GroupTarget: ParsableArguments {
 /// What `group …` does: dispatch the core's group actions and wait for their outcome.
 @MainActor
 enum GroupFlows {
+    /// What a group command did and the chat as the core shows it after the change.
     struct Done: Encodable {
         let chat: String
         let name: String
         let members: Int
         let change: String
+        /// The admins' npubs after the change (nil for `create`, printed before any change).
+        var admins: [String]?
+        /// False after leaving.
+        var member: Bool?
     }
 
     struct MemberList: Encodable {
@@ -158,15 +164,18 @@ enum GroupFlows {
             let id = try session.chatID(argument)
             let mark = session.outcomeMark
             session.dispatch(action(id))
-            _ = try await session.until("the group change", timeout: .seconds(90)) { state throws(CLIError) -> Bool? in
+            // The core puts the chat as changed into the state with the outcome (issue 30), so the
+            // row read in the same state is the new one.
+            let row = try await session.until("the group change", timeout: .seconds(90)) { state throws(CLIError) -> ChatSummary? in
                 guard let outcome = state.lastOutcome, outcome.sequence > mark,
                       [.changeGroup].contains(outcome.operation)
                 else { return nil }
                 if !outcome.isSuccess { throw OutcomeExit.error(outcome) }
-                return true
+                return state.chatList.first { $0.chatID == id }
             }
-            let row = session.state.chatList.first { $0.chatID == id }
-            let done = Done(chat: id.rawValue, name: row?.displayName ?? "", members: row?.memberCount ?? 0, change: verb)
+            let done = Done(
+                chat: id.rawValue, name: row.displayName, members: row.memberCount, change: verb, admins: row.adminNpubs,
+                member: row.isMember)
             Output.emit(done, json: invocation.json, text: "Group \(id): \(verb)")
         }
     }

@@ -9,7 +9,8 @@ struct SendCommand: AsyncParsableCommand {
         abstract: "Send a message to an npub (finding or starting the 1:1 chat) or a chat id.",
         discussion: """
             Waits until the relays accept the message. Exit code 6 when it was not sent, 5 when the \
-            npub has no key package (no chat can be started), 4 for an invalid npub.
+            npub has no key package (no chat can be started), 4 for an invalid npub, 10 when you are no \
+            longer a member of that chat (you left or were removed; it stays readable).
 
             Examples:
               marmot send npub1… "hello"

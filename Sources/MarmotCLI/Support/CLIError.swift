@@ -22,13 +22,16 @@ enum CLIExitCode: Int32, CaseIterable, Sendable {
     case accountExists = 8
     /// `accept`/`decline` of an id that names no pending invitation (see `marmot invites`).
     case noInvitation = 9
+    /// A send or group change in a chat we left or were removed from (it stays readable).
+    case notMember = 10
 
     /// One line per code, for help texts.
     static var table: String {
         """
         Exit codes: 0 success, 1 failure, 2 usage, 3 no account, 4 invalid npub/nsec, \
         5 no key package for that npub, 6 relay unreachable or message not sent, 7 timeout, \
-        8 an account already exists in this home, 9 no pending invitation with that id.
+        8 an account already exists in this home, 9 no pending invitation with that id, \
+        10 you are no longer a member of this chat.
         """
     }
 }

@@ -85,7 +85,7 @@ final class CLISession {
     /// Starts the embedded relay if needed, then the core and its manager (which restores a stored
     /// account at once).
     static func open(_ configuration: Configuration) async throws(CLIError) -> CLISession {
-        CLILogging.bootstrap()
+        CLILogging.bootstrap(level: configuration.logLevel)
         var embedded: EmbeddedRelay?
         var relayURLs = configuration.relays.urls
         if configuration.messaging, configuration.relays.usesEmbeddedRelay {

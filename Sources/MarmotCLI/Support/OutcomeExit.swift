@@ -12,6 +12,7 @@ enum OutcomeExit {
         case .noKeyPackage: .noKeyPackage
         case .relayUnreachable, .notSent: .notSent
         case .unknownInvite: .noInvitation
+        case .notMember, .chatInactive: .notMember
         default: .failure
         }
     }

@@ -230,6 +230,7 @@ function renderChats() {
     const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId;
     const text = el("div", "text"); text.append(el("div", "name", chat.displayName), el("div", "preview", chat.lastMessagePreview));
     row.append(text, el("span", "protocol", chat.protocolLabel), el("span", "muted", chat.lastMessageTimeDisplay));
+    if (chat.membershipLabel) row.append(el("span", "muted", chat.membershipLabel));
     if (chat.unreadCount > 0) row.append(el("span", "badge", String(chat.unreadCount)));
     row.onclick = () => dispatch({type: "openChat", chatId: chat.chatId});
     box.append(row);

@@ -282,4 +282,5 @@ actor AppCore {
     }
 
     static let messagingUnavailable = "Messaging unavailable: no messaging service is configured"
+    static let notMember = "You are no longer a member of this chat"
 }

@@ -52,7 +52,7 @@ extension AppCore {
                     if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
                         formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
                     }
-                return ChatSummary(
+                var summary = ChatSummary(
                     chatID: entry.id,
                     peerNpub: entry.peerNpub,
                     peerName: entry.info.peerName,
@@ -65,6 +65,9 @@ extension AppCore {
                     isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1,
                     lastMessageKind: last.map { $0.notice == nil ? .text : .system },
                     protocolVersion: entry.info.protocolVersion)
+                summary.isMember = entry.info.isMember
+                summary.adminNpubs = entry.info.admins.map(\.npub)
+                return summary
             }
     }
 
@@ -87,8 +90,9 @@ extension AppCore {
             isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub),
             isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
         view.adminNpubs = entry.info.admins.map(\.npub)
-        view.canManage = entry.info.admins.contains(me)
         view.protocolVersion = entry.info.protocolVersion
+        view.isMember = entry.info.isMember
+        view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view
     }
 }

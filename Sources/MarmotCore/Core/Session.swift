@@ -41,9 +41,10 @@ final class Session {
 
     var myPublicKey: PublicKey { keys.publicKey }
 
-    /// The proven 1:1 chat with `peer`, if one exists; a group that merely contains `peer` is not one.
+    /// The proven 1:1 chat with `peer` we are still a member of, if one exists; a group that merely
+    /// contains `peer` is not one, nor a chat we left (a new chat is started instead).
     func chat(with peer: PublicKey) -> ChatEntry? {
-        chats.values.first { $0.info.isDirect && $0.info.peer == peer }
+        chats.values.first { $0.info.isDirect && $0.info.isMember && $0.info.peer == peer }
     }
 }
 
@@ -73,6 +74,7 @@ struct ChatEntry {
         info.groupName = fresh.groupName
         info.admins = fresh.admins
         info.protocolVersion = fresh.protocolVersion
+        info.isMember = fresh.isMember
         if let last = fresh.lastMessage { noteMessage(last) }
     }
 

@@ -21,6 +21,8 @@ extension DisplayFormatter {
         case .promoted: return "\(actor) made \(subject) an admin"
         case .demoted:
             return notice.subject == notice.actor ? "\(actor) stepped down as admin" : "\(actor) removed \(subject) as admin"
+        case .readded:
+            return notice.subject == me ? "You were added again by \(actor)" : "\(actor) added \(subject) again"
         }
     }
 
@@ -34,6 +36,9 @@ extension DisplayFormatter {
         let shown = info.members.prefix(2).map { shortNpub($0.npub) }.joined(separator: ", ")
         return info.members.count > 2 ? "\(shown) +\(info.members.count - 2)" : shown
     }
+
+    /// The mark of a chat this account left or was removed from: "left"; nil while a member.
+    public static func membershipLabel(isMember: Bool) -> String? { isMember ? nil : "left" }
 
     /// The small protocol badge of a chat row and header: "Marmot v1" or "Marmot v2" (issue 18).
     public static func protocolLabel(_ version: ChatProtocolVersion) -> String {

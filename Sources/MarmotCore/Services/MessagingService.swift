@@ -35,8 +35,9 @@ public protocol MessagingService: Sendable {
     /// Creates a named group with `members` (each must have a key package) and invites them.
     func createGroup(name: String, members: [PublicKey]) async throws -> ChatInfo
 
-    /// Changes a group we administer; its new look arrives as `chatUpdated`.
-    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws
+    /// Changes a group we administer and returns the chat as it is after the change (nil when it
+    /// cannot be described), so a caller reading the chat after the outcome sees the change (issue 30).
+    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws -> ChatInfo?
 
     /// Invitations received and not yet answered, newest first. Changes arrive as `invitesChanged`.
     func listInvites() async throws -> [InviteInfo]
@@ -178,6 +179,9 @@ public enum MembershipChange: String, Sendable, Equatable {
     case promoted
     /// `actor` took admin rights from `subject` (itself: stepped down).
     case demoted
+    /// `actor` invited `subject` back into a group it had left or been removed from (MDK's
+    /// `readd-after-eviction`), and `subject` accepted.
+    case readded
 }
 
 /// A system line: `actor` added or removed `subject`, or `subject` left.
@@ -216,6 +220,9 @@ public struct ChatInfo: Sendable, Equatable {
     public var admins: [PublicKey]
     /// The Marmot protocol version the group speaks, fixed when it was made (issue 18).
     public var protocolVersion: ChatProtocolVersion
+    /// False once this account left or was removed: the chat stays readable, nothing can be sent
+    /// (MIP-03: a removed member holds no key of the group's later epochs).
+    public var isMember: Bool = true
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

@@ -24,6 +24,12 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var protocolVersion: ChatProtocolVersion
     /// The core's small badge for `protocolVersion` ("Marmot v2"), shown in the row.
     public var protocolLabel: String { DisplayFormatter.protocolLabel(protocolVersion) }
+    /// False once this account left or was removed: the row stays, readable, and is marked.
+    public var isMember: Bool = true
+    /// The group's admins' npubs (as in `ChatViewState.adminNpubs`).
+    public var adminNpubs: [String] = []
+    /// The core's mark for a chat we are no longer in ("left"); nil while we are a member.
+    public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
 
     public var id: ChatID { chatID }
 
@@ -75,6 +81,10 @@ public struct ChatViewState: Sendable, Equatable {
     public var protocolVersion: ChatProtocolVersion = .v1
     /// The core's small badge for `protocolVersion` ("Marmot v2"), shown in the chat header.
     public var protocolLabel: String { DisplayFormatter.protocolLabel(protocolVersion) }
+    /// False once this account left or was removed: history stays readable, nothing can be sent.
+    public var isMember: Bool = true
+    /// The core's mark for a chat we are no longer in ("left"); nil while we are a member.
+    public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],
@@ -93,9 +103,10 @@ public struct ChatViewState: Sendable, Equatable {
         self.canLoadOlder = canLoadOlder
     }
 
-    /// Whether `draft` may be sent: it has something besides whitespace (the core trims it).
+    /// Whether `draft` may be sent: we are still a member and it has something besides whitespace
+    /// (the core trims it).
     public func canSend(draft: String) -> Bool {
-        !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        isMember && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// Whether the UI should ask for older messages now that `messageID` is shown (it is the oldest

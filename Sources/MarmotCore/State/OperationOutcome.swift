@@ -35,6 +35,9 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let unknownChat = OutcomeCode("unknown_chat")
     /// The chat is no longer active (we left or were removed).
     public static let chatInactive = OutcomeCode("chat_inactive")
+    /// We left or were removed from the chat: it stays readable, nothing can be sent or changed
+    /// there until someone adds us again (issue 30).
+    public static let notMember = OutcomeCode("not_member")
     /// Only an admin of the chat may do that.
     public static let notAdmin = OutcomeCode("not_admin")
     /// An earlier change to the chat is still being confirmed; try again shortly.

@@ -166,9 +166,11 @@ actor TestMessagingService: MessagingService {
         return info
     }
 
-    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws {
+    /// Records the change; the fake does not model the group, so it describes no chat after it.
+    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws -> ChatInfo? {
         if let reason = groupFailure { throw TestServiceError(description: reason) }
         groupChanges.append((chatID, change))
+        return nil
     }
 
     func failGroups(_ reason: String?) { groupFailure = reason }

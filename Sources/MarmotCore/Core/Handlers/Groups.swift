@@ -40,8 +40,12 @@ extension AppCore {
 
     func changeGroup(_ chatID: ChatID, _ change: GroupChange) {
         guard let session else { return }
-        guard session.chats[chatID] != nil else {
+        guard let entry = session.chats[chatID] else {
             finish(.changeGroup, .unknownChat, "Chat not found")
+            return
+        }
+        guard entry.info.isMember else {
+            finish(.changeGroup, .notMember, Self.notMember)
             return
         }
         guard let service = session.service else {
@@ -51,8 +55,8 @@ extension AppCore {
         let id = session.id
         spawn {
             do {
-                try await service.changeGroup(chatID, change)
-                return .groupOperationFinished(session: id, .changeGroup, .success(nil))
+                let chat = try await service.changeGroup(chatID, change)
+                return .groupOperationFinished(session: id, .changeGroup, .success(chat))
             } catch {
                 return .groupOperationFinished(session: id, .changeGroup, .failure(ServiceError(error)))
             }
@@ -63,11 +67,11 @@ extension AppCore {
         if operation == .createGroup { state.busy.creatingChat = false }
         switch result {
         case .success(let chat):
+            // The chat as changed goes in before the outcome, so whoever waits for the outcome
+            // reads the new name, members and admins (issue 30).
+            if let chat { upsertChat(chat) }
             finish(operation, .ok)
-            if let chat {
-                upsertChat(chat)
-                showChat(chat.chatID)
-            }
+            if let chat, operation == .createGroup { showChat(chat.chatID) }
         case .failure(let error):
             let verb = operation == .createGroup ? "Could not create the group" : "Could not change the group"
             finish(operation, error.code, "\(verb): \(error.reason)")

@@ -11,8 +11,12 @@ extension AppCore {
         guard let session else { return }
         let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return }
-        guard session.chats[chatID] != nil else {
+        guard let entry = session.chats[chatID] else {
             finish(.sendMessage, .unknownChat, "Chat not found")
+            return
+        }
+        guard entry.info.isMember else {
+            finish(.sendMessage, .notMember, Self.notMember)
             return
         }
         guard let service = session.service else {

@@ -41,7 +41,7 @@ extension MarmotMessagingService {
         }
     }
 
-    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws {
+    func changeGroup(_ chatID: ChatID, _ change: GroupChange) async throws -> ChatInfo? {
         let client = try await connectedClient()
         let group = try Self.groupID(chatID)
         do {
@@ -65,5 +65,7 @@ extension MarmotMessagingService {
         } catch {
             throw MarmotMessagingError.friendly(error)
         }
+        guard let chat = try await client.chat(group) else { return nil }
+        return try await info(chat, client: client)
     }
 }

@@ -19,7 +19,9 @@ extension MarmotMessagingService {
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
         let others = chat.members.filter { $0 != me }
-        guard let peer = chat.peer ?? others.first ?? chat.provenPeer else { return nil }
+        // A group whose other members are all gone (its admin removed the last one) stays listed,
+        // shown under its name, so it can be used again (issue 30: the admin adds them back).
+        guard let peer = chat.peer ?? others.first ?? chat.provenPeer ?? (chat.name.isEmpty ? nil : me) else { return nil }
         var newest: MessageRecord?
         var cursor: MessageCursor?
         // Skip rumors the app does not show (reactions, …) to find the preview.
@@ -32,12 +34,14 @@ extension MarmotMessagingService {
             guard let next = page.nextCursor else { break }
             cursor = next
         }
-        return ChatInfo(
+        var info = ChatInfo(
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
             isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins,
             protocolVersion: Self.protocolVersion(chat.version))
+        info.isMember = chat.status == .active
+        return info
     }
 
     /// The core's name for the Marmot version a group speaks.
@@ -69,6 +73,7 @@ extension MarmotMessagingService {
             case .renamed: .renamed
             case .promoted: .promoted
             case .demoted: .demoted
+            case .readded: .readded
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)

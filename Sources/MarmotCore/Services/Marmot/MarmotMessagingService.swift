@@ -215,7 +215,8 @@ actor MarmotMessagingService: MessagingService {
     func listChats() async throws -> [ChatInfo] {
         let client = try await storedClient()
         var infos: [ChatInfo] = []
-        for chat in try await client.chats() where chat.status != .inactive {
+        // Chats we left or were removed from stay listed, readable and marked (`isMember`).
+        for chat in try await client.chats() {
             if let info = try await info(chat, client: client) { infos.append(info) }
         }
         return infos

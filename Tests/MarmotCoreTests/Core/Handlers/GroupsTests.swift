@@ -55,4 +55,27 @@ import Testing
         h.dispatch(.renameChat(chatID: "unknown", name: "x"))
         try await h.waitFor("unknown chat") { $0.lastOutcome?.code == .unknownChat }
     }
+
+    @Test("a chat we were removed from stays listed and readable, marked, and refuses sends and changes")
+    func removedChatIsNotWritable() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let bob = Keys.generate().publicKey
+        h.dispatch(.createGroup(name: "Crew", memberNpubs: [bob.npub]))
+        try await h.waitFor("group open") { $0.currentChat?.isGroup == true }
+        let id = try #require(h.state().currentChat?.chatID)
+        let service = try #require(h.service)
+        var info = ChatInfo(chatID: id, peer: bob, createdAt: 1, members: [bob], isDirect: false, groupName: "Crew")
+        info.isMember = false
+        await service.emit(.chatUpdated(info))
+        try await h.waitFor("marked") { $0.chatList.first { $0.chatID == id }?.isMember == false }
+        #expect(h.state().chatList.first { $0.chatID == id }?.membershipLabel == "left")
+        let view = try #require(h.state().currentChat)
+        #expect(!view.isMember && !view.canSend(draft: "hello") && !view.canManage)
+        h.dispatch(.sendMessage(chatID: id, content: "hello"))
+        try await h.waitFor("refused send") { $0.lastOutcome?.operation == .sendMessage && $0.lastOutcome?.code == .notMember }
+        h.dispatch(.renameChat(chatID: id, name: "x"))
+        try await h.waitFor("refused change") { $0.lastOutcome?.operation == .changeGroup && $0.lastOutcome?.code == .notMember }
+        #expect(await service.groupChanges.isEmpty)
+    }
 }
