@@ -52,7 +52,7 @@ struct SettleTimeout: Error, CustomStringConvertible {
 /// Pass/fail never depends on speed: the timeout only bounds a hang.
 @MainActor
 func settle(
-    _ what: String, timeout: Duration = .seconds(30), _ condition: @MainActor () -> Bool
+    _ what: String, timeout: Duration = .seconds(90), _ condition: @MainActor () -> Bool
 ) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout

@@ -150,7 +150,7 @@ enum ClientHarness {
     static var poolConfiguration: RelayClientConfiguration {
         var configuration = RelayClientConfiguration()
         configuration.backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
-        configuration.publishTimeout = .seconds(5)
+        configuration.publishTimeout = .seconds(15)
         configuration.connectTimeout = .seconds(5)
         return configuration
     }

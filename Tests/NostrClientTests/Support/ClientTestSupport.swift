@@ -7,7 +7,7 @@ import TestSupport
 /// Helpers shared by the client tests that run against an embedded relay on loopback.
 enum ClientTestSupport {
     /// A client configuration with short delays so reconnect tests stay quick.
-    static func quickConfiguration(publishTimeout: Duration = .seconds(3)) -> RelayClientConfiguration {
+    static func quickConfiguration(publishTimeout: Duration = .seconds(10)) -> RelayClientConfiguration {
         var configuration = RelayClientConfiguration()
         configuration.backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
         configuration.publishTimeout = publishTimeout
