@@ -82,13 +82,8 @@ extension MarmotClient {
         var group: MLSGroup
         let pending: PendingCommit
         do {
-            let signer = provider.generateSignatureKey()
-            let leaf = try rules.ownLeaf(keys: keys, signer: signer)
-            group = try MLSGroup.create(
-                groupID: groupID, signer: signer, credential: NostrIdentity.credential(publicKey),
-                capabilities: leaf.capabilities, leafExtensions: leaf.extensions,
-                groupContextExtensions: try rules.groupContextExtensions(groupData, invitees: invitees.map(\.keyPackage)),
-                configuration: rules.configuration)
+            group = try rules.foundingState(
+                groupID: groupID, keys: keys, metadata: groupData, invitees: invitees.map(\.keyPackage))
             pending = try group.commit(adding: invitees.map(\.keyPackage))
         } catch let error as GroupError {
             throw MarmotClientError.mls(error)

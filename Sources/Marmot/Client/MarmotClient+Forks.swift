@@ -102,20 +102,6 @@ extension MarmotClient {
         return applied
     }
 
-    /// The system lines for a change of group data seen as a whole (a branch adopted): a rename
-    /// and one line per admin promoted or demoted, attributed to the branch's committer.
-    static func groupDataNotices(from previous: GroupMetadata, to current: GroupMetadata, actor: PublicKey) -> [SystemNotice] {
-        var notices: [SystemNotice] = []
-        if current.name != previous.name { notices.append(SystemNotice(change: .renamed, actor: actor, subject: actor)) }
-        for admin in current.admins where !previous.admins.contains(admin) {
-            notices.append(SystemNotice(change: .promoted, actor: actor, subject: admin))
-        }
-        for admin in previous.admins where !current.admins.contains(admin) {
-            notices.append(SystemNotice(change: .demoted, actor: actor, subject: admin))
-        }
-        return notices
-    }
-
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {
         guard let session = sessions[id] else { throw .storage("group \(id) vanished") }
         return session

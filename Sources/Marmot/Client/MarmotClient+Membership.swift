@@ -24,15 +24,22 @@ extension MarmotClient {
             notices.append(SystemNotice(change: change, actor: committer, subject: subject))
         }
         guard let previous, summary.newExtensions != nil, let data = current else { return notices }
-        if data.name != previous.name {
-            notices.append(SystemNotice(change: .renamed, actor: committer, subject: committer))
-        }
         let removed = Set(summary.removed.compactMap { NostrIdentity.publicKey($0.credential) })
-        for admin in data.admins where !previous.admins.contains(admin) {
-            notices.append(SystemNotice(change: .promoted, actor: committer, subject: admin))
+        return notices + groupDataNotices(from: previous, to: data, actor: committer, removed: removed)
+    }
+
+    /// The system lines of a change of group data: a rename and one line per admin promoted or
+    /// demoted (an admin who left the group in the same commit is not also "demoted").
+    static func groupDataNotices(
+        from previous: GroupMetadata, to current: GroupMetadata, actor: PublicKey, removed: Set<PublicKey> = []
+    ) -> [SystemNotice] {
+        var notices: [SystemNotice] = []
+        if current.name != previous.name { notices.append(SystemNotice(change: .renamed, actor: actor, subject: actor)) }
+        for admin in current.admins where !previous.admins.contains(admin) {
+            notices.append(SystemNotice(change: .promoted, actor: actor, subject: admin))
         }
-        for admin in previous.admins where !data.admins.contains(admin) && !removed.contains(admin) {
-            notices.append(SystemNotice(change: .demoted, actor: committer, subject: admin))
+        for admin in previous.admins where !current.admins.contains(admin) && !removed.contains(admin) {
+            notices.append(SystemNotice(change: .demoted, actor: actor, subject: admin))
         }
         return notices
     }

@@ -11,13 +11,7 @@ extension GroupEngine {
         rules: any GroupRules, keys: Keys, metadata: GroupMetadata, invitees: [KeyPackage],
         groupID: GroupID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
     ) throws -> (engine: GroupEngine, founding: OwnCommit?) {
-        let signer = SignaturePrivateKey.generate()
-        let leaf = try rules.ownLeaf(keys: keys, signer: signer)
-        let state = try MLSGroup.create(
-            groupID: groupID, signer: signer, credential: NostrIdentity.credential(keys.publicKey),
-            capabilities: leaf.capabilities, leafExtensions: leaf.extensions,
-            groupContextExtensions: try rules.groupContextExtensions(metadata, invitees: invitees),
-            configuration: rules.configuration)
+        let state = try rules.foundingState(groupID: groupID, keys: keys, metadata: metadata, invitees: invitees)
         var engine = GroupEngine(rules: rules, keys: keys, state: state)
         guard !invitees.isEmpty else { return (engine, nil) }
         return (engine, try engine.commit(adding: invitees))

@@ -123,11 +123,10 @@ package struct GroupEngine: Sendable {
             } catch {
                 return [.dropped("unauthorized commit: \(error)")]
             }
-            guard let committer = before.member(at: summary.committer).flatMap({ NostrIdentity.publicKey($0.credential) }) else {
+            guard let key = rules.orderingKey(summary, message: message, before: before),
+                  let committer = try? PublicKey(bytes: key.committer) else {
                 return [.dropped("the committer has no Nostr identity")]
             }
-            let key = CommitOrderingKey(
-                sourceEpoch: epoch, priority: Self.priority(of: summary), committer: Data(committer.bytes), mlsBytes: bytes)
             let id = graph.extend(from: parent, to: next, commit: .init(key: key, summary: summary))
             guard parent == graph.canonical else { return [] }
             graph.adopt(id)
@@ -135,11 +134,6 @@ package struct GroupEngine: Sendable {
         }
         // A commit made on a state we have not seen yet (its parent commit is still on its way).
         return epoch >= graph.nodes[graph.anchor]!.epoch ? [.parked] : [.dropped(refusal)]
-    }
-
-    /// Privileged when the commit needs an admin (MDK `commit_ordering_priority_for_staged`).
-    package static func priority(of summary: CommitSummary) -> CommitPriority {
-        summary.isMemberCommit ? .ordinary : .privileged
     }
 
     private mutating func receiveProposal(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
@@ -243,20 +237,15 @@ package struct GroupEngine: Sendable {
         let leaves = removed.compactMap { key in
             mls.members.first { NostrIdentity.publicKey($0.credential) == key }?.leafIndex
         }
-        let admins = Set(metadata?.admins ?? [])
         let current = state
+        let rules = rules
         let pending: PendingCommit
         do {
             let rotation = rotateSigner ? try signerRotation() : nil
             pending = try mls.commit(
                 adding: keyPackages, removing: leaves, proposals: proposals, includePendingProposals: true,
                 signerRotation: rotation,
-                proposalFilter: { proposal in
-                    // Only others' SelfRemoves, never an admin's (v2 forbids an admin SelfRemove).
-                    guard proposal.proposal.type == .selfRemove, case .member(let leaf) = proposal.sender,
-                          let sender = current.member(at: leaf).flatMap({ NostrIdentity.publicKey($0.credential) }) else { return false }
-                    return !admins.contains(sender)
-                })
+                proposalFilter: { rules.willCommit($0, in: current) })
         } catch let error as GroupError {
             throw .mls("\(error)")
         } catch {
@@ -269,9 +258,9 @@ package struct GroupEngine: Sendable {
             throw .unauthorized("\(error)")
         }
         graph.update(graph.canonical, mls)
-        let key = CommitOrderingKey(
-            sourceEpoch: state.epoch, priority: Self.priority(of: pending.summary), committer: Data(me.bytes),
-            mlsBytes: pending.message.tlsSerialized)
+        guard let key = rules.orderingKey(pending.summary, message: pending.message, before: state) else {
+            throw .unauthorized("our leaf has no Nostr identity")
+        }
         awaiting.insert(key)
         return OwnCommit(parent: graph.canonical, pending: pending, key: key)
     }
@@ -284,12 +273,7 @@ package struct GroupEngine: Sendable {
 
     /// Whether others' SelfRemove proposals wait on the canonical tip for a commit we may make.
     package var hasCommittableSelfRemoves: Bool {
-        let admins = Set(metadata?.admins ?? [])
-        return state.proposals.contains { proposal in
-            guard proposal.proposal.type == .selfRemove, case .member(let leaf) = proposal.sender, leaf != state.ownLeafIndex,
-                  let sender = state.member(at: leaf).flatMap({ NostrIdentity.publicKey($0.credential) }) else { return false }
-            return !admins.contains(sender)
-        }
+        state.proposals.contains { $0.sender != .member(leafIndex: state.ownLeafIndex) && rules.willCommit($0, in: state) }
     }
 
     /// Adopts our published commit. When another commit of the same epoch was applied meanwhile,

@@ -126,6 +126,21 @@ extension GroupRules {
     }
 }
 
+extension GroupRules {
+    /// A new group of this version at epoch 0 with only `keys`' account, described by `metadata`,
+    /// with the capabilities and GroupContext extensions `invitees` will be added under (MIP-01).
+    /// The client's `buildGroup` and `GroupEngine.found` both start a group here.
+    func foundingState(groupID: GroupID, keys: Keys, metadata: GroupMetadata, invitees: [KeyPackage]) throws -> MLSGroup {
+        let signer = SignaturePrivateKey.generate()
+        let leaf = try ownLeaf(keys: keys, signer: signer)
+        return try MLSGroup.create(
+            groupID: groupID, signer: signer, credential: NostrIdentity.credential(keys.publicKey),
+            capabilities: leaf.capabilities, leafExtensions: leaf.extensions,
+            groupContextExtensions: try groupContextExtensions(metadata, invitees: invitees),
+            configuration: configuration)
+    }
+}
+
 extension CommitSummary {
     /// A commit any member may make in either version: a pure self-update (only the committer's own
     /// leaf changes) or one that only commits SelfRemove proposals (MIP-03; MDK's non-admin rule).

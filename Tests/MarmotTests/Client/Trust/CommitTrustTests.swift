@@ -16,22 +16,9 @@ import Testing
     /// and the commit needs admin rights. Before the fix Bob rolled back onto M's branch.
     @Test func removedAdminCannotSteerUsBackWithAnOldSnapshot() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        var options = ClientHarness.options
-        options.selfUpdateAfterJoin = false
-        let bob = try await TestAccount("bob", relayURLs: [url], options: options)
-        _ = try await bob.client.publishKeyPackage()
-        var m = HostileParty()
-        var a = HostileParty()
-        let aPackage = try HostileParty.keyPackage(claiming: a.publicKey)
-        let bobsPackage = try await RelayReads.keyPackage(of: bob.publicKey, on: url)
-        let relays = [try RelayURL(url)]
-        let welcome = try m.createGroup(
-            admins: [m.publicKey, a.publicKey], invitees: [aPackage.0, bobsPackage.keyPackage], relays: relays)
-        try a.join(welcome, keyPackage: aPackage.0, privateMaterial: aPackage.1)
-        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
-        let invite = try await bob.waitForInvite()
-        let chat = try await bob.client.acceptInvite(invite.id)
-        #expect(Set(chat.members) == [m.publicKey, a.publicKey, bob.publicKey])
+        let fixture = try await RaceFixtures.v1(url, aIsAdmin: true)
+        let (bob, chat) = (fixture.bob, fixture.chat)
+        var m = fixture.m, a = fixture.a
 
         let mLeaf = try #require(a.group?.members.first { NostrIdentity.publicKey($0.credential) == m.publicKey }?.leafIndex)
         let aLeaf = try #require(m.group?.members.first { NostrIdentity.publicKey($0.credential) == a.publicKey }?.leafIndex)
@@ -40,7 +27,7 @@ import Testing
         #expect(try await RelayReads.publish(try a.event(removal.message, createdAt: now, epochOf: removal.before), to: url)
             .isAccepted)
         #expect(try await bob.waitForCommit(epoch: 2, by: a.publicKey) == a.publicKey)
-        #expect(try await bob.client.chat(chat.id)?.members.contains(m.publicKey) == false)
+        #expect(try await bob.client.chat(chat)?.members.contains(m.publicKey) == false)
 
         // M's counter-commit for epoch 1, dated a minute earlier.
         let counter = try m.commit { try $0.commit(removing: [aLeaf]) }
@@ -49,7 +36,7 @@ import Testing
         let (dropped, reason) = try await bob.waitForDrop { if case .refusedCompetingCommit = $0 { true } else { false } }
         #expect(dropped == counterEvent.id)
         #expect(reason.description.contains("not a member on our branch"))
-        let after = try #require(try await bob.client.chat(chat.id))
+        let after = try #require(try await bob.client.chat(chat))
         #expect(after.epoch == 2)
         #expect(Set(after.members) == [a.publicKey, bob.publicKey])
 
