@@ -55,6 +55,7 @@ import TestSupport
     @Test func casesArePresent() throws {
         guard SharedFixtures.shouldRun else { return }
         #expect(Self.cases.count == 7, "policy_cases.json must load (set MARMOT_SHARED)")
+        SharedFixtures.report("mdk-conformance/policy/policy_cases.json", ran: Self.cases.count, skipped: 0, reason: "none skipped")
     }
 
     @Test(arguments: cases)
