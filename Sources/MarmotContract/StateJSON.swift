@@ -63,6 +63,7 @@ extension ContractJSON {
             "creatingAccount": busy.creatingAccount, "loggingIn": busy.loggingIn,
             "creatingChat": busy.creatingChat, "restoringSession": busy.restoringSession,
             "answeringInvites": busy.answeringInvites.map(\.rawValue).sorted(),
+            "finishingJoins": busy.finishingJoins.map(\.rawValue).sorted(),
         ]
     }
 

@@ -131,6 +131,9 @@ struct MembershipMDKTests {
             ])
             let group = try #require(created.string("group_id")).lowercased()
             try await MembershipCommandTests.accept(group, in: home, relay: url)
+            // Our post-join self-update (epoch 1 → 2) is processed by MDK before it removes us; without
+            // this wait the removal can race it and MDK rightly refuses the loser (a race, not this test).
+            _ = try await mdk.waitForEvent("commit", timeout: 60) { $0.int("epoch") == 2 }
             _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "before"])
             let joined = try await MembershipCommandTests.row(of: group, in: home, relay: url) { $0["lastMessage"] as? String == "before" }
             #expect(joined["protocol"] as? String == "v1", "\(joined)")
@@ -142,6 +145,8 @@ struct MembershipMDKTests {
 
             _ = try await mdk.call(["cmd": "add_members", "group_id": group, "members": [ours]])
             try await MembershipCommandTests.accept(group, in: home, relay: url)
+            // Removal (3), the new Add (4), then our post-join self-update (5), before MDK sends again.
+            _ = try await mdk.waitForEvent("commit", timeout: 60) { $0.int("epoch") == 5 }
             _ = try await MembershipCommandTests.row(of: group, in: home, relay: url) { $0["member"] as? Bool == true }
             let sent = try await CLI.run(["send", group, "back in the group", "--relay", url], home: home)
             #expect(sent.status == 0, "\(sent)")

@@ -69,6 +69,7 @@ extension MarmotClient {
         logger.info("accepted the invitation to \(id) from \(invite.inviter.hex)")
         let chat = session.chat
         emit(.welcomeJoined(chat, inviter: invite.inviter))
+        if !options.selfUpdateAfterJoin { emit(.joinSettled(chat)) }
         return chat
     }
 

@@ -131,7 +131,10 @@ extension MarmotClient {
         let key = ClientSettings.selfUpdateDue(id)
         guard (try? store.setting(key)) != nil else { return }
         await acquire()
-        defer { release() }
+        defer {
+            if let chat = sessions[id]?.chat { emit(.joinSettled(chat)) }
+            release()
+        }
         guard sessions[id]?.mls.isActive == true, (try? store.setting(key)) != nil else { return }
         do {
             _ = try await selfUpdateExclusive(id)

@@ -130,6 +130,10 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case inviteReceived(Invite)
     /// We joined a group from a gift-wrapped Welcome (after accepting it); `inviter` sealed it.
     case welcomeJoined(Chat, inviter: PublicKey)
+    /// The join of an accepted group is complete: its stored events were read and the post-join
+    /// self-update MIP-02 asks of a new member was made (or, when it could not be published, is owed
+    /// until a later start). Lets a short-lived renderer (the CLI) exit only once a join is done.
+    case joinSettled(Chat)
     /// A commit added or removed members; the notice is also stored as a message of the chat.
     case membershipChanged(Chat, StoredMessage)
     /// A member's application message was decrypted and stored.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import MarmotCore
 
 /// `marmot invites`: the pending invitations, as the chat list shows them above the chats.
@@ -168,13 +169,27 @@ extension CLISession {
             return nil
         }
         guard accept else { return nil }
-        return try await until("the joined chat to open", timeout: .seconds(30)) { (state: AppState) -> ChatViewState? in
+        let chat = try await until("the joined chat to open", timeout: .seconds(30)) { (state: AppState) -> ChatViewState? in
             if case .chat(let chatID) = state.router.topScreen, let chat = state.currentChat, chat.chatID == chatID {
                 return chat
             }
             return nil
         }
+        // The join finishes with the new member's key update (MIP-02); exiting before it would leave
+        // it to a later run, where it can race the group's next commit. Past the bound it stays owed.
+        do {
+            _ = try await until("the join of \(chat.chatID) to finish", timeout: joinFinishTimeout) { (state: AppState) -> Bool? in
+                state.busy.finishingJoins.contains(chat.chatID) ? nil : true
+            }
+        } catch {
+            Logger(label: "marmot.cli").notice(
+                "the join's key update is still owed; it is sent on a later run", metadata: ["chat": "\(chat.chatID)"])
+        }
+        return chat
     }
+
+    /// How long `accept` waits for a join to finish before exiting with the key update still owed.
+    var joinFinishTimeout: Duration { .seconds(20) }
 
     /// The pending invitation `argument` names (its id or a unique prefix of it), looked up once the
     /// session has caught up (`untilSynced`): an id not listed then is unknown (`.noInvitation`).

@@ -26,6 +26,8 @@ final class Session {
     var relayURLs: [URL] = []
     /// Pending invitations as the messaging layer last listed them.
     var invites: [InviteInfo] = []
+    /// Joins the messaging layer reported complete before the core had shown the accept's chat.
+    var settledJoins: Set<ChatID> = []
     /// Whether the stored chat list has been read once this session.
     var chatsListed = false
     /// Whether the messaging layer reported that it is catching up, or that it is live.

@@ -112,6 +112,9 @@ public enum MessagingEvent: Sendable, Equatable {
     /// A chat appeared (a welcome was accepted) or its details changed; replaces what the core knows
     /// of the chat, except that unread counts are the core's.
     case chatUpdated(ChatInfo)
+    /// Joining an accepted chat is complete (its history read, the new member's key update made or
+    /// owed); see `BusyState.finishingJoins`.
+    case joinSettled(ChatID)
     /// A message was decrypted, from the peer or (echoed or from another device) from this account.
     case messageReceived(MessageRecord)
     /// A later outcome for an outgoing message (e.g. a relay acknowledged it after `send` returned).

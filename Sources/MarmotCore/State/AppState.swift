@@ -117,11 +117,16 @@ public struct BusyState: Sendable, Equatable {
     public var restoringSession: Bool
     /// The invitations being accepted or declined (their buttons show a spinner).
     public var answeringInvites: Set<InviteID>
+    /// Chats accepted whose join is still finishing in the background: history being read, then the
+    /// key update MIP-02 asks of a new member. The chat is usable meanwhile; a one-shot renderer
+    /// (the CLI) waits for it before exiting so the update is not left for a later start.
+    public var finishingJoins: Set<ChatID>
 
     public init(
         creatingAccount: Bool = false, loggingIn: Bool = false, creatingChat: Bool = false,
-        restoringSession: Bool = false, answeringInvites: Set<InviteID> = []
+        restoringSession: Bool = false, answeringInvites: Set<InviteID> = [], finishingJoins: Set<ChatID> = []
     ) {
+        self.finishingJoins = finishingJoins
         self.creatingAccount = creatingAccount
         self.loggingIn = loggingIn
         self.creatingChat = creatingChat

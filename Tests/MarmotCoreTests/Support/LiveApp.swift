@@ -83,6 +83,7 @@ final class LiveApp: Sendable {
         dispatch(.acceptInvite(inviteID: invite.inviteID))
         let chatID = ChatID(invite.inviteID.rawValue)
         try await waitFor("invited chat open") { $0.currentChat?.chatID == chatID && !$0.invites.contains { $0.inviteID == invite.inviteID } }
+        try await waitFor("join finished (history read, key update made)") { !$0.busy.finishingJoins.contains(chatID) }
         dispatch(.updateScreenStack([]))
         try await waitFor("back on the chat list") { $0.currentChat == nil }
         return chatID

@@ -36,6 +36,7 @@ extension AppCore {
             session?.invites.removeAll { $0.inviteID == id }
             if let chat {
                 upsertChat(chat)
+                if session?.settledJoins.remove(chat.chatID) == nil { state.busy.finishingJoins.insert(chat.chatID) }
                 showChat(chat.chatID)
             }
             finish(accepted ? .acceptInvite : .declineInvite, .ok)
@@ -44,5 +45,11 @@ extension AppCore {
                 accepted ? .acceptInvite : .declineInvite, error,
                 prefix: accepted ? "Could not join the chat" : "Could not decline")
         }
+    }
+
+    /// The messaging layer finished joining `chatID` (history read, key update made or owed). It can
+    /// report this before the accept's own answer arrives; then the answer does not mark it.
+    func joinSettled(_ chatID: ChatID) {
+        if state.busy.finishingJoins.remove(chatID) == nil { session?.settledJoins.insert(chatID) }
     }
 }

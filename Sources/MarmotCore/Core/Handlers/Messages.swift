@@ -236,6 +236,7 @@ extension AppCore {
     func messagingEvent(_ event: MessagingEvent) {
         switch event {
         case .chatUpdated(let info): upsertChat(info)
+        case .joinSettled(let chatID): joinSettled(chatID)
         case .messageReceived(let message): messageReceived(message)
         case .deliveryChanged(let chatID, let messageID, let outcome):
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)

@@ -310,6 +310,8 @@ actor MarmotMessagingService: MessagingService {
             await yieldInvites(client)
         case .welcomeJoined(let chat, _):
             await yieldChat(chat, client: client)
+        case .joinSettled(let chat):
+            continuation.yield(.joinSettled(Self.chatID(chat.id)))
         case .membershipChanged(let chat, let message):
             await yieldChat(chat, client: client)
             continuation.yield(.messageReceived(record(message)))
