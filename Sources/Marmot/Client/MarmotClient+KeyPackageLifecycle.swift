@@ -11,7 +11,8 @@ extension MarmotClient {
     public enum KeyPackageUpkeep: Sendable, Equatable {
         /// Our current key package is visible on at least one relay; nothing was published.
         case visible(KeyPackageRef)
-        /// The current key package was missing from the relays and was published again.
+        /// The current key package was missing from the relays, or out in a form we no longer publish
+        /// (`publishesAddressableV1`, `keyPackageDTag`), and was published again.
         case republished(KeyPackagePublication)
         /// A fresh key package was made and published (none usable was stored, or it was consumed).
         case published(KeyPackagePublication)
@@ -37,14 +38,20 @@ extension MarmotClient {
 
     /// Start-up repair: keeps exactly one usable key package of `version` visible. The newest stored
     /// one that no Welcome consumed and that is valid for `keyPackageMinimumValidity` more is reused
-    /// (published again if no relay shows it); otherwise a new one is made. Stale private records and
-    /// our superseded key package events are cleaned up afterwards.
+    /// (published again if no relay shows it, or if it went out in a form we no longer publish:
+    /// `publishesAddressableV1`, `keyPackageDTag`); otherwise a new one is made. Stale private
+    /// records and our superseded key package events are cleaned up afterwards.
     public func ensureKeyPackage(version: MarmotVersion = .v1) async throws -> KeyPackageUpkeep {
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
         let onRelays = await ownKeyPackageEvents()
         let upkeep: KeyPackageUpkeep
-        if let current = try currentKeyPackage(version) {
-            if let eventID = current.eventID, onRelays.contains(where: { $0.id == eventID }) {
+        if var current = try currentKeyPackage(version) {
+            let slot = try keyPackageDTag(version)
+            let twinned = version == .v1 && publishesAddressableV1
+            if current.dTag != slot || (current.legacyEventID != nil) != twinned {
+                current.dTag = slot
+                upkeep = .republished(try await republish(current))
+            } else if let eventID = current.eventID, onRelays.contains(where: { $0.id == eventID }) {
                 upkeep = .visible(current.ref)
             } else {
                 upkeep = .republished(try await republish(current))
@@ -100,14 +107,14 @@ extension MarmotClient {
         return lifetime.notBefore <= time && time + UInt64(options.keyPackageMinimumValidity) < lifetime.notAfter
     }
 
-    /// Publishes a stored key package again in fresh events under its `d` tag.
+    /// Publishes a stored key package again in fresh events under its (possibly new) `d` tag.
     private func republish(_ stored: StoredKeyPackage) async throws -> KeyPackagePublication {
         let record: OwnKeyPackageRecord
         do { record = try OwnKeyPackageRecord(encoded: stored.privateMaterial) } catch {
             throw MarmotClientError.storage("\(error)")
         }
         let result = try await publishEvents(of: stored, keyPackage: record.keyPackage)
-        logger.info("\(record.version) key package \(stored.ref) was not on the relays: published again")
+        logger.info("\(record.version) key package \(stored.ref) published again (missing from the relays, or in an old form)")
         return result
     }
 
@@ -126,7 +133,10 @@ extension MarmotClient {
             stored.first { isUsable($0) && Self.version(of: $0) == version }
         }
         let keep = Set(current.flatMap { [$0.eventID, $0.legacyEventID] }.compactMap { $0 })
-        let dTags = Set(MarmotVersion.allCases.compactMap { try? keyPackageDTag($0).value })
+        // Every slot this device ever used, including one v2 gave up for v1's (`keyPackageDTag`).
+        let dTags = Set(MarmotVersion.allCases.compactMap { version in
+            (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+        })
         // Legacy kind-443 events are never replaced by relays; a kind-30443 event is ours to delete
         // only under one of this device's `d` tags (another device of the account has its own).
         let stale = seen.filter { event in

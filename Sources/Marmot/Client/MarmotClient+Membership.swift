@@ -72,10 +72,12 @@ extension MarmotClient {
     /// Whether we are an admin of the group in its current data.
     func isAdmin(_ session: GroupSession) -> Bool { session.stored.admins.contains(publicKey) }
 
-    /// Commits the pending SelfRemove proposals of a group we administer, as MDK does for a member
-    /// that leaves. Called after a proposal arrived; failures are reported, not thrown.
+    /// Commits the pending SelfRemove proposals of a group, as MDK does for a member that leaves,
+    /// when the version lets us (`GroupRules.commitsLeaves`: v1 admins, v2 every member). Called
+    /// after a proposal arrived; failures are reported, not thrown.
     func commitPendingSelfRemoves(_ id: GroupID) async {
-        guard let session = sessions[id], session.stored.status == .active, session.mls.isActive, isAdmin(session),
+        guard let session = sessions[id], session.stored.status == .active, session.mls.isActive,
+              session.rules.commitsLeaves(asAdmin: isAdmin(session)),
               session.mls.proposals.contains(where: { session.rules.willCommit($0, in: session.mls) })
         else { return }
         do {

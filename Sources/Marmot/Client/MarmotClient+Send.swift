@@ -128,7 +128,8 @@ extension MarmotClient {
         let event: Event
         do {
             event = try session.rules.groupEvent(
-                sealed, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(), createdAt: now())
+                sealed, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(),
+                createdAt: session.rules.outerCreatedAt(inner: rumor.createdAt, now: now()))
         } catch {
             throw MarmotClientError.encoding("group event: \(error)")
         }

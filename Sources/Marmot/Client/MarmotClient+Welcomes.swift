@@ -31,28 +31,28 @@ extension MarmotClient {
             logger.debug("gift wrap \(event.id.hex) holds kind \(unwrapped.rumor.kind), not a Welcome")
             return record(event.id, .ignored, group: nil)
         }
-        let welcome: Welcome
-        let version: MarmotVersion
+        // Each version's rumor check; v2 ignores tags it does not read, so a v1 rumor may pass both,
+        // and the key package the Welcome is for says which version it is.
         let sender = unwrapped.sender
-        do {
-            welcome = try V2WelcomeRumor.parse(unwrapped.rumor).welcome
-            version = .v2
-        } catch let v2 {
-            do {
-                welcome = try IncomingWelcome(rumor: unwrapped.rumor, wrapID: event.id, sender: sender).welcome
-                version = .v1
-            } catch {
-                let looksV2 = !unwrapped.rumor.tags.contains { $0.name == "encoding" }
-                return drop(event, looksV2 ? .invalidV2Welcome(v2) : .invalidWelcome(error), group: nil)
-            }
+        var parsed: [MarmotVersion: Welcome] = [:]
+        var v2Error: V2WelcomeError?
+        var v1Error: WelcomeRumorError?
+        do { parsed[.v2] = try V2WelcomeRumor.parse(unwrapped.rumor).welcome } catch { v2Error = error }
+        do { parsed[.v1] = try IncomingWelcome(rumor: unwrapped.rumor, wrapID: event.id, sender: sender).welcome } catch { v1Error = error }
+        guard let anyWelcome = parsed[.v2] ?? parsed[.v1] else {
+            let looksV2 = !unwrapped.rumor.tags.contains { $0.name == "encoding" }
+            if looksV2, let v2Error { return drop(event, .invalidV2Welcome(v2Error), group: nil) }
+            return drop(event, v1Error.map { .invalidWelcome($0) } ?? .noMatchingKeyPackage, group: nil)
         }
 
         let own: OwnKeyPackageRecord
+        let welcome: Welcome
+        let version: MarmotVersion
         do {
-            guard let found = try ownKeyPackage(for: welcome), found.version == version else {
+            guard let found = try ownKeyPackage(for: anyWelcome), let matching = parsed[found.version] else {
                 return drop(event, .noMatchingKeyPackage, group: nil)
             }
-            own = found
+            (own, welcome, version) = (found, matching, found.version)
         } catch {
             return drop(event, .storage("\(error)"), group: nil)
         }

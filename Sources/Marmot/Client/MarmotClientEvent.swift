@@ -88,26 +88,28 @@ public struct KeyPackagePublication: Sendable, Hashable {
     /// The KeyPackageRef (`i` tag) the private keys are stored under.
     public let ref: KeyPackageRef
     public let dTag: KeyPackageDTag
-    /// Kind 30443.
-    public let addressable: PoolPublishResult
-    /// Kind 443 (v1 dual-publishes it until MDK drops it; v2 has none).
-    public let legacy: PoolPublishResult?
+    /// The event peers find the key package by: kind 30443 for v2, and for v1 kind 443 when v2 is
+    /// published beside it (kind 30443 is then v2's alone), else kind 30443.
+    public let event: PoolPublishResult
+    /// v1's kind-443 twin of its kind-30443 event, when v1 is published alone (MDK 0.8.0's dual
+    /// publishing); nil otherwise.
+    public let twin: PoolPublishResult?
     /// The protocol the key package is for.
     public let version: MarmotVersion
 
     public init(
-        ref: KeyPackageRef, dTag: KeyPackageDTag, addressable: PoolPublishResult, legacy: PoolPublishResult?,
+        ref: KeyPackageRef, dTag: KeyPackageDTag, event: PoolPublishResult, twin: PoolPublishResult?,
         version: MarmotVersion = .v1
     ) {
         self.ref = ref
         self.dTag = dTag
-        self.addressable = addressable
-        self.legacy = legacy
+        self.event = event
+        self.twin = twin
         self.version = version
     }
 
-    /// At least one relay holds the addressable event.
-    public var isPublished: Bool { addressable.isSent }
+    /// At least one relay holds the key package's event.
+    public var isPublished: Bool { event.isSent }
 }
 
 /// What one of our own commits did.

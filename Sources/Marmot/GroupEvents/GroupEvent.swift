@@ -63,11 +63,15 @@ public enum GroupEvent {
     }
 
     /// The checks every protocol version makes on a kind-445 envelope: the kind, created_at inside
-    /// the window and, with `verifySignature`, the NIP-01 id and signature.
+    /// the window when there is one (v1), and, with `verifySignature`, the NIP-01 id and signature.
     static func checkCommon(
-        _ event: Event, now: Int64, window: TimeWindow, verifySignature: Bool = true
+        _ event: Event, now: Int64, window: TimeWindow?, verifySignature: Bool = true
     ) throws(GroupEventError) {
         guard event.kind == .groupMessage else { throw .wrongKind(event.kind) }
+        guard let window else {
+            if verifySignature { try verify(event) }
+            return
+        }
         let latest = now + window.maxFutureSkew
         guard event.createdAt <= latest else { throw .tooFarInFuture(createdAt: event.createdAt, latestAccepted: latest) }
         let oldest = now - window.maxAge

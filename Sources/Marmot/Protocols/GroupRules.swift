@@ -24,6 +24,9 @@ package protocol GroupRules: Sendable {
 
     /// Builds and signs the kind-445 event carrying `message`.
     func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event
+    /// The outer created_at of the kind-445 event carrying an application message whose inner event
+    /// is dated `inner`, sent at `now`.
+    func outerCreatedAt(inner: Int64, now: Int64) -> Int64
     /// Checks a kind-445 envelope of a group of this version.
     func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent
     /// Reads an application message's inner event, sent by `sender`.
@@ -42,6 +45,8 @@ package protocol GroupRules: Sendable {
     /// Whether traffic that opens only on `alternate` (the other branch of the fork at its epoch)
     /// moves us onto it, when `applied` is the snapshot of the commit we applied at that epoch.
     func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool
+    /// Whether we commit a member's pending SelfRemove ourselves, being an admin or not.
+    func commitsLeaves(asAdmin isAdmin: Bool) -> Bool
     /// Whether our commits include `proposal`, pending in `group` (MIP-03: only others' SelfRemoves).
     func willCommit(_ proposal: PendingProposal, in group: MLSGroup) -> Bool
 

@@ -48,6 +48,14 @@ package struct V1GroupRules: GroupRules {
         try GroupEvent.build(mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt)
     }
 
+    /// The time of sending, as MDK 0.8.0 dates its envelopes: its receivers refuse one older than
+    /// 45 days, which a message sent again long after it was written would be (marmot-wire §5.5).
+    package func outerCreatedAt(inner: Int64, now: Int64) -> Int64 { now }
+
+    /// Admins only, as MDK 0.8.0 (a non-admin's commit other than a self-update is refused by its
+    /// peers, marmot-wire §5.5).
+    package func commitsLeaves(asAdmin isAdmin: Bool) -> Bool { isAdmin }
+
     package func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
         do { return try GroupEvent.validate(event, now: now, window: window) } catch { throw .invalidGroupEvent(error) }
     }

@@ -81,9 +81,19 @@ package struct V2GroupRules: GroupRules {
             mlsMessage: message.tlsSerialized, tags: [Tag(["h", nostrGroupID.hex])], key: key, createdAt: createdAt)
     }
 
+    /// The inner event's date, as MDK 0.9.14 binds them (`transport-nostr-peeler/src/peeler.rs`
+    /// 154-163), so sender and receivers order a message (and a copy sent again) the same way.
+    package func outerCreatedAt(inner: Int64, now: Int64) -> Int64 { inner }
+
+    /// No created_at window, as MDK 0.9.14's peeler has none (`transport-nostr-peeler/src/peeler.rs`
+    /// 186-234): the outer date is chosen by the sender's clock (or anyone re-signing the envelope)
+    /// and proves nothing, so a phone whose clock runs fast, or a member back after 45 days, is not
+    /// refused. Replays are stopped by MLS, not by the date: an epoch's kind-445 key and its
+    /// message keys are deleted once used or rolled past (RFC 9420 §9.2, §14), and a commit that was
+    /// applied is recognised by its bytes (`duplicate`).
     package func validateEnvelope(_ event: Event, now: Int64, window: GroupEvent.TimeWindow) throws(DropReason) -> ValidatedGroupEvent {
         do {
-            try GroupEvent.checkCommon(event, now: now, window: window)
+            try GroupEvent.checkCommon(event, now: now, window: nil)
         } catch {
             throw .invalidGroupEvent(error)
         }
@@ -172,6 +182,12 @@ package struct V2GroupRules: GroupRules {
         else { return true }
         return theirs < ours
     }
+
+    /// Every remaining member, as MDK 0.9.14's auto-committer (`cgka-engine/src/auto_committer.rs`):
+    /// a SelfRemove-only commit needs no admin in v2 (`V2CommitAuthorization`), and while the
+    /// proposal waits nobody can send (RFC 9420 §12.4), so waiting for an admin who is offline
+    /// would silence the group. Competing commits of the leave are an ordinary race.
+    package func commitsLeaves(asAdmin isAdmin: Bool) -> Bool { true }
 
     /// Members' SelfRemoves, except an admin's: v2 forbids an admin SelfRemove (an admin leaves the
     /// admin policy first), so every peer would drop a commit that includes one (MDK

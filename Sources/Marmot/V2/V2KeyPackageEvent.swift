@@ -10,8 +10,9 @@ public enum V2KeyPackageEvent {
     public static let maxLifetimeSpan: UInt64 = 7_261_200
     /// The tag names in the order they are written.
     public static let tagOrder = ["d", "mls_protocol_version", "i", "mls_ciphersuite", "mls_extensions", "mls_proposals", "app_components"]
-    /// An optional tag a newer MDK may append; accepted, never required.
-    public static let optionalTags: Set<String> = ["client"]
+    /// The tags MDK refuses to see twice (`reject_duplicate_key_package_tag`, `key_package_records.rs`
+    /// 493-510); of `d` and `i` it reads the first.
+    static let singleTags: Set<String> = ["mls_protocol_version", "mls_ciphersuite", "mls_extensions", "mls_proposals", "app_components"]
 
     /// What a valid event yields.
     public struct Parsed: Sendable, Hashable {
@@ -84,16 +85,19 @@ public enum V2KeyPackageEvent {
     public static func parse(_ event: Event, now: Int64) throws(V2KeyPackageEventError) -> Parsed {
         guard event.kind == .addressableKeyPackage else { throw .wrongKind(event.kind.rawValue) }
         guard event.isValid else { throw .badEventSignature }
+        // Tags MDK does not read (`relays`, `client`, …) are ignored, as MDK ignores them.
         var seen: [String: Tag] = [:]
         for tag in event.tags {
-            guard let name = tag.name else { throw .unexpectedTag("") }
-            guard tagOrder.contains(name) || optionalTags.contains(name) else { throw .unexpectedTag(name) }
-            guard seen[name] == nil else { throw .duplicateTag(name) }
+            guard let name = tag.name else { continue }
+            guard seen[name] == nil else {
+                if singleTags.contains(name) { throw .duplicateTag(name) }
+                continue
+            }
             seen[name] = tag
         }
         func single(_ name: String) throws(V2KeyPackageEventError) -> String {
             guard let tag = seen[name] else { throw .missingTag(name) }
-            guard tag.fields.count == 2, let value = tag.value, !value.isEmpty else { throw .invalidTag(name) }
+            guard let value = tag.value, !value.isEmpty else { throw .invalidTag(name) }
             return value
         }
         let slot = try single("d")
@@ -148,7 +152,6 @@ public enum V2KeyPackageEventError: Error, Sendable, Equatable, CustomStringConv
     case badEventSignature
     case missingTag(String)
     case duplicateTag(String)
-    case unexpectedTag(String)
     case invalidTag(String)
     case listMismatch(String)
     case contentNotBase64
@@ -167,7 +170,6 @@ public enum V2KeyPackageEventError: Error, Sendable, Equatable, CustomStringConv
         case .badEventSignature: "v2 KeyPackage event signature does not verify"
         case .missingTag(let n): "v2 KeyPackage event lacks the \(n) tag"
         case .duplicateTag(let n): "v2 KeyPackage event repeats the \(n) tag"
-        case .unexpectedTag(let n): "v2 KeyPackage event carries unexpected tag \(n.debugDescription)"
         case .invalidTag(let n): "v2 KeyPackage event has an invalid \(n) tag"
         case .listMismatch(let n): "\(n) tag does not exactly match the KeyPackage"
         case .contentNotBase64: "v2 KeyPackage content is not base64"

@@ -28,7 +28,7 @@ public enum V2WelcomeRumor {
             content: Base64.encode(MLSMessage(.welcome(welcome)).tlsSerialized))
     }
 
-    /// Checks kind, the exact tag set and the content.
+    /// Checks kind, one `e` and one `relays` tag (other tags are ignored, as MDK does) and the content.
     public static func parse(_ rumor: UnsignedEvent) throws(V2WelcomeError) -> Parsed {
         guard rumor.kind == .welcome else { throw .wrongKind(rumor.kind.rawValue) }
         var eTag: Tag?
@@ -42,7 +42,8 @@ public enum V2WelcomeRumor {
                 guard relaysTag == nil else { throw .duplicateTag("relays") }
                 relaysTag = tag
             default:
-                throw .unexpectedTag(tag.name ?? "")
+                // MDK 0.9.14 reads only `e` and `relays` (`peel_welcome`, `transport-nostr-peeler/src/peeler.rs` 236-287).
+                continue
             }
         }
         guard let eTag else { throw .missingTag("e") }
@@ -82,7 +83,6 @@ public enum V2WelcomeError: Error, Sendable, Equatable, CustomStringConvertible 
     case wrongKind(UInt16)
     case missingTag(String)
     case duplicateTag(String)
-    case unexpectedTag(String)
     case invalidTag(String)
     case contentNotBase64
     case notWelcomeMessage
@@ -94,7 +94,6 @@ public enum V2WelcomeError: Error, Sendable, Equatable, CustomStringConvertible 
         case .wrongKind(let k): "welcome rumor has kind \(k), not 444"
         case .missingTag(let n): "welcome rumor lacks the \(n) tag"
         case .duplicateTag(let n): "welcome rumor repeats the \(n) tag"
-        case .unexpectedTag(let n): "welcome rumor carries tag \(n.debugDescription), only e and relays are allowed"
         case .invalidTag(let n): "welcome rumor has an invalid \(n) tag"
         case .contentNotBase64: "welcome content is not base64"
         case .notWelcomeMessage: "welcome content is not an MLSMessage Welcome"

@@ -174,8 +174,9 @@ struct MDKInteropTests {
             let published = try await us.client.publishKeyPackage()
             #expect(published.isPublished)
             let created = try await ctx.mdk.call(["cmd": "create_chat", "peer_npub": us.publicKey.npub])
-            #expect(created.int("key_package_kind") == 30443)
-            #expect(created.string("key_package_event_id") == published.addressable.eventID.hex)
+            // Kind 443: kind 30443 is our v2 key package's alone (White Noise reads every one).
+            #expect(created.int("key_package_kind") == 443)
+            #expect(created.string("key_package_event_id") == published.event.eventID.hex)
             let group = try #require(created.string("group_id"))
 
             let (chat, inviter) = try await us.waitForWelcome()

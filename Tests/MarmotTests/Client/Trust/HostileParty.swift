@@ -154,11 +154,12 @@ enum RelayReads {
 
     /// The newest usable key package `author` published on the relay.
     static func keyPackage(of author: PublicKey, on url: String) async throws -> PeerKeyPackage {
-        let events = try await fetch(Filter(authors: [author], kinds: [.addressableKeyPackage]), from: url)
-        guard let event = events.max(by: { $0.createdAt < $1.createdAt }) else {
-            throw HarnessError.unexpected("no key package of \(author.hex)")
+        // Our clients publish v1 as kind 443 beside a v2 kind-30443 one: the newest v1 one wins.
+        let events = try await fetch(Filter(authors: [author], kinds: [.addressableKeyPackage, .keyPackage]), from: url)
+        for event in events.sorted(by: { $0.createdAt > $1.createdAt }) {
+            if let parsed = try? PeerKeyPackage(event: event) { return parsed }
         }
-        return try PeerKeyPackage(event: event)
+        throw HarnessError.unexpected("no v1 key package of \(author.hex)")
     }
 
     /// Publishes through a fresh raw connection.

@@ -20,15 +20,15 @@ import Testing
             }
             #expect(v2.version == .v2)
             let v2Event = try #require(
-                try await RelayReads.fetch(Filter(ids: [v2.addressable.eventID]), from: ctx.relay.url).first)
+                try await RelayReads.fetch(Filter(ids: [v2.event.eventID]), from: ctx.relay.url).first)
             let v1Event = try #require(
-                try await RelayReads.fetch(Filter(ids: [v1.addressable.eventID]), from: ctx.relay.url).first)
+                try await RelayReads.fetch(Filter(ids: [v1.event.eventID]), from: ctx.relay.url).first)
             #expect(v2Event.createdAt > v1Event.createdAt)
 
             // MDK 0.8.0 cannot parse the v2 event and falls back to our v1 one, as its peer
             // script picks the newest key package MDK itself accepts.
             let created = try await ctx.mdk.call(["cmd": "create_chat", "peer_npub": us.publicKey.npub])
-            #expect(created.string("key_package_event_id") == v1.addressable.eventID.hex)
+            #expect(created.string("key_package_event_id") == v1.event.eventID.hex)
             let group = try #require(created.string("group_id"))
             let (chat, inviter) = try await us.waitForWelcome()
             #expect(inviter == ctx.mdkKey)

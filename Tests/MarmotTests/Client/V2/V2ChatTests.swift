@@ -51,7 +51,10 @@ import Testing
         #expect(v2Events.count == 1)
         #expect(v2Events.first?.id != offered.eventID)
         #expect(v2Events.first?.tags.compactMap(\.name) == V2KeyPackageEvent.tagOrder)
-        #expect(kp.filter { (try? PeerKeyPackage(event: $0)) != nil }.count == 1)
+        // No v1 key package of kind 30443 (White Noise reads every one); it is kind 443 alone.
+        #expect(kp.filter { (try? PeerKeyPackage(event: $0)) != nil }.isEmpty)
+        let legacy = try await RelayReads.fetch(Filter(authors: [bob.publicKey], kinds: [.keyPackage]), from: url)
+        #expect(legacy.filter { (try? PeerKeyPackage(event: $0)) != nil }.count == 1)
         #expect(await alice.client.configurationForTesting(id) == .marmotV2)
 
         await alice.shutdown()
