@@ -77,6 +77,7 @@ extension ContractJSON {
             "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
+            "retentionSeconds": Int(clamping: chat.retentionSeconds),
         ]
     }
 
@@ -89,6 +90,7 @@ extension ContractJSON {
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel),
+            "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
         ]
     }
 

@@ -27,7 +27,7 @@ struct GroupSession: Sendable {
         return try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
     }
 
-    var chat: Chat { Chat(stored: stored, members: memberKeys) }
+    var chat: Chat { Chat(stored: stored, members: memberKeys, retention: metadata?.retention ?? 0) }
 }
 
 /// The Nostr identity inside an MLS credential (MIP-00: basic, raw 32-byte x-only key).

@@ -167,14 +167,22 @@ extension MarmotClient {
             throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
         }
         let rumor = try session.rules.rumor(application.data, sender: sender)
-        let message = StoredMessage(
+        var message = StoredMessage(
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
             deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
+        // Retention of the state it was sent in (the one that opened it); one already past its
+        // expiry is not kept at all (MDK `AppPayloadRetentionExpired`).
+        message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)
+        if let expiresAt = message.expiresAt, expiresAt <= now() {
+            logger.info("message \(rumor.id.hex) in \(session.id) arrived after its expiry; not kept")
+            return Applied(group: session.id, outcome: .processed)
+        }
         do {
             try store.saveMessage(message)
         } catch {
             throw .storage("\(error)")
         }
+        noteExpiry(message.expiresAt)
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }
         return Applied(group: session.id, outcome: .processed)

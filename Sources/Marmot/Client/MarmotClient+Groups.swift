@@ -21,6 +21,8 @@ public enum GroupChangeError: Error, Sendable, Equatable, CustomStringConvertibl
     case adminNotMember(PublicKey)
     /// The change would leave the group without an admin that is a member (MIP-03).
     case lastAdmin(GroupID)
+    /// A change only v2 groups can carry (the chat is v1).
+    case unsupportedInV1(String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum GroupChangeError: Error, Sendable, Equatable, CustomStringConvertibl
         case .notAMember(let key): "group: \(key.hex) is not a member"
         case .adminNotMember(let key): "group: admin \(key.hex) is not a member"
         case .lastAdmin(let id): "group: \(id) would have no admin left; name another admin first"
+        case .unsupportedInV1(let what): "group: \(what) need a v2 chat; this one is v1"
         }
     }
 }
@@ -194,12 +197,12 @@ extension MarmotClient {
     /// current value). Admins must be members and at least one. A GroupContextExtensions commit
     /// with the new 0xF2EE value (MIP-01), published then merged once a relay accepted it.
     public func updateGroupData(
-        _ id: GroupID, name: String? = nil, description: String? = nil, admins: [PublicKey]? = nil
+        _ id: GroupID, name: String? = nil, description: String? = nil, admins: [PublicKey]? = nil, retention: UInt64? = nil
     ) async throws -> CommitOutcome {
         try requireStarted()
         await acquire()
         defer { release() }
-        return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins)
+        return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins, retention: retention)
     }
 
     /// Takes us off the admin list of a group that has another admin who is a member (MDK's
@@ -256,11 +259,12 @@ extension MarmotClient {
     // MARK: Helpers
 
     func updateGroupDataExclusive(
-        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?
+        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil
     ) async throws -> CommitOutcome {
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
         var data = try currentGroupData(session)
+        if let retention { data.retention = retention }
         if let name { data.name = name }
         if let description { data.groupDescription = description }
         if let admins {

@@ -31,8 +31,10 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.encoding("\(error)")
         }
-        let message = StoredMessage(rumor: rumor, mlsGroupID: chat, isMine: true, deliveryState: .pending, outerEventID: nil)
+        var message = StoredMessage(rumor: rumor, mlsGroupID: chat, isMine: true, deliveryState: .pending, outerEventID: nil)
+        message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)
         try storage { try store.saveMessage(message) }
+        noteExpiry(message.expiresAt)
         refreshRow(chat)
         crashIfRequested(.afterQueue)
         return message
@@ -125,21 +127,25 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.mls(error)
         }
+        // The retention of the state it is encrypted in decides when it expires, for everyone.
+        let expiresAt = expiry(createdAt: rumor.createdAt, in: session)
         let event: Event
         do {
             event = try session.rules.groupEvent(
                 sealed, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(),
-                createdAt: session.rules.outerCreatedAt(inner: rumor.createdAt, now: now()))
+                createdAt: session.rules.outerCreatedAt(inner: rumor.createdAt, now: now()), expiration: expiresAt)
         } catch {
             throw MarmotClientError.encoding("group event: \(error)")
         }
-        let message = StoredMessage(rumor: rumor, mlsGroupID: id, isMine: true, deliveryState: .pending, outerEventID: event.id)
+        var message = StoredMessage(rumor: rumor, mlsGroupID: id, isMine: true, deliveryState: .pending, outerEventID: event.id)
+        message.expiresAt = expiresAt
         try storage {
             try persist(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
             try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
             try store.saveMessage(message)
         }
+        noteExpiry(message.expiresAt)
         refreshRow(id)
         return (message, event)
     }

@@ -96,6 +96,8 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
+    /// The wake-up for the next expired message (`scheduleExpirySweep`).
+    var expirySweep: Task<Void, Never>?
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
     var alternates: [GroupID: [AlternateBranch]] = [:]
     /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
@@ -165,6 +167,7 @@ public actor MarmotClient {
         startFeedsPending = Set(startFeeds.compactMap { Self.subscriptionID($0, sessions: sessions, me: publicKey) })
         for target in startFeeds { await subscribe(target) }
         noteFeedFlushed(nil)
+        sweepExpiredMessages()
         if !pendingCommitGroups.isEmpty {
             Task { [weak self] in await self?.resumePendingCommits() }
         }
@@ -215,6 +218,8 @@ public actor MarmotClient {
     /// Ends every subscription (the pool stays connected; it belongs to the caller).
     public func stop() async {
         started = false
+        expirySweep?.cancel()
+        expirySweep = nil
         startFeedsPending = []
         noteFeedFlushed(nil)
         for group in parked.keys { saveParked(group) }
@@ -232,14 +237,14 @@ public actor MarmotClient {
     public func chats() throws -> [Chat] {
         try loadStoredGroups()
         return try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
-            Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [])
+            Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [], retention: sessions[row.mlsGroupID]?.metadata?.retention ?? 0)
         }
     }
 
     /// One chat by its MLS group id.
     public func chat(_ id: GroupID) throws -> Chat? {
         guard let row = try storage({ try store.group(mlsGroupID: id) }) else { return nil }
-        return Chat(stored: row, members: sessions[id]?.memberKeys ?? [])
+        return Chat(stored: row, members: sessions[id]?.memberKeys ?? [], retention: sessions[id]?.metadata?.retention ?? 0)
     }
 
     /// The 1:1 chat with `peer`, if there is one.

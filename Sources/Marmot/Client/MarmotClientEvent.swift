@@ -27,9 +27,12 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let createdAt: Int64
     /// The Marmot protocol the chat speaks (renderers show it; nothing else depends on it).
     public let version: MarmotVersion
+    /// How long its messages live, in seconds; 0 keeps them (v2 component 0x8005).
+    public let retention: UInt64
 
     /// A chat from its stored row and current members (for previews and test doubles).
-    public init(stored: StoredGroup, members: [PublicKey]) {
+    public init(stored: StoredGroup, members: [PublicKey], retention: UInt64 = 0) {
+        self.retention = retention
         id = stored.mlsGroupID
         nostrGroupID = stored.nostrGroupID
         name = stored.name
@@ -144,6 +147,8 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case deliveryChanged(Chat, StoredMessage)
     /// A commit moved the chat to `epoch` (ours or another member's; also after a race roll-back).
     case commitApplied(Chat, epoch: UInt64, committer: PublicKey?)
+    /// Messages of the chat reached their expiry (disappearing messages) and were deleted.
+    case messagesExpired(Chat, [EventID])
     /// An incoming event was dropped; the client keeps running and stored data is unchanged.
     case dropped(eventID: EventID, reason: DropReason)
     /// Every start-up subscription's stored events were handled (`caughtUp()`); reported once per

@@ -29,6 +29,9 @@ public struct SystemNotice: Sendable, Hashable {
         /// `actor` invited `subject` back into a group it had left or been removed from, and
         /// `subject` accepted (MDK's `readd-after-eviction`); shown after the old messages.
         public static let readded = Change(rawValue: "readded")
+        /// `actor` changed how long messages live (`subject` is `actor`; the new value is the
+        /// chat's current one, v2 component 0x8005).
+        public static let retentionChanged = Change(rawValue: "retention")
     }
 
     /// The local-only rumor kind notices are stored under; never published.

@@ -15,12 +15,15 @@ public struct GroupMetadata: Sendable, Hashable {
     public var relays: [RelayURL]
     /// The group was closed for good by an admin (v2 lifecycle 0x800c; v1 has no such state).
     public var disbanded: Bool
+    /// How long messages live, in seconds; 0 keeps them (v2 component 0x8005; v1 has none).
+    public var retention: UInt64
 
     public init(
         nostrGroupID: NostrGroupID, name: String, description: String, admins: [PublicKey], relays: [RelayURL],
-        disbanded: Bool = false
+        disbanded: Bool = false, retention: UInt64 = 0
     ) {
         self.disbanded = disbanded
+        self.retention = retention
         self.nostrGroupID = nostrGroupID
         self.name = name
         self.groupDescription = description

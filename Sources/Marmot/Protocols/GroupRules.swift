@@ -22,8 +22,11 @@ package protocol GroupRules: Sendable {
     /// The proposals that change a group's metadata from what `extensions` state to `metadata`.
     func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal]
 
-    /// Builds and signs the kind-445 event carrying `message`.
-    func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event
+    /// Builds and signs the kind-445 event carrying `message`; `expiration` (NIP-40) is set for an
+    /// application message of a group with message retention.
+    func groupEvent(
+        _ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64, expiration: Int64?
+    ) throws -> Event
     /// The outer created_at of the kind-445 event carrying an application message whose inner event
     /// is dated `inner`, sent at `now`.
     func outerCreatedAt(inner: Int64, now: Int64) -> Int64
@@ -71,6 +74,11 @@ extension MarmotVersion {
 }
 
 extension GroupRules {
+    /// A handshake's kind-445 event (no expiration).
+    package func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
+        try groupEvent(message, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt, expiration: nil)
+    }
+
     /// The metadata, or nil when the extensions do not state it validly.
     func metadataIfValid(_ extensions: [Extension]) -> GroupMetadata? { try? metadata(of: extensions) }
 

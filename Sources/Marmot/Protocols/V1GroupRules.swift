@@ -28,6 +28,7 @@ package struct V1GroupRules: GroupRules {
     /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions and
     /// the image fields of the current value are kept (MIP-01).
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
+        guard metadata.retention == 0 else { throw GroupChangeError.unsupportedInV1("disappearing messages") }
         var data = try NostrGroupData(groupContextExtensions: extensions)
         data.nostrGroupID = metadata.nostrGroupID
         data.name = metadata.name
@@ -44,8 +45,12 @@ package struct V1GroupRules: GroupRules {
         return [.groupContextExtensions(GroupContextExtensions(extensions: updated))]
     }
 
-    package func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
-        try GroupEvent.build(mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt)
+    /// v1 groups have no retention, so `expiration` is always nil here.
+    package func groupEvent(
+        _ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64, expiration: Int64?
+    ) throws -> Event {
+        try GroupEvent.build(
+            mlsMessage: message.tlsSerialized, nostrGroupID: nostrGroupID, key: key, createdAt: createdAt, expiration: expiration)
     }
 
     /// The time of sending, as MDK 0.8.0 dates its envelopes: its receivers refuse one older than

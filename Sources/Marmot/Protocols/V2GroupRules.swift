@@ -50,11 +50,12 @@ package struct V2GroupRules: GroupRules {
         return GroupMetadata(
             nostrGroupID: try NostrGroupID(bytes: routing.nostrGroupID), name: components.profile?.name ?? "",
             description: components.profile?.description ?? "", admins: admins.admins,
-            relays: try routing.relays.map { try RelayURL($0) }, disbanded: components.lifecycle == .disbanded)
+            relays: try routing.relays.map { try RelayURL($0) }, disbanded: components.lifecycle == .disbanded,
+            retention: components.retention?.seconds ?? 0)
     }
 
     /// One AppDataUpdate per component that changes (profile 0x8001, admin policy 0x8003, routing
-    /// 0x8004), in component order; other components are left as they are.
+    /// 0x8004, retention 0x8005), in component order; other components are left as they are.
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         let current = try GroupComponents(groupContextExtensions: extensions)
         var target = current.dictionary
@@ -73,12 +74,21 @@ package struct V2GroupRules: GroupRules {
         dictionary.set(
             MarmotComponentID.nostrRouting,
             Data(try NostrRouting(nostrGroupID: metadata.nostrGroupID.bytes, relays: metadata.relays.map(\.string)).bytes))
+        // Turned off as MDK turns it off: the component stays, holding 0 (`update_group_data.rs` 154-166).
+        if metadata.retention != 0 || dictionary[MarmotComponentID.messageRetention] != nil {
+            dictionary.set(MarmotComponentID.messageRetention, Data(MessageRetention(seconds: metadata.retention).bytes))
+        }
     }
 
-    /// Tags exactly `["h", …]`; content and signing as in v1 (fresh key per event).
-    package func groupEvent(_ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64) throws -> Event {
-        try GroupEvent.build(
-            mlsMessage: message.tlsSerialized, tags: [Tag(["h", nostrGroupID.hex])], key: key, createdAt: createdAt)
+    /// Tags `["h", …]`, and `["expiration", …]` (NIP-40) for a message of a group with retention,
+    /// as MDK's peeler writes them (`transport-nostr-peeler/src/peeler.rs` 144-153); content and
+    /// signing as in v1 (fresh key per event).
+    package func groupEvent(
+        _ message: MLSMessage, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64, expiration: Int64?
+    ) throws -> Event {
+        var tags = [Tag(["h", nostrGroupID.hex])]
+        if let expiration { tags.append(Tag(["expiration", String(expiration)])) }
+        return try GroupEvent.build(mlsMessage: message.tlsSerialized, tags: tags, key: key, createdAt: createdAt)
     }
 
     /// The inner event's date, as MDK 0.9.14 binds them (`transport-nostr-peeler/src/peeler.rs`

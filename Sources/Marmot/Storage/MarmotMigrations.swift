@@ -117,6 +117,12 @@ enum MarmotMigrations {
                 t.column("sealed_value", .blob).notNull()
             }
         }
+        // Disappearing messages (v2 component 0x8005): when each message expires, in clear and
+        // indexed, so the sweep finds them without opening every sealed record.
+        migrator.registerMigration("v3-message-expiry") { db in
+            try db.alter(table: "messages_v2") { t in t.add(column: "expires_at", .integer) }
+            try db.create(index: "messages_v2_by_expiry", on: "messages_v2", columns: ["expires_at"])
+        }
         return migrator
     }
 }

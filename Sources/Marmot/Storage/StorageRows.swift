@@ -54,11 +54,13 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Int64
     var isMine: Bool
     var deliveryState: String
+    /// In clear so expired messages are found without opening every record (`v3-message-expiry`).
+    var expiresAt: Int64?
 
     enum CodingKeys: String, CodingKey {
         case groupRef = "group_ref", messageRef = "message_ref", sealedRecord = "sealed_record"
         case sealedOuterEventID = "sealed_outer_event_id", createdAt = "created_at", isMine = "is_mine"
-        case deliveryState = "delivery_state"
+        case deliveryState = "delivery_state", expiresAt = "expires_at"
     }
 
     enum Columns {
@@ -67,6 +69,7 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
         static let createdAt = Column(CodingKeys.createdAt)
         static let deliveryState = Column(CodingKeys.deliveryState)
         static let sealedOuterEventID = Column(CodingKeys.sealedOuterEventID)
+        static let expiresAt = Column(CodingKeys.expiresAt)
     }
 }
 

@@ -101,7 +101,8 @@ struct StoreCodec: Sendable {
             kind: m.kind.rawValue, content: m.content, tags: m.tags.map(\.fields))
         var row = MessageRow(
             groupRef: groupRef(m.mlsGroupID.bytes), messageRef: messageRef(m.mlsGroupID.bytes, m.rumorID), sealedRecord: Data(),
-            sealedOuterEventID: nil, createdAt: m.createdAt, isMine: m.isMine, deliveryState: m.deliveryState.rawValue)
+            sealedOuterEventID: nil, createdAt: m.createdAt, isMine: m.isMine, deliveryState: m.deliveryState.rawValue,
+            expiresAt: m.expiresAt)
         row.sealedRecord = try cipher.seal(try Self.encode(record, "messages.record"), Self.messageContext("record", row))
         row.sealedOuterEventID = try m.outerEventID.map { id throws(StorageError) in try sealOuterEventID(id, row) }
         return row
@@ -125,7 +126,7 @@ struct StoreCodec: Sendable {
             rumorID: try Self.eventID(record.rumorID, "messages.rumor_id"), mlsGroupID: GroupID(record.mlsGroupID),
             sender: try Self.publicKey(record.sender, "messages.sender"), kind: Kind(record.kind), content: record.content,
             tags: record.tags.map { Tag($0) }, createdAt: row.createdAt, isMine: row.isMine,
-            deliveryState: DeliveryState(rawValue: row.deliveryState), outerEventID: outer)
+            deliveryState: DeliveryState(rawValue: row.deliveryState), outerEventID: outer, expiresAt: row.expiresAt)
     }
 
     // MARK: Key packages

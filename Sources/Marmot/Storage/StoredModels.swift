@@ -148,11 +148,16 @@ public struct StoredMessage: Sendable, Hashable {
     public var deliveryState: DeliveryState
     /// The kind-445 event that carried it.
     public var outerEventID: EventID?
+    /// When it disappears (Unix seconds): its inner created_at plus the group's message retention
+    /// when it was sent (v2 component 0x8005); nil when the group keeps messages.
+    public var expiresAt: Int64?
 
     public init(
         rumorID: EventID, mlsGroupID: GroupID, sender: PublicKey, kind: Kind = .chatMessage, content: String,
-        tags: [Tag] = [], createdAt: Int64, isMine: Bool, deliveryState: DeliveryState, outerEventID: EventID? = nil
+        tags: [Tag] = [], createdAt: Int64, isMine: Bool, deliveryState: DeliveryState, outerEventID: EventID? = nil,
+        expiresAt: Int64? = nil
     ) {
+        self.expiresAt = expiresAt
         self.rumorID = rumorID
         self.mlsGroupID = mlsGroupID
         self.sender = sender

@@ -8,17 +8,40 @@ struct GroupCommand: AsyncParsableCommand {
         commandName: "group",
         abstract: "Group chats: create, add, remove, rename, promote, demote, leave, members.",
         discussion: """
-            Only admins add, remove, rename and change admins; anyone may leave. Exit code 4 for an invalid \
-            npub, 5 when an invitee has no key package, 6 when no relay took the change, 10 in a chat you \
-            left or were removed from. With --json, changes print the chat as it is after them.
+            Only admins add, remove, rename, change admins and set disappearing messages; anyone may \
+            leave. Exit code 4 for an invalid npub, 5 when an invitee has no key package, 6 when no relay \
+            took the change, 10 in a chat you left or were removed from. With --json, changes print the \
+            chat as it is after them.
 
             Examples:
               marmot group create --name "Climbing" npub1… npub1…
               marmot group add <chat-id> npub1…
+              marmot group retention <chat-id> 1d
               marmot group members <chat-id> --json
             """,
-        subcommands: [Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Leave.self, Members.self]
+        subcommands: [
+            Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Retention.self, Leave.self, Members.self,
+        ]
     )
+
+    struct Retention: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set how long messages live in a v2 group you administer (disappearing messages).",
+            discussion: """
+                DURATION is a number with a unit (30s, 10m, 12h, 1d, 2w), plain seconds, or "off". Every \
+                member's client deletes each message that long after it was sent. v1 chats have no \
+                disappearing messages (the change is refused).
+                """)
+        @OptionGroup var target: GroupTarget
+        @Argument(help: ArgumentHelp("How long messages live, or off.", valueName: "duration")) var duration: RetentionDuration
+        func run() async throws {
+            let seconds = duration.seconds
+            let verb = seconds == 0 ? "disappearing messages off" : "messages disappear after \(seconds) s"
+            try await GroupFlows.change(target.chat, verb, target.invocation) { id in
+                .setRetention(chatID: id, seconds: seconds)
+            }
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a named group with these npubs and print its id.")
@@ -125,6 +148,8 @@ enum GroupFlows {
         var admins: [String]?
         /// False after leaving.
         var member: Bool?
+        /// How long messages live after the change, in seconds (0: kept).
+        var retentionSeconds: UInt64?
     }
 
     struct MemberList: Encodable {
@@ -175,7 +200,7 @@ enum GroupFlows {
             }
             let done = Done(
                 chat: id.rawValue, name: row.displayName, members: row.memberCount, change: verb, admins: row.adminNpubs,
-                member: row.isMember)
+                member: row.isMember, retentionSeconds: row.retentionSeconds)
             Output.emit(done, json: invocation.json, text: "Group \(id): \(verb)")
         }
     }

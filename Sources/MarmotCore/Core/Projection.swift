@@ -66,6 +66,7 @@ extension AppCore {
                     lastMessageKind: last.map { $0.notice == nil ? .text : .system },
                     protocolVersion: entry.info.protocolVersion)
                 summary.isMember = entry.info.isMember
+                summary.retentionSeconds = entry.info.retentionSeconds
                 summary.adminNpubs = entry.info.admins.map(\.npub)
                 return summary
             }
@@ -92,6 +93,7 @@ extension AppCore {
         view.adminNpubs = entry.info.admins.map(\.npub)
         view.protocolVersion = entry.info.protocolVersion
         view.isMember = entry.info.isMember
+        view.retentionSeconds = entry.info.retentionSeconds
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view
     }

@@ -77,6 +77,7 @@ struct ChatEntry {
         info.admins = fresh.admins
         info.protocolVersion = fresh.protocolVersion
         info.isMember = fresh.isMember
+        info.retentionSeconds = fresh.retentionSeconds
         if let last = fresh.lastMessage { noteMessage(last) }
     }
 
@@ -129,6 +130,13 @@ struct MessageThread {
         messages = (fresh + messages).enumerated()
             .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
             .map(\.element)
+    }
+
+    /// Drops messages that no longer exist (they expired and were deleted).
+    mutating func removeExpired(_ gone: Set<MessageID>) {
+        guard !ids.isDisjoint(with: gone) else { return }
+        ids.subtract(gone)
+        messages.removeAll { gone.contains($0.id) }
     }
 
     /// Sets the delivery state of a message; false when the message is not here.

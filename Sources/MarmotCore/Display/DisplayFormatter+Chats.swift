@@ -23,7 +23,30 @@ extension DisplayFormatter {
             return notice.subject == notice.actor ? "\(actor) stepped down as admin" : "\(actor) removed \(subject) as admin"
         case .readded:
             return notice.subject == me ? "You were added again by \(actor)" : "\(actor) added \(subject) again"
+        case .retentionChanged:
+            return "\(actor) changed disappearing messages"
         }
+    }
+
+    /// The chat header's note on disappearing messages: "Messages disappear after 1 day"; nil when
+    /// messages are kept.
+    public static func retentionLabel(seconds: UInt64) -> String? {
+        guard seconds > 0 else { return nil }
+        return "Messages disappear after \(duration(seconds))"
+    }
+
+    /// "30 seconds", "5 minutes", "1 hour", "1 day", "2 weeks", or a sum of the largest units that
+    /// divide it ("1 day 6 hours").
+    static func duration(_ seconds: UInt64) -> String {
+        let units: [(UInt64, String)] = [(604_800, "week"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+        var left = seconds
+        var parts: [String] = []
+        for (size, name) in units where left >= size && parts.count < 2 {
+            let count = left / size
+            left -= count * size
+            parts.append("\(count) \(name)\(count == 1 ? "" : "s")")
+        }
+        return parts.joined(separator: " ")
     }
 
     /// The chat's title: the peer of a 1:1; a group's name; else the other members' short npubs

@@ -112,6 +112,8 @@ public enum MessagingEvent: Sendable, Equatable {
     /// A chat appeared (a welcome was accepted) or its details changed; replaces what the core knows
     /// of the chat, except that unread counts are the core's.
     case chatUpdated(ChatInfo)
+    /// Messages reached their expiry (disappearing messages) and were deleted from the store.
+    case messagesExpired(chatID: ChatID, messageIDs: [MessageID])
     /// Joining an accepted chat is complete (its history read, the new member's key update made or
     /// owed); see `BusyState.finishingJoins`.
     case joinSettled(ChatID)
@@ -147,6 +149,8 @@ public enum GroupChange: Sendable, Equatable {
     case remove(PublicKey)
     case rename(String)
     case setAdmin(PublicKey, Bool)
+    /// How long messages live, in seconds; 0 keeps them (v2 chats only).
+    case setRetention(UInt64)
     case leave
 }
 
@@ -185,6 +189,8 @@ public enum MembershipChange: String, Sendable, Equatable {
     /// `actor` invited `subject` back into a group it had left or been removed from (MDK's
     /// `readd-after-eviction`), and `subject` accepted.
     case readded
+    /// `actor` changed how long messages live (the subject is the actor; the chat shows the value).
+    case retentionChanged
 }
 
 /// A system line: `actor` added or removed `subject`, or `subject` left.
@@ -226,6 +232,8 @@ public struct ChatInfo: Sendable, Equatable {
     /// False once this account left or was removed: the chat stays readable, nothing can be sent
     /// (MIP-03: a removed member holds no key of the group's later epochs).
     public var isMember: Bool = true
+    /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
+    public var retentionSeconds: UInt64 = 0
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

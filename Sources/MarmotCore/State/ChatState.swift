@@ -30,6 +30,8 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var adminNpubs: [String] = []
     /// The core's mark for a chat we are no longer in ("left"); nil while we are a member.
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
+    /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
+    public var retentionSeconds: UInt64 = 0
 
     public var id: ChatID { chatID }
 
@@ -85,6 +87,10 @@ public struct ChatViewState: Sendable, Equatable {
     public var isMember: Bool = true
     /// The core's mark for a chat we are no longer in ("left"); nil while we are a member.
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
+    /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
+    public var retentionSeconds: UInt64 = 0
+    /// What the header says of disappearing messages ("Messages disappear after 1 day"); nil when off.
+    public var retentionLabel: String? { DisplayFormatter.retentionLabel(seconds: retentionSeconds) }
 
     public init(
         chatID: ChatID, peerNpub: String, peerName: String?, displayName: String, messages: [ChatMessage],

@@ -58,6 +58,11 @@ struct ChatView: View {
                             Text(chat.protocolLabel)
                                 .font(.caption2)
                                 .foregroundStyle(.tertiary)
+                            if let retention = chat.retentionLabel {
+                                Label(retention, systemImage: "timer")
+                                    .font(.caption2)
+                                    .foregroundStyle(.secondary)
+                            }
                         }
                     }
                 }

@@ -237,6 +237,7 @@ extension AppCore {
         switch event {
         case .chatUpdated(let info): upsertChat(info)
         case .joinSettled(let chatID): joinSettled(chatID)
+        case .messagesExpired(let chatID, let ids): messagesExpired(chatID, ids)
         case .messageReceived(let message): messageReceived(message)
         case .deliveryChanged(let chatID, let messageID, let outcome):
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)

@@ -49,6 +49,7 @@ extension MarmotMessagingService {
             case .add(let members): _ = try await client.addMembers(members, to: group)
             case .remove(let member): _ = try await client.removeMembers([member], from: group)
             case .rename(let name): _ = try await client.updateGroupData(group, name: name)
+            case .setRetention(let seconds): _ = try await client.updateGroupData(group, retention: seconds)
             case .leave: _ = try await client.leaveGroup(group)
             case .setAdmin(let member, let isAdmin):
                 guard let chat = try await client.chat(group) else { throw MarmotMessagingError.unknownChat }

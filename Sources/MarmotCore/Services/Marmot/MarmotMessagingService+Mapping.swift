@@ -41,6 +41,7 @@ extension MarmotMessagingService {
             isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins,
             protocolVersion: Self.protocolVersion(chat.version))
         info.isMember = chat.status == .active
+        info.retentionSeconds = chat.retention
         return info
     }
 
@@ -74,6 +75,7 @@ extension MarmotMessagingService {
             case .promoted: .promoted
             case .demoted: .demoted
             case .readded: .readded
+            case .retentionChanged: .retentionChanged
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)

@@ -310,6 +310,9 @@ actor MarmotMessagingService: MessagingService {
             await yieldInvites(client)
         case .welcomeJoined(let chat, _):
             await yieldChat(chat, client: client)
+        case .messagesExpired(let chat, let rumors):
+            continuation.yield(.messagesExpired(chatID: Self.chatID(chat.id), messageIDs: rumors.map { ids.local(for: $0) }))
+            await yieldChat(chat, client: client)
         case .joinSettled(let chat):
             continuation.yield(.joinSettled(Self.chatID(chat.id)))
         case .membershipChanged(let chat, let message):

@@ -1,0 +1,61 @@
+import Foundation
+import MarmotCore
+import Nostr
+import Testing
+
+/// Disappearing messages in the core: the action reaches the messaging layer, the header says
+/// what is set, and expired messages leave the thread and the chat list.
+@Suite("Retention") struct RetentionTests {
+    @Test("setRetention goes to the messaging layer as a group change; the header shows the chat's retention")
+    func setAndShow() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let bob = Keys.generate().publicKey
+        h.dispatch(.createGroup(name: "Crew", memberNpubs: [bob.npub]))
+        try await h.waitFor("group open") { $0.currentChat?.isGroup == true }
+        let id = try #require(h.state().currentChat?.chatID)
+        #expect(h.state().currentChat?.retentionLabel == nil)
+        let service = try #require(h.service)
+        h.dispatch(.setRetention(chatID: id, seconds: 86_400))
+        try await waitUntil("change sent") { await service.groupChanges.count == 1 }
+        #expect("\(await service.groupChanges.map(\.1))" == "\([GroupChange.setRetention(86_400)])")
+        try await h.waitFor("outcome") { $0.lastOutcome?.operation == .changeGroup && $0.lastOutcome?.code == .ok }
+
+        // The messaging layer reports the chat as changed (the commit applied).
+        var info = ChatInfo(chatID: id, peer: bob, createdAt: 1_700_000_000, members: [bob], isDirect: false, groupName: "Crew")
+        info.retentionSeconds = 86_400 + 6 * 3600
+        await service.emit(.chatUpdated(info))
+        try await h.waitFor("header") { $0.currentChat?.retentionLabel == "Messages disappear after 1 day 6 hours" }
+    }
+
+    @Test("expired messages leave the open thread and the chat list's preview")
+    func expiredMessagesLeave() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let bob = Keys.generate().publicKey
+        let service = try #require(h.service)
+        let id = ChatID("ab01")
+        await service.invite(ChatInfo(chatID: id, peer: bob, createdAt: 1_700_000_000))
+        try await h.waitFor("chat listed") { $0.chatList.map(\.chatID) == [id] }
+        h.dispatch(.openChat(chatID: id))
+        let first = try #require(await service.receive("first", in: id, at: 1_700_000_010))
+        let second = try #require(await service.receive("second", in: id, at: 1_700_000_020))
+        try await h.waitFor("both shown") { $0.currentChat?.messages.map(\.content) == ["first", "second"] }
+
+        await service.emit(.messagesExpired(chatID: id, messageIDs: [second.id]))
+        try await h.waitFor("second gone") { $0.currentChat?.messages.map(\.content) == ["first"] }
+        #expect(h.state().chatList.first?.lastMessage == "first")
+        await service.emit(.messagesExpired(chatID: id, messageIDs: [first.id]))
+        try await h.waitFor("all gone") { $0.currentChat?.messages.isEmpty == true }
+        #expect(h.state().chatList.first?.lastMessage == nil)
+    }
+
+    @Test("the header's wording of a retention", arguments: [
+        (UInt64(0), nil), (30, "Messages disappear after 30 seconds"), (300, "Messages disappear after 5 minutes"),
+        (3_600, "Messages disappear after 1 hour"), (86_400, "Messages disappear after 1 day"),
+        (1_209_600, "Messages disappear after 2 weeks"), (90_061, "Messages disappear after 1 day 1 hour"),
+    ] as [(UInt64, String?)])
+    func wording(seconds: UInt64, label: String?) {
+        #expect(DisplayFormatter.retentionLabel(seconds: seconds) == label)
+    }
+}
