@@ -100,6 +100,7 @@ extension ContractJSON {
             "timestamp": Int(message.timestamp), "isMine": message.isMine, "delivery": delivery(message.delivery),
             "displayTimestamp": message.displayTimestamp,
             "kind": message.kind == .system ? "system" : "text",
+            "isInvalidated": message.isInvalidated, "invalidatedLabel": orNull(message.invalidatedLabel),
         ]
     }
 

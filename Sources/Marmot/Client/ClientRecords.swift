@@ -202,6 +202,8 @@ struct AlternateBranch: Sendable {
     var mls: MLSGroup
     /// Our messages sent on the current branch since the fork, re-sent if we switch.
     var sentSinceFork: [EventID] = []
+    /// Others' messages read on the current branch since the fork, invalidated if we switch.
+    var receivedSinceFork: [EventID] = []
 
     func eventKey() throws -> GroupEventKey {
         try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })

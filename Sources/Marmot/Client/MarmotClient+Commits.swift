@@ -188,7 +188,8 @@ extension MarmotClient {
     /// content → replay, ignored (the version's rule may move the race reference). Otherwise it must
     /// be authorized against its own parent state and on our branch (`checkCompetitor`), then the
     /// version's race rule (`GroupRules.race`) decides: a winner rolls the group back to the epoch's
-    /// snapshot and is applied; messages of the dropped branch stay stored as they are. A loser is
+    /// snapshot and is applied; others' messages of the dropped branch stay stored, marked
+    /// invalidated, and ours are sent again. A loser is
     /// kept as the alternate branch. Only the next epoch is rolled back: once the applied branch
     /// carries a further commit, the competitor is kept as the alternate instead (a three-way race
     /// otherwise forks the group).
@@ -272,7 +273,11 @@ extension MarmotClient {
             }
         }
         keepAlternate(AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
-        // Our messages sent on the dropped branch go out again on the winning one (same rumor ids).
+        // Others' messages read on the dropped branch are marked; ours go out again on the winning
+        // one (same rumor ids).
+        let abandoned = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
+        invalidateReceived(abandoned.keys.sorted().flatMap { abandoned[$0] ?? [] }, in: session.id)
+        receivedInEpoch[session.id] = receivedInEpoch[session.id]?.filter { $0.key <= epoch }
         let dropped = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
         applied.resend += dropped.keys.sorted().flatMap { dropped[$0] ?? [] }
         sentInEpoch[session.id] = sentInEpoch[session.id]?.filter { $0.key <= epoch }

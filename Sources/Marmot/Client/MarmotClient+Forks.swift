@@ -92,6 +92,8 @@ extension MarmotClient {
             store(Self.groupDataNotices(from: previous, to: adopted, actor: committer), commit: event, group: session.id)
         }
         emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
+        invalidateReceived(alternate.receivedSinceFork, in: session.id)
+        receivedInEpoch[session.id] = nil
         var applied = try accept(result, message: message, next: next, event: event, session: switched)
         applied.newEpoch = true
         applied.resend = alternate.sentSinceFork
@@ -122,5 +124,33 @@ extension MarmotClient {
                 logger.warning("cannot re-send \(rumorID.hex) in \(id): \(error)")
             }
         }
+    }
+
+    /// Notes another member's message read on the current branch, so that it can be marked if the
+    /// group leaves this branch: by epoch (a competing commit rolls epochs back) and per open fork.
+    func noteReceivedOnBranch(_ rumorID: EventID, in session: GroupSession) {
+        let epoch = session.mls.epoch
+        receivedInEpoch[session.id] = receivedInEpoch[session.id]?.filter { $0.key + EpochSnapshot.retained > epoch }
+        receivedInEpoch[session.id, default: [:]][epoch, default: []].append(rumorID)
+        for index in alternates[session.id]?.indices ?? 0..<0 where alternates[session.id]?[index].forkEpoch ?? .max < epoch {
+            alternates[session.id]?[index].receivedSinceFork.append(rumorID)
+        }
+    }
+
+    /// Marks others' messages of a branch the group left as invalidated (kept, shown as not part of
+    /// the group's history) and reports them.
+    func invalidateReceived(_ rumorIDs: [EventID], in group: GroupID) {
+        guard !rumorIDs.isEmpty else { return }
+        var marked: [EventID] = []
+        for rumorID in rumorIDs {
+            do {
+                try store.updateDeliveryState(mlsGroupID: group, rumorID: rumorID, state: .invalidated, outerEventID: nil)
+                marked.append(rumorID)
+            } catch {
+                logger.warning("cannot mark \(rumorID.hex) in \(group) invalidated: \(error)")
+            }
+        }
+        logger.notice("\(marked.count) messages of \(group) belonged to the abandoned branch: marked invalidated")
+        if let chat = sessions[group]?.chat { emit(.messagesInvalidated(chat, marked)) }
     }
 }

@@ -183,6 +183,7 @@ extension MarmotClient {
             throw .storage("\(error)")
         }
         noteExpiry(message.expiresAt)
+        if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }
         return Applied(group: session.id, outcome: .processed)

@@ -96,6 +96,9 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
+    /// Others' messages by the epoch they were read in, for the epochs a competing commit can still
+    /// roll back (`invalidateReceived`).
+    var receivedInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).

@@ -147,6 +147,9 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case deliveryChanged(Chat, StoredMessage)
     /// A commit moved the chat to `epoch` (ours or another member's; also after a race roll-back).
     case commitApplied(Chat, epoch: UInt64, committer: PublicKey?)
+    /// Others' messages of the chat turned out to belong to a branch the group abandoned for a
+    /// competing one; they are kept, marked `.invalidated`.
+    case messagesInvalidated(Chat, [EventID])
     /// Messages of the chat reached their expiry (disappearing messages) and were deleted.
     case messagesExpired(Chat, [EventID])
     /// An incoming event was dropped; the client keeps running and stored data is unchanged.

@@ -130,6 +130,9 @@ public struct DeliveryState: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let failed = DeliveryState(rawValue: "failed")
     /// Someone else's, decrypted from the group.
     public static let received = DeliveryState(rawValue: "received")
+    /// Someone else's, decrypted on a branch of the group that lost to a competing one: the members
+    /// on the winning branch never had it (issue 24; MDK reports such messages as invalidated).
+    public static let invalidated = DeliveryState(rawValue: "invalidated")
 
     public var description: String { rawValue }
 }

@@ -260,6 +260,7 @@ function renderChat() {
     bubble.append(el("div", "content", message.content));
     if (message.kind !== "system") {
       const meta = el("div", "meta", message.displayTimestamp + " ");
+      if (message.invalidatedLabel) meta.append(el("span", "invalidated", message.invalidatedLabel));
       if (message.isMine) {
         meta.append(mark(message.delivery));
         if (message.delivery.type === "failed") {

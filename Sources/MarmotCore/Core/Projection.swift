@@ -79,10 +79,12 @@ extension AppCore {
         let messages = entry.thread.messages.map { record in
             let sender = hexCache[record.sender] ?? record.sender.hex
             hexCache[record.sender] = sender
-            return ChatMessage(
+            var message = ChatMessage(
                 id: record.id, senderPubkey: sender, content: text(of: record, me: me), timestamp: record.createdAt,
                 isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
                 displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
+            message.isInvalidated = record.invalidated
+            return message
         }
         var view = ChatViewState(
             chatID: chatID, peerNpub: entry.peerNpub, peerName: entry.info.peerName,

@@ -132,6 +132,12 @@ struct MessageThread {
             .map(\.element)
     }
 
+    /// Marks messages as belonging to an abandoned branch of the group.
+    mutating func markInvalidated(_ marked: Set<MessageID>) {
+        guard !ids.isDisjoint(with: marked) else { return }
+        for index in messages.indices where marked.contains(messages[index].id) { messages[index].invalidated = true }
+    }
+
     /// Drops messages that no longer exist (they expired and were deleted).
     mutating func removeExpired(_ gone: Set<MessageID>) {
         guard !ids.isDisjoint(with: gone) else { return }

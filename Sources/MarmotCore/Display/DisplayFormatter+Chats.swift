@@ -28,6 +28,10 @@ extension DisplayFormatter {
         }
     }
 
+    /// The mark of a message from an abandoned branch of the group (a competing change won, so the
+    /// other members never had it).
+    public static let invalidatedLabel = "not seen by the group (a competing change won)"
+
     /// The chat header's note on disappearing messages: "Messages disappear after 1 day"; nil when
     /// messages are kept.
     public static func retentionLabel(seconds: UInt64) -> String? {

@@ -112,6 +112,9 @@ public enum MessagingEvent: Sendable, Equatable {
     /// A chat appeared (a welcome was accepted) or its details changed; replaces what the core knows
     /// of the chat, except that unread counts are the core's.
     case chatUpdated(ChatInfo)
+    /// Others' messages turned out to belong to an abandoned branch of the group (a competing
+    /// change won); they stay, marked.
+    case messagesInvalidated(chatID: ChatID, messageIDs: [MessageID])
     /// Messages reached their expiry (disappearing messages) and were deleted from the store.
     case messagesExpired(chatID: ChatID, messageIDs: [MessageID])
     /// Joining an accepted chat is complete (its history read, the new member's key update made or
@@ -267,6 +270,9 @@ public struct MessageRecord: Sendable, Equatable {
     public var delivery: MessageDeliveryState
     /// Set for a system line (a membership change); `content` is then not shown.
     public var notice: MembershipNotice?
+    /// Someone else's message from a branch of the group that lost to a competing one: the other
+    /// members never had it.
+    public var invalidated = false
 
     public init(
         id: MessageID, chatID: ChatID, sender: PublicKey, content: String, createdAt: Int64,

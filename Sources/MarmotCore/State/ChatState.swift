@@ -136,6 +136,11 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var displayTimestamp: String
     /// A text message, or a system line (membership change) whose `content` is the core's wording.
     public var kind: ChatMessageKind
+    /// Someone else's message from a branch of the group that lost to a competing change: the
+    /// other members never had it (issue 24).
+    public var isInvalidated = false
+    /// What renderers show beside such a message; nil for every other message.
+    public var invalidatedLabel: String? { isInvalidated ? DisplayFormatter.invalidatedLabel : nil }
 
     /// What to show after the time of an own message: "sending…", "✓", "✗ not sent"; empty for
     /// received messages and system lines.

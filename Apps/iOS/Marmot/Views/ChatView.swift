@@ -123,6 +123,11 @@ struct MessageBubble: View {
                     if !message.deliveryMark.isEmpty {
                         DeliveryIndicator(message: message, retry: retry)
                     }
+                    if let invalidated = message.invalidatedLabel {
+                        Label(invalidated, systemImage: "arrow.triangle.branch")
+                            .font(.caption2)
+                            .foregroundStyle(.orange)
+                    }
                 }
             }
             if !message.isMine { Spacer(minLength: 48) }

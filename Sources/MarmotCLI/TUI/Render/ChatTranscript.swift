@@ -84,6 +84,9 @@ struct ChatTranscript: Equatable {
     /// of its own, wrapped to the bubble.
     private static func metaLines(_ message: ChatMessage, selected: Bool, width: Int) -> [StyledLine] {
         let time = Span(TextWidth.sanitized(message.displayTimestamp), .dim)
+        if let invalidated = message.invalidatedLabel {
+            return [StyledLine([time, Span(" · " + invalidated, .color(.yellow))])]
+        }
         let mark = message.deliveryMark
         guard !mark.isEmpty else { return [StyledLine([time])] }
         switch message.delivery {

@@ -238,6 +238,7 @@ extension AppCore {
         case .chatUpdated(let info): upsertChat(info)
         case .joinSettled(let chatID): joinSettled(chatID)
         case .messagesExpired(let chatID, let ids): messagesExpired(chatID, ids)
+        case .messagesInvalidated(let chatID, let ids): messagesInvalidated(chatID, ids)
         case .messageReceived(let message): messageReceived(message)
         case .deliveryChanged(let chatID, let messageID, let outcome):
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)

@@ -59,9 +59,11 @@ extension MarmotMessagingService {
     }
 
     func record(_ message: StoredMessage) -> MessageRecord {
-        MessageRecord(
+        var record = MessageRecord(
             id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender, content: message.content,
             createdAt: message.createdAt, delivery: delivery(message), notice: Self.notice(message))
+        record.invalidated = message.deliveryState == .invalidated
+        return record
     }
 
     /// The membership change a system line stands for; nil for a message someone wrote.

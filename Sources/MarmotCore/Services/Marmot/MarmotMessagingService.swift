@@ -310,6 +310,8 @@ actor MarmotMessagingService: MessagingService {
             await yieldInvites(client)
         case .welcomeJoined(let chat, _):
             await yieldChat(chat, client: client)
+        case .messagesInvalidated(let chat, let rumors):
+            continuation.yield(.messagesInvalidated(chatID: Self.chatID(chat.id), messageIDs: rumors.map { ids.local(for: $0) }))
         case .messagesExpired(let chat, let rumors):
             continuation.yield(.messagesExpired(chatID: Self.chatID(chat.id), messageIDs: rumors.map { ids.local(for: $0) }))
             await yieldChat(chat, client: client)

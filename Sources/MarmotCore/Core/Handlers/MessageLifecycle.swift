@@ -13,3 +13,14 @@ extension AppCore {
         session.chats[chatID] = entry
     }
 }
+
+/// Convergence: messages of a branch the group abandoned stay, marked.
+extension AppCore {
+    /// Others' messages of `chatID` belonged to a branch that lost to a competing change (issue 24):
+    /// the loaded thread marks them, so every renderer shows they were not part of the group's history.
+    func messagesInvalidated(_ chatID: ChatID, _ ids: [MessageID]) {
+        guard let session, var entry = session.chats[chatID] else { return }
+        entry.thread.markInvalidated(Set(ids))
+        session.chats[chatID] = entry
+    }
+}

@@ -3,9 +3,9 @@ import MarmotCore
 import Nostr
 import Testing
 
-/// Disappearing messages in the core: the action reaches the messaging layer, the header says
-/// what is set, and expired messages leave the thread and the chat list.
-@Suite("Retention") struct RetentionTests {
+/// Disappearing messages in the core (the action reaches the messaging layer, the header says what is
+/// set, expired messages leave the thread and the chat list) and messages of an abandoned branch.
+@Suite("Message lifecycle") struct MessageLifecycleTests {
     @Test("setRetention goes to the messaging layer as a group change; the header shows the chat's retention")
     func setAndShow() async throws {
         let h = AppHarness()
@@ -48,6 +48,25 @@ import Testing
         await service.emit(.messagesExpired(chatID: id, messageIDs: [first.id]))
         try await h.waitFor("all gone") { $0.currentChat?.messages.isEmpty == true }
         #expect(h.state().chatList.first?.lastMessage == nil)
+    }
+
+    @Test("messages of a branch the group abandoned stay, marked for every renderer")
+    func invalidatedMessagesAreMarked() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let service = try #require(h.service)
+        let id = ChatID("ab02")
+        await service.invite(ChatInfo(chatID: id, peer: Keys.generate().publicKey, createdAt: 1_700_000_000))
+        try await h.waitFor("chat listed") { $0.chatList.map(\.chatID) == [id] }
+        h.dispatch(.openChat(chatID: id))
+        let kept = try #require(await service.receive("kept", in: id, at: 1_700_000_010))
+        let lost = try #require(await service.receive("on the losing branch", in: id, at: 1_700_000_020))
+        try await h.waitFor("both shown") { $0.currentChat?.messages.count == 2 }
+        await service.emit(.messagesInvalidated(chatID: id, messageIDs: [lost.id]))
+        try await h.waitFor("marked") { $0.currentChat?.messages.last?.isInvalidated == true }
+        let messages = try #require(h.state().currentChat?.messages)
+        #expect(messages.map(\.invalidatedLabel) == [nil, DisplayFormatter.invalidatedLabel])
+        #expect(messages.first?.id == kept.id)
     }
 
     @Test("the header's wording of a retention", arguments: [

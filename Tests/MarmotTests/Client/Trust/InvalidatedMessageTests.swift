@@ -1,0 +1,38 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Messages of a branch the group abandons (issue 24): kept, marked invalidated, reported.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct InvalidatedMessageTests {
+    /// v2: Bob applies E's self-update and reads E's message on that branch; then admin M's rename of
+    /// the same epoch arrives and wins (privileged before ordinary), so the group rolls back onto M's
+    /// branch. M and everyone on it never had E's message: Bob keeps it, marked invalidated.
+    @Test func messageOfTheLosingBranchIsMarkedInvalidated() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let keys = e.keys
+        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
+        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
+        #expect(await bob.epochState(chat)?.epoch == 2)
+        let sealed = try e.chat("on E's branch")
+        await bob.client.deliverForTesting(try e.event(sealed))
+        let read = try await bob.waitForMessage("on E's branch")
+        #expect(read.deliveryState == .received)
+
+        let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: "M's branch") }
+        await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
+        #expect(try await bob.client.chat(chat)?.name == "M's branch")
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+        let reported = await bob.inbox.first(timeout: 10) {
+            if case .messagesInvalidated(_, let ids) = $0 { ids == [read.rumorID] } else { false }
+        }
+        #expect(reported != nil)
+        #expect(try bob.store.message(mlsGroupID: chat, rumorID: read.rumorID)?.deliveryState == .invalidated)
+        await bob.shutdown()
+        await server.stop()
+    }
+}
