@@ -94,6 +94,7 @@ extension ContractJSON {
             return .addMembers(chatID: ChatID(try fields.string("chatId")), npubs: npubs)
         case "removeMember": return .removeMember(chatID: ChatID(try fields.string("chatId")), npub: try fields.string("npub"))
         case "renameChat": return .renameChat(chatID: ChatID(try fields.string("chatId")), name: try fields.string("name"))
+        case "disbandChat": return .disbandChat(chatID: ChatID(try fields.string("chatId")))
         case "setRetention":
             guard let seconds = object["seconds"] as? Int, seconds >= 0 else { throw .invalidField("seconds") }
             return .setRetention(chatID: ChatID(try fields.string("chatId")), seconds: UInt64(seconds))
@@ -164,6 +165,7 @@ extension ContractJSON {
             object.merge(["type": "removeMember", "chatId": chatID.rawValue, "npub": npub]) { $1 }
         case .renameChat(let chatID, let name):
             object.merge(["type": "renameChat", "chatId": chatID.rawValue, "name": name]) { $1 }
+        case .disbandChat(let chatID): object.merge(["type": "disbandChat", "chatId": chatID.rawValue]) { $1 }
         case .setRetention(let chatID, let seconds):
             object.merge(["type": "setRetention", "chatId": chatID.rawValue, "seconds": Int(clamping: seconds)]) { $1 }
         case .setAdmin(let chatID, let npub, let isAdmin):

@@ -120,7 +120,10 @@ extension MarmotClient {
             try saveSnapshot(
                 EpochSnapshot(epoch: record.epoch, state: record.preState, commit: record.event, orderingKey: record.orderingKey),
                 group: id)
-            try persist(next, for: id, groupData: record.changesGroupData ? groupData : nil)
+            // Our own disband (v2 lifecycle) closes the group for us as for everyone.
+            try persist(
+                next, for: id, groupData: record.changesGroupData ? groupData : nil,
+                status: groupData?.disbanded == true ? .inactive : nil)
             try storeCurrentEventKey(id)
             try savePendingCommit(nil, group: id)
         }

@@ -205,6 +205,15 @@ extension MarmotClient {
         return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins, retention: retention)
     }
 
+    /// Closes a v2 group for good, for every member (lifecycle 0x800c set to disbanded, inline, as
+    /// MDK's `disband` does): nobody can send in it afterwards; its history stays readable.
+    public func disbandGroup(_ id: GroupID) async throws -> CommitOutcome {
+        try requireStarted()
+        await acquire()
+        defer { release() }
+        return try await updateGroupDataExclusive(id, name: nil, description: nil, admins: nil, disband: true)
+    }
+
     /// Takes us off the admin list of a group that has another admin who is a member (MDK's
     /// `self_demote`; MIP-03 asks an admin to do this before leaving).
     public func selfDemote(_ id: GroupID) async throws -> CommitOutcome {
@@ -259,11 +268,12 @@ extension MarmotClient {
     // MARK: Helpers
 
     func updateGroupDataExclusive(
-        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil
+        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil, disband: Bool = false
     ) async throws -> CommitOutcome {
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
         var data = try currentGroupData(session)
+        if disband { data.disbanded = true }
         if let retention { data.retention = retention }
         if let name { data.name = name }
         if let description { data.groupDescription = description }

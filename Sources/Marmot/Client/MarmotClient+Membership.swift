@@ -38,6 +38,9 @@ extension MarmotClient {
         if current.retention != previous.retention {
             notices.append(SystemNotice(change: .retentionChanged, actor: actor, subject: actor))
         }
+        if current.disbanded && !previous.disbanded {
+            notices.append(SystemNotice(change: .disbanded, actor: actor, subject: actor))
+        }
         for admin in current.admins where !previous.admins.contains(admin) {
             notices.append(SystemNotice(change: .promoted, actor: actor, subject: admin))
         }

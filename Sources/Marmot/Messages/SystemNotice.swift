@@ -32,6 +32,8 @@ public struct SystemNotice: Sendable, Hashable {
         /// `actor` changed how long messages live (`subject` is `actor`; the new value is the
         /// chat's current one, v2 component 0x8005).
         public static let retentionChanged = Change(rawValue: "retention")
+        /// `actor` closed the group for good (`subject` is `actor`; v2 lifecycle 0x800c).
+        public static let disbanded = Change(rawValue: "disbanded")
     }
 
     /// The local-only rumor kind notices are stored under; never published.

@@ -29,6 +29,7 @@ package struct V1GroupRules: GroupRules {
     /// the image fields of the current value are kept (MIP-01).
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         guard metadata.retention == 0 else { throw GroupChangeError.unsupportedInV1("disappearing messages") }
+        guard !metadata.disbanded else { throw GroupChangeError.unsupportedInV1("disbanding") }
         var data = try NostrGroupData(groupContextExtensions: extensions)
         data.nostrGroupID = metadata.nostrGroupID
         data.name = metadata.name

@@ -74,6 +74,8 @@ package struct V2GroupRules: GroupRules {
         dictionary.set(
             MarmotComponentID.nostrRouting,
             Data(try NostrRouting(nostrGroupID: metadata.nostrGroupID.bytes, relays: metadata.relays.map(\.string)).bytes))
+        // Disbanding is for good (MDK `lifecycle.rs`): the state only ever moves to disbanded.
+        if metadata.disbanded { dictionary.set(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes)) }
         // Turned off as MDK turns it off: the component stays, holding 0 (`update_group_data.rs` 154-166).
         if metadata.retention != 0 || dictionary[MarmotComponentID.messageRetention] != nil {
             dictionary.set(MarmotComponentID.messageRetention, Data(MessageRetention(seconds: metadata.retention).bytes))

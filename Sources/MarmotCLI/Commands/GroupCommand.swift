@@ -8,7 +8,7 @@ struct GroupCommand: AsyncParsableCommand {
         commandName: "group",
         abstract: "Group chats: create, add, remove, rename, promote, demote, leave, members.",
         discussion: """
-            Only admins add, remove, rename, change admins and set disappearing messages; anyone may \
+            Only admins add, remove, rename, change admins, set disappearing messages and disband; anyone may \
             leave. Exit code 4 for an invalid npub, 5 when an invitee has no key package, 6 when no relay \
             took the change, 10 in a chat you left or were removed from. With --json, changes print the \
             chat as it is after them.
@@ -20,9 +20,19 @@ struct GroupCommand: AsyncParsableCommand {
               marmot group members <chat-id> --json
             """,
         subcommands: [
-            Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Retention.self, Leave.self, Members.self,
+            Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Retention.self, Disband.self, Leave.self,
+            Members.self,
         ]
     )
+
+    struct Disband: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Close a v2 group you administer for every member, for good (its history stays readable).")
+        @OptionGroup var target: GroupTarget
+        func run() async throws {
+            try await GroupFlows.change(target.chat, "disbanded", target.invocation) { id in .disbandChat(chatID: id) }
+        }
+    }
 
     struct Retention: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

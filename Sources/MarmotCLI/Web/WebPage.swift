@@ -75,7 +75,7 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
   <div id="group-manage">
    <div class="row" style="margin-top:10px"><input id="add-npub" autocomplete="off" placeholder="npub1… to add"><button id="add-member">Add</button></div>
    <div class="row" style="margin-top:8px"><input id="rename" autocomplete="off" placeholder="New name"><button id="rename-group" class="secondary">Rename</button></div>
-   <div class="row" style="margin-top:8px"><select id="retention"><option value="0">Messages are kept</option><option value="3600">Disappear after 1 hour</option><option value="86400">Disappear after 1 day</option><option value="604800">Disappear after 1 week</option></select><button id="set-retention" class="secondary">Set</button></div>
+   <div class="row" style="margin-top:8px"><select id="retention"><option value="0">Messages are kept</option><option value="3600">Disappear after 1 hour</option><option value="86400">Disappear after 1 day</option><option value="604800">Disappear after 1 week</option></select><button id="set-retention" class="secondary">Set</button><button id="disband-group" class="secondary">Close group for everyone</button></div>
   </div>
   <div class="row" style="margin-top:10px"><button id="leave-group" class="secondary">Leave group</button></div></div>
 </section>
@@ -294,6 +294,7 @@ $("save-name").onclick = () => { dispatch({type: "setProfileName", name: $("prof
 $("profile-name-input").onkeydown = event => { if (event.key === "Enter" && !state.profile.saving) $("save-name").onclick(); };
 $("group-info").onclick = () => { if (state.currentChat) dispatch({type: "pushScreen", screen: {type: "groupInfo", chatId: state.currentChat.chatId}}); };
 $("add-member").onclick = () => { if (state.currentChat) { dispatch({type: "addMembers", chatId: state.currentChat.chatId, npubs: [$("add-npub").value]}); $("add-npub").value = ""; } };
+$("disband-group").onclick = () => { if (state.currentChat && confirm("Close this group for every member, for good?")) dispatch({type: "disbandChat", chatId: state.currentChat.chatId}); };
 $("set-retention").onclick = () => { if (state.currentChat) dispatch({type: "setRetention", chatId: state.currentChat.chatId, seconds: Number($("retention").value)}); };
 $("rename-group").onclick = () => { if (state.currentChat) { dispatch({type: "renameChat", chatId: state.currentChat.chatId, name: $("rename").value}); $("rename").value = ""; } };
 $("leave-group").onclick = () => { if (state.currentChat && confirm("Leave this group?")) dispatch({type: "leaveChat", chatId: state.currentChat.chatId}); };

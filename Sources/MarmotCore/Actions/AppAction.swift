@@ -54,6 +54,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case renameChat(chatID: ChatID, name: String)
     /// Sets how long messages live in a v2 group we administer (seconds; 0 turns it off).
     case setRetention(chatID: ChatID, seconds: UInt64)
+    /// Closes a v2 group we administer for every member, for good.
+    case disbandChat(chatID: ChatID)
     /// Makes a member an admin, or takes it away (our own: stepping down).
     case setAdmin(chatID: ChatID, npub: String, isAdmin: Bool)
     /// Leaves a group (a SelfRemove proposal an admin commits).
@@ -97,6 +99,7 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .removeMember(let chatID, _): "removeMember(chat: \(chatID))"
         case .renameChat(let chatID, _): "renameChat(chat: \(chatID))"
         case .setRetention(let chatID, let seconds): "setRetention(chat: \(chatID), seconds: \(seconds))"
+        case .disbandChat(let chatID): "disbandChat(chat: \(chatID))"
         case .setAdmin(let chatID, _, let isAdmin): "setAdmin(chat: \(chatID), admin: \(isAdmin))"
         case .leaveChat(let chatID): "leaveChat(chat: \(chatID))"
         case .clearToast: "clearToast"

@@ -95,6 +95,7 @@ actor AppCore {
         case .removeMember(let chatID, let npub): changeGroup(chatID, npubs: [npub]) { .remove($0[0]) }
         case .renameChat(let chatID, let name): changeGroup(chatID, .rename(name))
         case .setRetention(let chatID, let seconds): changeGroup(chatID, .setRetention(seconds))
+        case .disbandChat(let chatID): changeGroup(chatID, .disband)
         case .setAdmin(let chatID, let npub, let isAdmin): changeGroup(chatID, npubs: [npub]) { .setAdmin($0[0], isAdmin) }
         case .leaveChat(let chatID): changeGroup(chatID, .leave)
         case .acceptInvite(let id): answerInvite(id, accept: true)

@@ -25,6 +25,8 @@ extension DisplayFormatter {
             return notice.subject == me ? "You were added again by \(actor)" : "\(actor) added \(subject) again"
         case .retentionChanged:
             return "\(actor) changed disappearing messages"
+        case .disbanded:
+            return "\(actor) closed the group"
         }
     }
 

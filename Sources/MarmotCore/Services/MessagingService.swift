@@ -154,6 +154,8 @@ public enum GroupChange: Sendable, Equatable {
     case setAdmin(PublicKey, Bool)
     /// How long messages live, in seconds; 0 keeps them (v2 chats only).
     case setRetention(UInt64)
+    /// Closes the group for every member, for good (v2 chats only).
+    case disband
     case leave
 }
 
@@ -194,6 +196,8 @@ public enum MembershipChange: String, Sendable, Equatable {
     case readded
     /// `actor` changed how long messages live (the subject is the actor; the chat shows the value).
     case retentionChanged
+    /// `actor` closed the group for good (the subject is the actor).
+    case disbanded
 }
 
 /// A system line: `actor` added or removed `subject`, or `subject` left.

@@ -50,6 +50,7 @@ extension MarmotMessagingService {
             case .remove(let member): _ = try await client.removeMembers([member], from: group)
             case .rename(let name): _ = try await client.updateGroupData(group, name: name)
             case .setRetention(let seconds): _ = try await client.updateGroupData(group, retention: seconds)
+            case .disband: _ = try await client.disbandGroup(group)
             case .leave: _ = try await client.leaveGroup(group)
             case .setAdmin(let member, let isAdmin):
                 guard let chat = try await client.chat(group) else { throw MarmotMessagingError.unknownChat }

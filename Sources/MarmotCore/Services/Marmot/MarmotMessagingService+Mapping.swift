@@ -78,6 +78,7 @@ extension MarmotMessagingService {
             case .demoted: .demoted
             case .readded: .readded
             case .retentionChanged: .retentionChanged
+            case .disbanded: .disbanded
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)

@@ -91,4 +91,22 @@ import Testing
         await carol.shutdown()
         await server.stop()
     }
+
+    /// An admin closes the group for good (lifecycle 0x800c, as White Noise's disband): every member's
+    /// chat closes with a system line, the admin's too, and nobody can send in it any more.
+    @Test func adminDisbandsTheGroupForEveryone() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, id) = try await Self.chat(url)
+        _ = try await alice.client.disbandGroup(id)
+        _ = try await bob.waitForCommit(epoch: 3, by: alice.publicKey)
+        for account in [alice, bob] {
+            #expect(try await account.client.chat(id)?.status == .inactive, "\(account.name)")
+            let line = try #require(try await account.allMessages(id).last { $0.deliveryState == .notice })
+            #expect(SystemNotice(content: line.content) == SystemNotice(change: .disbanded, actor: alice.publicKey, subject: alice.publicKey))
+            await #expect(throws: MarmotClientError.self) { _ = try await account.client.send(text: "anyone?", to: id) }
+        }
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
 }
