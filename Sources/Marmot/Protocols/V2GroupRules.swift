@@ -71,9 +71,18 @@ package struct V2GroupRules: GroupRules {
             MarmotComponentID.groupProfile,
             Data(try GroupProfile(name: metadata.name, description: metadata.groupDescription).bytes))
         dictionary.set(MarmotComponentID.adminPolicy, Data(try AdminPolicy(admins: metadata.admins).bytes))
-        dictionary.set(
-            MarmotComponentID.nostrRouting,
-            Data(try NostrRouting(nostrGroupID: metadata.nostrGroupID.bytes, relays: metadata.relays.map(\.string)).bytes))
+        // Routing as received stays byte for byte while it says the same thing: our relay parsing
+        // lower-cases scheme and host, and rewriting the strings would publish a routing change
+        // nobody asked for (issue 25: relay strings in 0x8004 are kept exactly as received).
+        if let existing = dictionary[MarmotComponentID.nostrRouting], let current = try? NostrRouting(bytes: Array(existing)),
+           current.nostrGroupID == metadata.nostrGroupID.bytes,
+           Set(current.relays.compactMap { try? RelayURL($0) }) == Set(metadata.relays) {
+            // unchanged
+        } else {
+            dictionary.set(
+                MarmotComponentID.nostrRouting,
+                Data(try NostrRouting(nostrGroupID: metadata.nostrGroupID.bytes, relays: metadata.relays.map(\.string)).bytes))
+        }
         // Disbanding is for good (MDK `lifecycle.rs`): the state only ever moves to disbanded.
         if metadata.disbanded { dictionary.set(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes)) }
         // Turned off as MDK turns it off: the component stays, holding 0 (`update_group_data.rs` 154-166).
