@@ -152,6 +152,8 @@ extension ContractJSON {
         [
             "operation": outcome.operation.rawValue, "code": outcome.code.rawValue, "message": outcome.message,
             "sequence": Int(truncatingIfNeeded: outcome.sequence),
+            // The message an outcome of sendMessage is about (a renderer waits for its own send by it).
+            "messageId": orNull(outcome.messageID?.rawValue),
         ]
     }
 }

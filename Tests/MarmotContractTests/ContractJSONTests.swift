@@ -70,6 +70,31 @@ struct ContractJSONTests {
         #expect(chat["peerName"] is NSNull)
     }
 
+    @Test("State JSON: the outcome names its message; a message of an abandoned branch and retention are marked")
+    func outcomeMessageAndMarks() throws {
+        var message = ChatMessage(
+            id: "m1", senderPubkey: "aa", content: "hi", timestamp: 1, isMine: false, delivery: .sent, displayTimestamp: "14:05")
+        message.isInvalidated = true
+        var view = ChatViewState(
+            chatID: "c1", peerNpub: "npub1y", peerName: nil, displayName: "npub1y", messages: [message], canLoadOlder: false)
+        view.retentionSeconds = 3_600
+        var state = AppState.initial
+        state.currentChat = view
+        state.lastOutcome = OperationOutcome(operation: .sendMessage, code: .ok, message: "", sequence: 3, messageID: "m9")
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        #expect((object["lastOutcome"] as? [String: Any])?["messageId"] as? String == "m9")
+        let chat = try #require(object["currentChat"] as? [String: Any])
+        #expect(chat["retentionSeconds"] as? Int == 3_600)
+        #expect(chat["retentionLabel"] as? String == "Messages disappear after 1 hour")
+        let first = try #require((chat["messages"] as? [[String: Any]])?.first)
+        #expect(first["isInvalidated"] as? Bool == true)
+        #expect(first["invalidatedLabel"] as? String == DisplayFormatter.invalidatedLabel)
+        #expect(try ContractJSON.action(fromJSON: #"{"schemaVersion":1,"type":"setRetention","chatId":"c1","seconds":60}"#)
+            == .setRetention(chatID: "c1", seconds: 60))
+        #expect(try ContractJSON.action(fromJSON: #"{"schemaVersion":1,"type":"disbandChat","chatId":"c1"}"#) == .disbandChat(chatID: "c1"))
+    }
+
     @Test("State JSON: the chat list and the open chat carry the protocol version and the core's label")
     func protocolShape() throws {
         var state = AppState.initial
