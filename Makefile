@@ -11,8 +11,7 @@ setup:
 	@bash scripts/setup.sh
 
 run: setup
-	@$(SWIFT) build $(SWIFT_FLAGS) --product marmot -q
-	@$(SWIFT) run $(SWIFT_FLAGS) --skip-build marmot demo
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/run.sh
 
 test:
 	@bash scripts/setup.sh --interop
