@@ -40,7 +40,8 @@ extension TUIKeyMap {
 
     /// ↑↓/jk move over the members, Esc goes back to the chat; with `canManage` a adds (asks an
     /// npub), r removes the highlighted member, p makes them admin or takes it away, n renames (asks
-    /// the name); l leaves (asks y/n).
+    /// the name), and in a v2 chat t steps disappearing messages through off, 1 hour, 1 day, 1 week
+    /// and x closes the group for everyone (asks y/n); l leaves (asks y/n).
     static func groupInfo(_ key: Key, chatID: ChatID, state: AppState, ui: TUIViewState) -> Result {
         var ui = ui
         guard let chat = state.currentChat, chat.chatID == chatID else {
@@ -75,6 +76,10 @@ extension TUIKeyMap {
         case .character("p") where chat.canManage:
             guard let selected else { return (ui, []) }
             return (ui, [.setAdmin(chatID: chatID, npub: selected, isAdmin: !chat.adminNpubs.contains(selected))])
+        case .character("t") where chat.canManage && chat.protocolVersion == .v2:
+            return (ui, [.setRetention(chatID: chatID, seconds: nextRetention(after: chat.retentionSeconds))])
+        case .character("x") where chat.canManage && chat.protocolVersion == .v2:
+            ui.groupPrompt = .confirmDisband
         default:
             break
         }
@@ -89,6 +94,9 @@ extension TUIKeyMap {
         case .confirmLeave:
             ui.groupPrompt = nil
             return (ui, key == .character("y") || key == .character("Y") ? [.leaveChat(chatID: chat.chatID)] : [])
+        case .confirmDisband:
+            ui.groupPrompt = nil
+            return (ui, key == .character("y") || key == .character("Y") ? [.disbandChat(chatID: chat.chatID)] : [])
         case .addMember, .rename:
             switch promptStep(key, input: ui.groupPromptInput) {
             case .editing(let text):
@@ -106,5 +114,12 @@ extension TUIKeyMap {
                     : [.addMembers(chatID: chat.chatID, npubs: npubs(in: text))])
             }
         }
+    }
+
+    /// The retention `t` sets next: off → 1 hour → 1 day → 1 week → off (another value goes to off).
+    static func nextRetention(after seconds: UInt64) -> UInt64 {
+        let steps: [UInt64] = [0, 3_600, 86_400, 604_800]
+        guard let index = steps.firstIndex(of: seconds) else { return 0 }
+        return steps[(index + 1) % steps.count]
     }
 }

@@ -56,6 +56,8 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         case rename
         /// "Leave this group?" waits for y/n.
         case confirmLeave
+        /// "Close this group for every member?" waits for y/n.
+        case confirmDisband
     }
     /// The highlighted member's npub; nil means the first row.
     var selectedMember: String?

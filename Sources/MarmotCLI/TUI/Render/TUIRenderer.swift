@@ -119,6 +119,9 @@ enum TUIRenderer {
         if ui.groupPrompt == .confirmLeave {
             return StyledLine(" Leave this group? You stop receiving its messages. y/n", .color(.yellow, bold: true))
         }
+        if ui.groupPrompt == .confirmDisband {
+            return StyledLine(" Close this group for every member, for good? y/n", .color(.yellow, bold: true))
+        }
         if let prompted = ui.promptedInvite, let invite = state.invites.first(where: { $0.inviteID == prompted }) {
             return StyledLine.justified(
                 [Span(" ? " + TextWidth.sanitized(invite.title), .color(.yellow, bold: true))],

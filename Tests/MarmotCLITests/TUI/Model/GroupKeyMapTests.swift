@@ -85,6 +85,29 @@ struct GroupKeyMapTests {
         }
     }
 
+    /// In a v2 group an admin steps disappearing messages with t and closes the group with x (asked
+    /// first); neither applies to a v1 group or to a member who is not an admin.
+    @Test func adminOfAV2GroupSetsTheTimerAndClosesTheGroup() {
+        var state = G.groupInfo(canManage: true)
+        state.currentChat?.protocolVersion = .v2
+        #expect(F.press([.character("t")], on: state).actions == [.setRetention(chatID: G.group, seconds: 3_600)])
+        state.currentChat?.retentionSeconds = 604_800
+        #expect(F.press([.character("t")], on: state).actions == [.setRetention(chatID: G.group, seconds: 0)])
+        let asked = F.press([.character("x")], on: state)
+        #expect(asked.actions.isEmpty && asked.ui.groupPrompt == .confirmDisband)
+        #expect(F.press([.character("y")], on: state, ui: asked.ui).actions == [.disbandChat(chatID: G.group)])
+        #expect(F.press([.character("n")], on: state, ui: asked.ui).actions.isEmpty)
+
+        var v1 = G.groupInfo(canManage: true)
+        v1.currentChat?.protocolVersion = .v1
+        var member = G.groupInfo(canManage: false)
+        member.currentChat?.protocolVersion = .v2
+        for other in [v1, member] {
+            #expect(F.press([.character("t")], on: other).actions.isEmpty)
+            #expect(F.press([.character("x")], on: other).ui.groupPrompt == nil)
+        }
+    }
+
     @Test func escGoesBackToTheChat() {
         #expect(F.press([.escape], on: G.groupInfo(canManage: false)).actions == [.updateScreenStack([.chat(chatID: G.group)])])
     }

@@ -5,13 +5,16 @@ import MarmotCore
 /// management keys only when the core says `canManage`.
 enum GroupInfoScreen {
     static let manageKeys = "↑↓ move  a add  r remove  p admin on/off  n rename  l leave  Esc back"
+    /// v2 groups add disappearing messages and closing the group.
+    static let manageKeysV2 = "↑↓ move  a add  r remove  p admin  n rename  t timer  x close  l leave  Esc back"
     static let memberKeys = "↑↓ move  l leave  Esc back  Ctrl-C quit"
     static let promptKeys = "Enter confirm  Esc cancel  Ctrl-U clear"
 
     /// The help line for the screen shown.
     static func keys(_ state: AppState, _ ui: TUIViewState) -> String {
         if ui.groupPrompt == .addMember || ui.groupPrompt == .rename { return promptKeys }
-        return state.currentChat?.canManage == true ? manageKeys : memberKeys
+        guard let chat = state.currentChat, chat.canManage else { return memberKeys }
+        return chat.protocolVersion == .v2 ? manageKeysV2 : manageKeys
     }
 
     static func body(_ state: AppState, _ ui: TUIViewState, _ layout: TUILayout) -> [StyledLine] {
@@ -30,12 +33,13 @@ enum GroupInfoScreen {
             tail.append(TUIRenderer.field(" Add npub: ", ui.groupPromptInput, width: width))
         case .rename:
             tail.append(TUIRenderer.field(" New name: ", ui.groupPromptInput, width: width))
-        case .confirmLeave, nil:
+        case .confirmLeave, .confirmDisband, nil:
             let note =
                 chat.canManage
                 ? "You are an admin: you may add, remove, rename and change admins."
                 : "Only admins add, remove, rename and change admins."
             tail.append(StyledLine(" " + note, .dim).clipped(to: width))
+            if let retention = chat.retentionLabel { tail.append(StyledLine(" " + retention, .dim).clipped(to: width)) }
         }
         let members = TUIViewState.members(of: state)
         let selected = ui.selectedMemberIndex(in: members) ?? 0
