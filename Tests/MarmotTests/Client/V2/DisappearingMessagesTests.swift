@@ -18,12 +18,7 @@ import Testing
 
     @Test func retentionDeletesMessagesAtExpiryFromEveryStoreFile() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let id = try await alice.client.createChat(with: bob.publicKey).chat.id
-        _ = try await bob.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 2, by: bob.publicKey)
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         _ = try await alice.client.send(text: "kept", to: id)
         _ = try await bob.waitForMessage("kept")
 
@@ -70,12 +65,7 @@ import Testing
     /// back from a long absence) is never stored.
     @Test func messageArrivingAfterItsExpiryIsNotKept() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let id = try await alice.client.createChat(with: bob.publicKey).chat.id
-        _ = try await bob.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 2, by: bob.publicKey)
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         _ = try await alice.client.updateGroupData(id, retention: 60)
         _ = try await bob.waitForCommit(epoch: 3, by: alice.publicKey)
         await bob.shutdown()

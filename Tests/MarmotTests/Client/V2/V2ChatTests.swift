@@ -66,20 +66,9 @@ import Testing
     /// leaves (SelfRemove, committed by the admin); every side ends on the same epoch and data.
     @Test func groupOverV2WithRenameAddRemoveLeave() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        let carol = try await TestAccount("carol", relayURLs: [url])
+        let (alice, bob, carol, id) = try await V2Fixtures.trio(url)
         let dave = try await TestAccount("dave", relayURLs: [url])
-        for member in [bob, carol, dave] { _ = try await member.client.publishKeyPackage(version: .v2) }
-
-        let created = try await alice.client.createGroup(name: "Trio", members: [bob.publicKey, carol.publicKey])
-        let id = created.chat.id
-        #expect(created.chat.version == .v2)
-        _ = try await bob.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 2)
-        _ = try await carol.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 3)
-        _ = try await bob.waitForCommit(epoch: 3)
+        _ = try await dave.client.publishKeyPackage(version: .v2)
 
         _ = try await alice.client.updateGroupData(id, name: "Renamed", description: "v2 words")
         _ = try await bob.waitForCommit(epoch: 4, by: alice.publicKey)

@@ -9,27 +9,13 @@ import Testing
 /// v2 rules White Noise's members count on: no created_at window on kind-445 events, and any
 /// remaining member commits a leaver's SelfRemove.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct V2PeerRulesTests {
-    /// A v2 chat between Alice (clock `aliceOffset` seconds off) and Bob, Bob joined and rotated.
-    private static func chat(
-        _ url: String, aliceOffset: Int64 = 0
-    ) async throws -> (alice: TestAccount, bob: TestAccount, id: GroupID) {
-        let alice = try await TestAccount("alice", relayURLs: [url], clock: { UnsignedEvent.now() + aliceOffset })
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let created = try await alice.client.createChat(with: bob.publicKey)
-        #expect(created.chat.version == .v2)
-        _ = try await bob.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 2, by: bob.publicKey)
-        return (alice, bob, created.chat.id)
-    }
-
     /// A member whose phone clock runs ten minutes fast dates its commits ten minutes ahead: v2 (as
     /// MDK 0.9.14) applies them; v1's 5-minute bound would drop them and fork the group. (Ten
     /// minutes, not an hour: relays themselves refuse events dated much later than their clock, our
     /// embedded one included; `GroupRulesDatesTests` checks an hour and 50 days without a relay.)
     @Test func commitFromAMemberWhoseClockIsTenMinutesFastIsApplied() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let (alice, bob, id) = try await Self.chat(url, aliceOffset: 600)
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url, aliceOffset: 600)
         let update = try await alice.client.selfUpdate(id)
         let event = try #require(try await RelayReads.fetch(Filter(ids: [update.publish.eventID]), from: url).first)
         #expect(event.createdAt > UnsignedEvent.now() + 300)
@@ -45,7 +31,7 @@ import Testing
     /// what was sent meanwhile; the 45-day window of v1 would drop all of it.
     @Test func memberBackAfterFiftyDaysCatchesUp() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let (alice, bob, id) = try await Self.chat(url)
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         await bob.shutdown()
         _ = try await alice.client.updateGroupData(id, name: "While you were away")
         _ = try await alice.client.send(text: "sent while bob was away", to: id)
@@ -62,18 +48,7 @@ import Testing
     /// SelfRemove (MDK 0.9.14's auto-committer), so he can write at once; Alice follows when back.
     @Test func memberCommitsALeaveWhileTheAdminIsOffline() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        let carol = try await TestAccount("carol", relayURLs: [url])
-        for member in [bob, carol] { _ = try await member.client.publishKeyPackage(version: .v2) }
-        let created = try await alice.client.createGroup(name: "Trio", members: [bob.publicKey, carol.publicKey])
-        let id = created.chat.id
-        #expect(created.chat.version == .v2)
-        _ = try await bob.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 2)
-        _ = try await carol.waitForWelcome()
-        _ = try await alice.waitForCommit(epoch: 3)
-        _ = try await bob.waitForCommit(epoch: 3)
+        let (alice, bob, carol, id) = try await V2Fixtures.trio(url)
         #expect(try await bob.client.chat(id)?.admins == [alice.publicKey])
         await alice.shutdown()
 
@@ -96,7 +71,7 @@ import Testing
     /// chat closes with a system line, the admin's too, and nobody can send in it any more.
     @Test func adminDisbandsTheGroupForEveryone() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let (alice, bob, id) = try await Self.chat(url)
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         _ = try await alice.client.disbandGroup(id)
         _ = try await bob.waitForCommit(epoch: 3, by: alice.publicKey)
         for account in [alice, bob] {
