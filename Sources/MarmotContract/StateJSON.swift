@@ -77,6 +77,7 @@ extension ContractJSON {
             "lastMessageKind": orNull(chat.lastMessageKind.map { $0 == .system ? "system" : "text" }),
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
+            "recentArrivals": chat.recentArrivals.map(arrival),
         ]
     }
 
@@ -88,7 +89,18 @@ extension ContractJSON {
             "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
-            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel),
+            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
+        ]
+    }
+
+    /// `{"sequence","messageId","senderPubkey","senderNpub","kind","nostrKind","timestamp","target","text","isMine"}`.
+    static func arrival(_ arrival: ArrivedMessage) -> Object {
+        [
+            "sequence": Int(arrival.sequence), "messageId": arrival.messageID.rawValue,
+            "senderPubkey": arrival.senderPubkey, "senderNpub": arrival.senderNpub, "kind": arrival.kind,
+            "nostrKind": orNull(arrival.nostrKind.map { Int($0) }), "timestamp": Int(arrival.timestamp),
+            "target": orNull(arrival.target?.rawValue), "text": arrival.text, "isMine": arrival.isMine,
+            "displayTimestamp": arrival.displayTimestamp,
         ]
     }
 
@@ -98,6 +110,26 @@ extension ContractJSON {
             "timestamp": Int(message.timestamp), "isMine": message.isMine, "delivery": delivery(message.delivery),
             "displayTimestamp": message.displayTimestamp,
             "kind": message.kind == .system ? "system" : "text",
+            "reactions": message.reactions.map(reaction), "isEdited": message.isEdited,
+            "editedMark": message.editedMark, "replyTo": orNull(message.replyTo.map(quote)),
+            "mentionedPubkeys": message.mentionedPubkeys, "mentionsMe": message.mentionsMe,
+            "canModify": message.canModify,
+        ]
+    }
+
+    /// `{"emoji","count","senderPubkeys","includesMe","label"}` (issue 25).
+    static func reaction(_ reaction: ReactionSummary) -> Object {
+        [
+            "emoji": reaction.emoji, "count": reaction.count, "senderPubkeys": reaction.senderPubkeys,
+            "includesMe": reaction.includesMe, "label": reaction.label,
+        ]
+    }
+
+    /// `{"messageId","isAvailable","senderPubkey","senderDisplay","text"}` (issue 25).
+    static func quote(_ quote: ReplyQuote) -> Object {
+        [
+            "messageId": quote.messageID.rawValue, "isAvailable": quote.isAvailable,
+            "senderPubkey": orNull(quote.senderPubkey), "senderDisplay": quote.senderDisplay, "text": quote.text,
         ]
     }
 

@@ -63,6 +63,11 @@ extension GRDBMarmotStore {
         return try rows.map(codec.storedMessage)
     }
 
+    public func deleteMessage(mlsGroupID: GroupID, rumorID: EventID) throws {
+        let key = ["group_ref": codec.groupRef(mlsGroupID.bytes), "message_ref": codec.messageRef(mlsGroupID.bytes, rumorID)]
+        try write { db in _ = try MessageRow.deleteOne(db, key: key) }
+    }
+
     public func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws {
         let groupRef = codec.groupRef(mlsGroupID.bytes)
         let messageRef = codec.messageRef(mlsGroupID.bytes, rumorID)

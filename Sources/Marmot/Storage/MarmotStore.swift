@@ -34,6 +34,8 @@ public protocol MarmotStore: Sendable {
     /// Our messages of the group not yet accepted by a relay (`.pending` or `.failed`), oldest first:
     /// the outbox a restart resumes.
     func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage]
+    /// Removes one message for good (its author deleted it, NIP-09); nothing happens when absent.
+    func deleteMessage(mlsGroupID: GroupID, rumorID: EventID) throws
 
     // MARK: Key packages
 
