@@ -18,7 +18,7 @@ struct MessageCommandsTests {
         return (try #require(welcome.string("group_id")), chat, ours)
     }
 
-    @Test("a burst of 50 messages into a chat marmot listen watches prints 50 lines, each once, in order")
+    @Test("a burst of 50 messages into a chat marmot listen watches prints 50 lines, each once")
     func listenPrintsEveryMessageOfABurst() async throws {
         let home = try TestHome("burst")
         defer { home.remove() }
@@ -39,7 +39,8 @@ struct MessageCommandsTests {
             }
             await listen.stop()
             #expect(lines.count == 50)
-            #expect(lines.map { $0["text"] as? String } == (1...50).map { "burst \($0)" })
+            // Each text once (relays and the client may reorder messages of the same second).
+            #expect(Set(lines.compactMap { $0["text"] as? String }) == Set((1...50).map { "burst \($0)" }))
             #expect(Set(lines.compactMap { $0["id"] as? String }).count == 50)
             #expect(lines.allSatisfy { $0["chat"] as? String == chat && $0["sender"] as? String == peer.npub })
             #expect(lines.allSatisfy { $0["kind"] as? String == "text" && $0["nostrKind"] as? Int == 9 && $0["at"] is Int })
@@ -52,7 +53,10 @@ struct MessageCommandsTests {
         defer { home.remove() }
         try await MDKOnRelay.run(publishKeyPackage: true) { peer in
             let (group, chat, _) = try await Self.chat(peer, home: home)
+            // Rumors are ordered by their second; keep them apart so the expected order is defined.
+            try await Task.sleep(for: .milliseconds(1100))
             _ = try await peer.mdk.call(["cmd": "send", "group_id": group, "text": "from mdk"])
+            try await Task.sleep(for: .milliseconds(1100))
             // Our listener hears it (and with that, it is stored).
             let heard = try await peer.heardByListen(mdkSends: "second from mdk", in: group, home: home)
             let theirs = try #require(heard["id"] as? String)
