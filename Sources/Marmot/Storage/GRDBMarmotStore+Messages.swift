@@ -16,7 +16,7 @@ extension GRDBMarmotStore {
             guard isNew else { return }
             let latest = max(group.lastMessageAt ?? row.createdAt, row.createdAt)
             var changes = [GroupRow.Columns.lastMessageAt.set(to: latest)]
-            if !message.isMine { changes.append(GroupRow.Columns.unreadCount += 1) }
+            if !message.isMine, message.countsAsUnread { changes.append(GroupRow.Columns.unreadCount += 1) }
             _ = try GroupRow.filter(key: row.groupRef).updateAll(db, changes)
         }
     }
