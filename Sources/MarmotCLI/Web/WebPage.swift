@@ -33,8 +33,8 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 .message.mine{align-self:flex-end;background:#d8e6ff} .message.system{align-self:center;background:none;box-shadow:none;color:#6a7380;font-size:13px}
 .message .meta{font-size:11px;color:#6a7380;text-align:right} .message .mark.failed{color:#c62828}
 .message .quote{font-size:12px;color:#6a7380;border-left:3px solid #b0b8c4;padding-left:6px;margin-bottom:4px}
-.message.mention{box-shadow:0 0 0 2px #f2c94c} .message .reactions button{font-size:12px;margin-right:4px;border:1px solid #ccd;background:#fff;border-radius:10px}
-.message .reactions button.mine{background:#d8e6ff} .message .actions button{font-size:11px;margin-left:4px}
+.message.mention{box-shadow:0 0 0 2px #f2c94c} .message .reactions button{font-size:12px;margin-right:4px;padding:1px 8px;border:1px solid #ccd;background:#fff;color:#223;border-radius:10px}
+.message .reactions button.mine{background:#d8e6ff;border-color:#7a9fe0} .message .actions button{font-size:11px;margin-left:2px;padding:1px 5px;background:none;color:#2a62c9;border:none}
 .message button{padding:2px 8px;font-size:12px;margin-left:6px}
 #toast{display:none;position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#333;color:#fff;padding:10px 16px;border-radius:8px}
 #toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
