@@ -47,6 +47,30 @@ struct MessageCommandsTests {
         }
     }
 
+    @Test("messages sent while nobody listened are printed once each by the next marmot listen (the catch-up)")
+    func listenPrintsTheCatchUpMessageByMessage() async throws {
+        let home = try TestHome("catch-up")
+        defer { home.remove() }
+        try await MDKOnRelay.run(publishKeyPackage: true) { peer in
+            let (group, _, _) = try await Self.chat(peer, home: home)
+            for index in 1...20 {
+                _ = try await peer.mdk.call(["cmd": "send", "group_id": group, "text": "while away \(index)"])
+            }
+            let listen = try CLI.start(["listen", "--json", "--timeout", "60", "--relay", peer.url], home: home, name: "marmot listen")
+            var texts: [String] = []
+            while texts.count < 20 {
+                let line = try await TwoHomesTests.next(listen, type: "message", timeout: 60) { _ in true }
+                texts.append(line["text"] as? String ?? "?")
+            }
+            while let extra = await listen.nextJSON(timeout: 2) {
+                if extra["type"] as? String == "message" { texts.append(extra["text"] as? String ?? "?") }
+            }
+            await listen.stop()
+            #expect(texts.count == 20)
+            #expect(Set(texts) == Set((1...20).map { "while away \($0)" }))
+        }
+    }
+
     @Test("messages prints the history with ids; react, reply, edit and delete act on them and reach MDK")
     func messagesAndActions() async throws {
         let home = try TestHome("kinds")
