@@ -120,6 +120,12 @@ struct MessageThread {
         }
     }
 
+    /// The newest edit of `message` by its author, if any (for the chat list's preview).
+    func latestEdit(of message: MessageRecord) -> MessageRecord? {
+        annotations.values.filter { $0.role == .edit(target: message.id) && $0.sender == message.sender }
+            .max { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+    }
+
     /// Reactions and edits by target, for drawing: one pass over what is known.
     func overlay() -> ThreadOverlay {
         var overlay = ThreadOverlay()

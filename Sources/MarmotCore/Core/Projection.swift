@@ -47,7 +47,11 @@ extension AppCore {
         return session.chats.values
             .sorted { ($0.activityAt, $1.id) > ($1.activityAt, $0.id) }
             .map { entry in
-                let last = entry.info.lastMessage
+                var last = entry.info.lastMessage
+                // An edited newest message is previewed with its new text.
+                if let shown = last, shown.notice == nil, let edit = entry.thread.latestEdit(of: shown) {
+                    last?.content = edit.content
+                }
                 let preview =
                     if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
                         formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)

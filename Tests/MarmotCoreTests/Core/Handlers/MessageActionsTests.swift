@@ -100,6 +100,8 @@ struct MessageActionsTests {
         #expect(message.content == "first, fixed")
         #expect(message.editedMark == "edited")
         #expect(h.state().currentChat?.messages.count == 1)
+        // The chat list previews the newest text too.
+        #expect(h.state().chatList.first?.lastMessage == "first, fixed")
     }
 
     @Test("a reply quotes its target, or says the target is not available")
