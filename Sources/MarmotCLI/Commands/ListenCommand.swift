@@ -15,7 +15,8 @@ struct ListenCommand: AsyncParsableCommand {
             as soon as it arrives. Every message is printed exactly once, also when many arrive \
             together or during the catch-up, with its `id`, `chat`, `sender` npub, `kind` (`text`, \
             `reaction`, `edit`, `deletion`, `system`), `nostrKind`, time (`at`) and `target` (the \
-            message a reply, reaction, edit or deletion refers to). Pending invitations and unread \
+            message a reply, reaction, edit or deletion refers to); of a catch-up longer than 64 \
+            messages in one chat before the first line, the newest 64. Pending invitations and unread \
             messages already received are printed first. Messages stay unread for `marmot chats`.
             Ends on SIGINT/SIGTERM or after --timeout seconds, with exit code 0.
 

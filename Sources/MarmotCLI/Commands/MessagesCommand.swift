@@ -12,7 +12,8 @@ struct MessagesCommand: AsyncParsableCommand {
             (one JSON object with --json: `type` "message" or "system", `id`, `chat`, `senderPubkey` (hex), `mine`, \
             `text`, `at`, `time`, `edited`, `replyTo` {`id`, `available`, `text`}, `reactions` \
             [{`emoji`, `count`, `senders`}], `mentionsMe`, `delivery`). Deleted messages are not shown. \
-            The ids are what `marmot react`, `reply`, `edit` and `delete` take. Nothing is marked read.
+            The ids are what `marmot react`, `reply`, `edit` and `delete` take. Reading a chat marks it \
+            read, as opening it in the app does.
 
             Examples:
               marmot messages 3f2a…e9
