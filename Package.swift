@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MarmotCoreTests",
-            dependencies: ["MarmotCore", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MarmotCore", "Marmot", "MLS", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MarmotAppKitTests", dependencies: ["MarmotAppKit", "MarmotCore", "TestSupport"]),
         .testTarget(name: "MarmotContractTests", dependencies: ["MarmotContract", "MarmotCore"]),

@@ -24,7 +24,8 @@ struct MarmotCommand: AsyncParsableCommand {
             \(CLIExitCode.table)
             """,
         subcommands: [
-            InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self,
+            InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self, MessagesCommand.self,
+            ReactCommand.self, UnreactCommand.self, ReplyCommand.self, EditCommand.self, DeleteCommand.self,
             ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelaysCommand.self, RelayCommand.self,
             WebCommand.self,
         ],

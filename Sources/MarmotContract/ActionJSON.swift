@@ -74,6 +74,25 @@ extension ContractJSON {
             return .retryMessage(
                 chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")))
         case "openChat": return .openChat(chatID: ChatID(try fields.string("chatId")))
+        case "react":
+            return .react(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
+                emoji: try fields.string("emoji"))
+        case "unreact":
+            return .unreact(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
+                emoji: object["emoji"] as? String)
+        case "reply":
+            return .reply(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
+                content: try fields.string("content"))
+        case "editMessage":
+            return .editMessage(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
+                content: try fields.string("content"))
+        case "deleteMessage":
+            return .deleteMessage(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")))
         case "loadOlderMessages":
             guard let limit = object["limit"] as? Int, limit > 0, limit <= Int(UInt32.max) else {
                 throw .invalidField("limit")
@@ -147,6 +166,21 @@ extension ContractJSON {
         case .retryMessage(let chatID, let messageID):
             object.merge(["type": "retryMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
         case .openChat(let chatID): object.merge(["type": "openChat", "chatId": chatID.rawValue]) { $1 }
+        case .react(let chatID, let messageID, let emoji):
+            object.merge(["type": "react", "chatId": chatID.rawValue, "messageId": messageID.rawValue, "emoji": emoji]) { $1 }
+        case .unreact(let chatID, let messageID, let emoji):
+            object.merge(["type": "unreact", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
+            if let emoji { object["emoji"] = emoji }
+        case .reply(let chatID, let messageID, let content):
+            object.merge([
+                "type": "reply", "chatId": chatID.rawValue, "messageId": messageID.rawValue, "content": content,
+            ]) { $1 }
+        case .editMessage(let chatID, let messageID, let content):
+            object.merge([
+                "type": "editMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue, "content": content,
+            ]) { $1 }
+        case .deleteMessage(let chatID, let messageID):
+            object.merge(["type": "deleteMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
         case .loadOlderMessages(let chatID, let before, let limit):
             object.merge([
                 "type": "loadOlderMessages", "chatId": chatID.rawValue, "beforeMessageId": before.rawValue,

@@ -78,6 +78,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
             "retentionSeconds": Int(clamping: chat.retentionSeconds),
+            "recentArrivals": chat.recentArrivals.map(arrival),
         ]
     }
 
@@ -89,8 +90,19 @@ extension ContractJSON {
             "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
-            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel),
+            "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
             "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
+        ]
+    }
+
+    /// `{"sequence","messageId","senderPubkey","senderNpub","kind","nostrKind","timestamp","target","text","isMine"}`.
+    static func arrival(_ arrival: ArrivedMessage) -> Object {
+        [
+            "sequence": Int(arrival.sequence), "messageId": arrival.messageID.rawValue,
+            "senderPubkey": arrival.senderPubkey, "senderNpub": arrival.senderNpub, "kind": arrival.kind,
+            "nostrKind": orNull(arrival.nostrKind.map { Int($0) }), "timestamp": Int(arrival.timestamp),
+            "target": orNull(arrival.target?.rawValue), "text": arrival.text, "isMine": arrival.isMine,
+            "displayTimestamp": arrival.displayTimestamp,
         ]
     }
 
@@ -101,6 +113,26 @@ extension ContractJSON {
             "displayTimestamp": message.displayTimestamp,
             "kind": message.kind == .system ? "system" : "text",
             "isInvalidated": message.isInvalidated, "invalidatedLabel": orNull(message.invalidatedLabel),
+            "reactions": message.reactions.map(reaction), "isEdited": message.isEdited,
+            "editedMark": message.editedMark, "replyTo": orNull(message.replyTo.map(quote)),
+            "mentionedPubkeys": message.mentionedPubkeys, "mentionsMe": message.mentionsMe,
+            "canModify": message.canModify,
+        ]
+    }
+
+    /// `{"emoji","count","senderPubkeys","includesMe","label"}` (issue 25).
+    static func reaction(_ reaction: ReactionSummary) -> Object {
+        [
+            "emoji": reaction.emoji, "count": reaction.count, "senderPubkeys": reaction.senderPubkeys,
+            "includesMe": reaction.includesMe, "label": reaction.label,
+        ]
+    }
+
+    /// `{"messageId","isAvailable","senderPubkey","senderDisplay","text"}` (issue 25).
+    static func quote(_ quote: ReplyQuote) -> Object {
+        [
+            "messageId": quote.messageID.rawValue, "isAvailable": quote.isAvailable,
+            "senderPubkey": orNull(quote.senderPubkey), "senderDisplay": quote.senderDisplay, "text": quote.text,
         ]
     }
 

@@ -17,7 +17,54 @@ struct ContractJSONTests {
         .renameChat(chatID: "ab", name: "New"), .setAdmin(chatID: "ab", npub: "npub1a", isAdmin: true),
         .leaveChat(chatID: "ab"), .pushScreen(.relays), .pushScreen(.profile), .updateScreenStack([.relays, .profile]),
         .addRelay(url: "wss://relay.example"), .removeRelay(url: "ws://127.0.0.1:7447"),
+        .react(chatID: "ab", messageID: "m1", emoji: "👍"), .unreact(chatID: "ab", messageID: "m1", emoji: "👍"),
+        .unreact(chatID: "ab", messageID: "m1", emoji: nil), .reply(chatID: "ab", messageID: "m1", content: "sure"),
+        .editMessage(chatID: "ab", messageID: "m1", content: "fixed"), .deleteMessage(chatID: "ab", messageID: "m1"),
     ]
+
+    @Test("State JSON: a message's reactions, reply quote, edit mark and mentions; a chat row's arrivals (issue 25)")
+    func messageKindsShape() throws {
+        var message = ChatMessage(
+            id: "m2", senderPubkey: "cd", content: "new text", timestamp: 5, isMine: true, delivery: .sent,
+            displayTimestamp: "14:05")
+        message.reactions = [ReactionSummary(emoji: "👍", count: 2, senderPubkeys: ["aa", "bb"], includesMe: true)]
+        message.isEdited = true
+        message.replyTo = ReplyQuote(messageID: "m1", isAvailable: false, senderPubkey: nil, senderDisplay: "", text: ReplyQuote.unavailableText)
+        message.mentionedPubkeys = ["ee"]
+        message.mentionsMe = true
+        var plain = message
+        plain.id = "m3"
+        plain.replyTo = nil
+        var summary = ChatSummary(
+            chatID: "ab", peerNpub: "npub1x", peerName: nil, lastMessage: nil, lastMessageAt: nil, unreadCount: 0,
+            displayName: "x", lastMessagePreview: "", lastMessageTimeDisplay: "")
+        summary.recentArrivals = [ArrivedMessage(
+            sequence: 7, messageID: "r1", senderPubkey: "cd", senderNpub: "npub1cd", kind: "reaction", nostrKind: 7,
+            timestamp: 9, target: "m1", text: "👍", isMine: false)]
+        var state = AppState.initial
+        state.chatList = [summary]
+        state.currentChat = ChatViewState(
+            chatID: "ab", peerNpub: "npub1x", peerName: nil, displayName: "x", messages: [message, plain], canLoadOlder: false)
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let chat = try #require(json["currentChat"] as? [String: Any])
+        #expect(chat["isLoaded"] as? Bool == false)
+        let messages = try #require(chat["messages"] as? [[String: Any]])
+        let object = try #require(messages.first)
+        #expect((object["reactions"] as? [[String: Any]])?.first?["label"] as? String == "👍 2")
+        #expect((object["reactions"] as? [[String: Any]])?.first?["includesMe"] as? Bool == true)
+        #expect(object["isEdited"] as? Bool == true && object["editedMark"] as? String == "edited")
+        let quote = try #require(object["replyTo"] as? [String: Any])
+        #expect(quote["messageId"] as? String == "m1" && quote["isAvailable"] as? Bool == false)
+        #expect(quote["text"] as? String == "message not available" && quote["senderPubkey"] is NSNull)
+        #expect(object["mentionedPubkeys"] as? [String] == ["ee"] && object["mentionsMe"] as? Bool == true)
+        #expect(object["canModify"] as? Bool == true)
+        #expect(messages.last?["replyTo"] is NSNull)
+        let list = try #require(json["chatList"] as? [[String: Any]])
+        let arrival = try #require((list.first?["recentArrivals"] as? [[String: Any]])?.first)
+        #expect(arrival["sequence"] as? Int == 7 && arrival["kind"] as? String == "reaction" && arrival["nostrKind"] as? Int == 7)
+        #expect(arrival["target"] as? String == "m1" && arrival["senderNpub"] as? String == "npub1cd")
+    }
 
     @Test("Every action survives JSON and back", arguments: actions)
     func actionRoundTrip(action: AppAction) throws {

@@ -294,6 +294,19 @@ def main():
             page.wait("protocol in the header", lambda d: d.find_element(By.ID, "chat-protocol").text == "Marmot v2")
         print(f"web_test: invitation accepted, messages both ways with ✓ at {time.monotonic() - started:.1f}s")
 
+        # Issue 25: Bob reacts 👍 to Alice's message; both pages show "👍 1" under it (Bob's marked as
+        # his); clicking his reaction takes it back on both pages.
+        reactions = "#messages .message.theirs .reactions button"
+        bob.click("#messages .message.theirs .actions .react")
+        bob.wait("bob's reaction", lambda d: [b.text for b in d.find_elements(By.CSS_SELECTOR, reactions)] == ["👍 1"])
+        assert bob.driver.find_element(By.CSS_SELECTOR, reactions).get_attribute("class") == "mine"
+        alice.wait("the reaction under alice's message", lambda d: [
+            b.text for b in d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .reactions button")] == ["👍 1"])
+        alice.shot("5b-reaction")
+        bob.click(reactions)
+        alice.wait("reaction taken back", lambda d: not d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .reactions button"))
+        print(f"web_test: reaction shown and taken back at {time.monotonic() - started:.1f}s")
+
         alice.click("#screen-chat .back")
         alice.screen("chatList")
         bob.type("composer", "Are you there?")

@@ -16,7 +16,7 @@ extension GRDBMarmotStore {
             guard isNew else { return }
             let latest = max(group.lastMessageAt ?? row.createdAt, row.createdAt)
             var changes = [GroupRow.Columns.lastMessageAt.set(to: latest)]
-            if !message.isMine { changes.append(GroupRow.Columns.unreadCount += 1) }
+            if !message.isMine, message.countsAsUnread { changes.append(GroupRow.Columns.unreadCount += 1) }
             _ = try GroupRow.filter(key: row.groupRef).updateAll(db, changes)
         }
     }
@@ -61,6 +61,11 @@ extension GRDBMarmotStore {
                 .fetchAll(db)
         }
         return try rows.map(codec.storedMessage)
+    }
+
+    public func deleteMessage(mlsGroupID: GroupID, rumorID: EventID) throws {
+        let key = ["group_ref": codec.groupRef(mlsGroupID.bytes), "message_ref": codec.messageRef(mlsGroupID.bytes, rumorID)]
+        try write { db in _ = try MessageRow.deleteOne(db, key: key) }
     }
 
     public func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws {

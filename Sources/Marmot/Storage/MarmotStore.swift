@@ -39,6 +39,8 @@ public protocol MarmotStore: Sendable {
     func deleteExpiredMessages(at time: Int64) throws -> [StoredMessage]
     /// The earliest time a stored message expires, if any does.
     func nextMessageExpiry() throws -> Int64?
+    /// Removes one message for good (its author deleted it, NIP-09); nothing happens when absent.
+    func deleteMessage(mlsGroupID: GroupID, rumorID: EventID) throws
 
     // MARK: Key packages
 

@@ -182,6 +182,14 @@ public struct StoredMessage: Sendable, Hashable {
 
     /// The position of this message in a newest-first listing.
     public var cursor: MessageCursor { MessageCursor(createdAt: createdAt, rumorID: rumorID) }
+
+    /// Kinds that change other messages or are never shown, so they are no unread message: NIP-09
+    /// deletion (5), NIP-25 reaction (7), edit (1009), push-token gossip (MIP-05, 447-449) and MDK's
+    /// group system event (1210) (MDK 0.9.14 `traits/src/app_event.rs` 46-56, `notifications.rs` 40-42).
+    public static let uncountedKinds: Set<UInt16> = [5, 7, 1009, 447, 448, 449, 1210]
+
+    /// Whether a received copy raises its group's unread count (issue 25: a reaction is not unread).
+    public var countsAsUnread: Bool { !Self.uncountedKinds.contains(kind.rawValue) }
 }
 
 /// A position in a group's messages, newest first: by created_at, ties broken by rumor id.

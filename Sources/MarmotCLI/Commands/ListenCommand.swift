@@ -12,8 +12,12 @@ struct ListenCommand: AsyncParsableCommand {
             `marmot decline <id>`. Each event is one line (one JSON object with --json, whose `type` is \
             `listening`, `invite`, `chat` (a chat joined or started meanwhile), `message` or `system` (a \
             membership change such as someone added or leaving, in the core's wording)), written \
-            as soon as it arrives. Pending invitations and unread messages already received are printed \
-            first. Messages stay unread for `marmot chats`.
+            as soon as it arrives. Every message is printed exactly once, also when many arrive \
+            together or during the catch-up, with its `id`, `chat`, `sender` npub, `kind` (`text`, \
+            `reaction`, `edit`, `deletion`, `system`), `nostrKind`, time (`at`) and `target` (the \
+            message a reply, reaction, edit or deletion refers to); of a catch-up longer than 64 \
+            messages in one chat before the first line, the newest 64. Pending invitations and unread \
+            messages already received are printed first. Messages stay unread for `marmot chats`.
             Ends on SIGINT/SIGTERM or after --timeout seconds, with exit code 0.
 
             Examples:
@@ -56,6 +60,14 @@ enum ListenFlow {
         var invite: String? = nil
         /// Members including this account (invitations and chats).
         var members: Int? = nil
+        /// For a message: its id, author's npub, what it is ("text", "reaction", "edit", "deletion",
+        /// "system"), its Nostr kind, what it refers to, and whether this account wrote it (on another device).
+        var id: String? = nil
+        var sender: String? = nil
+        var kind: String? = nil
+        var nostrKind: UInt16? = nil
+        var target: String? = nil
+        var mine: Bool? = nil
     }
 
     static func run(timeout: Double?, _ invocation: Invocation) async throws {
@@ -110,6 +122,8 @@ enum ListenFlow {
         /// Unread count last shown per chat.
         private var seen: [ChatID: UInt32] = [:]
         private var lastRev: UInt64 = 0
+        /// The last arrival shown (`ArrivedMessage.sequence`).
+        private var lastSequence: UInt64 = 0
         /// Invitations already shown.
         private var shownInvites: Set<InviteID> = []
 
@@ -131,15 +145,25 @@ enum ListenFlow {
             }
         }
 
+        /// Each message that arrived since the last one shown, in arrival order (the core numbers
+        /// them, `ArrivedMessage.sequence`), so none is missed or shown twice however many arrive
+        /// between two updates; at the start, a chat with unread messages of an earlier run and none
+        /// arrived since shows its newest one.
         mutating func render(_ chats: [ChatSummary], rev: UInt64) {
             guard rev > lastRev else { return }
             let baseline = lastRev == 0
             lastRev = rev
+            var arrived: [(chat: ChatSummary, message: ArrivedMessage)] = []
             for chat in chats.reversed() {
                 let previous = seen[chat.chatID]
                 seen[chat.chatID] = chat.unreadCount
                 if previous == nil, !baseline { joined(chat) }
-                if chat.unreadCount > (previous ?? 0) { message(chat) }
+                if baseline, chat.unreadCount > 0, chat.recentArrivals.isEmpty { stored(chat) }
+                arrived += chat.recentArrivals.filter { $0.sequence > lastSequence }.map { (chat, $0) }
+            }
+            for (chat, message) in arrived.sorted(by: { $0.message.sequence < $1.message.sequence }) {
+                self.message(message, in: chat)
+                lastSequence = message.sequence
             }
         }
 
@@ -150,8 +174,30 @@ enum ListenFlow {
             Output.emit(event, json: json, text: "chat     \(chat.chatID) with \(chat.displayName)")
         }
 
-        /// A new message, or a system line (`type` "system") when the core says the newest is one.
-        private func message(_ chat: ChatSummary) {
+        /// One message that arrived: its text, a reaction, edit or deletion (with its target), or a
+        /// system line (`type` "system").
+        private func message(_ arrival: ArrivedMessage, in chat: ChatSummary) {
+            let system = arrival.kind == "system"
+            var event = Event(
+                type: system ? "system" : "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: arrival.text,
+                at: arrival.timestamp, unread: chat.unreadCount, npub: nil)
+            event.id = arrival.messageID.rawValue
+            event.sender = arrival.senderNpub
+            event.kind = arrival.kind
+            event.nostrKind = arrival.nostrKind
+            event.target = arrival.target?.rawValue
+            event.mine = arrival.isMine
+            let time = arrival.displayTimestamp.isEmpty ? "" : "[\(arrival.displayTimestamp)] "
+            let label = system ? "system  " : arrival.kind == "text" ? "message " : arrival.kind.padding(toLength: 8, withPad: " ", startingAt: 0)
+            let target = arrival.target.map { " (on \($0.rawValue))" } ?? ""
+            let who = system ? "" : " \(arrival.senderNpub)"
+            Output.emit(
+                event, json: json,
+                text: "\(label) \(time)\(chat.displayName)\(who): \(arrival.text)\(target) [id \(arrival.messageID)]")
+        }
+
+        /// The newest of the unread messages stored by an earlier run, or a system line.
+        private func stored(_ chat: ChatSummary) {
             let system = chat.lastMessageKind == .system
             let event = Event(
                 type: system ? "system" : "message", chat: chat.chatID.rawValue, peer: chat.peerNpub, text: chat.lastMessage,

@@ -32,6 +32,9 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 .message{max-width:75%;padding:7px 10px;border-radius:12px;background:#fff;box-shadow:0 1px 1px rgba(0,0,0,.06)}
 .message.mine{align-self:flex-end;background:#d8e6ff} .message.system{align-self:center;background:none;box-shadow:none;color:#6a7380;font-size:13px}
 .message .meta{font-size:11px;color:#6a7380;text-align:right} .message .mark.failed{color:#c62828}
+.message .quote{font-size:12px;color:#6a7380;border-left:3px solid #b0b8c4;padding-left:6px;margin-bottom:4px}
+.message.mention{box-shadow:0 0 0 2px #f2c94c} .message .reactions button{font-size:12px;margin-right:4px;padding:1px 8px;border:1px solid #ccd;background:#fff;color:#223;border-radius:10px}
+.message .reactions button.mine{background:#d8e6ff;border-color:#7a9fe0} .message .actions button{font-size:11px;margin-left:2px;padding:1px 5px;background:none;color:#2a62c9;border:none}
 .message button{padding:2px 8px;font-size:12px;margin-left:6px}
 #toast{display:none;position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#333;color:#fff;padding:10px 16px;border-radius:8px}
 #toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
@@ -257,10 +260,40 @@ function renderChat() {
   for (const message of chat.messages) {
     const bubble = el("div", "message " + (message.kind === "system" ? "system" : message.isMine ? "mine" : "theirs"));
     bubble.dataset.messageId = message.id;
+    if (message.mentionsMe) bubble.classList.add("mention");
+    if (message.replyTo) {
+      const q = message.replyTo;
+      bubble.append(el("div", "quote", (q.senderDisplay ? q.senderDisplay + ": " : "") + q.text));
+    }
     bubble.append(el("div", "content", message.content));
     if (message.kind !== "system") {
-      const meta = el("div", "meta", message.displayTimestamp + " ");
+      if (message.reactions.length) {
+        const row = el("div", "reactions");
+        for (const r of message.reactions) {
+          const b = el("button", r.includesMe ? "mine" : "", r.label);
+          b.onclick = () => dispatch(r.includesMe
+            ? {type: "unreact", chatId: chat.chatId, messageId: message.id, emoji: r.emoji}
+            : {type: "react", chatId: chat.chatId, messageId: message.id, emoji: r.emoji});
+          row.append(b);
+        }
+        bubble.append(row);
+      }
+      const meta = el("div", "meta", message.displayTimestamp + (message.editedMark ? " · " + message.editedMark : "") + " ");
       if (message.invalidatedLabel) meta.append(el("span", "invalidated", message.invalidatedLabel));
+      const actions = el("span", "actions");
+      const like = el("button", "react", "👍");
+      like.onclick = () => dispatch({type: "react", chatId: chat.chatId, messageId: message.id, emoji: "👍"});
+      const reply = el("button", "reply", "Reply");
+      reply.onclick = () => { const t = prompt("Reply"); if (t && t.trim()) dispatch({type: "reply", chatId: chat.chatId, messageId: message.id, content: t}); };
+      actions.append(like, reply);
+      if (message.canModify) {
+        const edit = el("button", "edit", "Edit");
+        edit.onclick = () => { const t = prompt("Edit", message.content); if (t && t.trim()) dispatch({type: "editMessage", chatId: chat.chatId, messageId: message.id, content: t}); };
+        const del = el("button", "delete", "Delete");
+        del.onclick = () => { if (confirm("Delete for everyone?")) dispatch({type: "deleteMessage", chatId: chat.chatId, messageId: message.id}); };
+        actions.append(edit, del);
+      }
+      meta.append(actions);
       if (message.isMine) {
         meta.append(mark(message.delivery));
         if (message.delivery.type === "failed") {

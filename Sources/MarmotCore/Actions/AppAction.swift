@@ -29,6 +29,17 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// The next older page of the open chat; the core picks its size and says in
     /// `ChatViewState.canLoadOlder` whether more exist. Ignored while a page is in flight.
     case loadOlder(chatID: ChatID)
+    /// Reacts to a message with an emoji (kind 7, NIP-25); the reaction shows under it at once.
+    case react(chatID: ChatID, messageID: MessageID, emoji: String)
+    /// Takes back this account's reactions to a message: those with `emoji`, or all when nil (a
+    /// kind-5 deletion of our kind-7 events, as MDK 0.9.14's `Unreact` resolves it).
+    case unreact(chatID: ChatID, messageID: MessageID, emoji: String?)
+    /// Answers a message: a text quoting it (kind 9 with `e` and `q` tags).
+    case reply(chatID: ChatID, messageID: MessageID, content: String)
+    /// Replaces the text of one of this account's messages (kind 1009); shown marked "edited".
+    case editMessage(chatID: ChatID, messageID: MessageID, content: String)
+    /// Deletes one of this account's messages for everyone (kind 5, NIP-09).
+    case deleteMessage(chatID: ChatID, messageID: MessageID)
     /// Older form of `loadOlder`, kept for compatibility: the named anchor must be the oldest loaded
     /// message; `limit` 0 means the core's page size.
     case loadOlderMessages(chatID: ChatID, beforeMessageID: MessageID, limit: UInt32)
@@ -87,6 +98,13 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .createChat: "createChat"
         case .sendMessage(let chatID, let content): "sendMessage(chat: \(chatID), chars: \(content.count))"
         case .retryMessage(let chatID, let messageID): "retryMessage(chat: \(chatID), message: \(messageID))"
+        case .react(let chatID, let messageID, _): "react(chat: \(chatID), message: \(messageID))"
+        case .unreact(let chatID, let messageID, _): "unreact(chat: \(chatID), message: \(messageID))"
+        case .reply(let chatID, let messageID, let content):
+            "reply(chat: \(chatID), message: \(messageID), chars: \(content.count))"
+        case .editMessage(let chatID, let messageID, let content):
+            "editMessage(chat: \(chatID), message: \(messageID), chars: \(content.count))"
+        case .deleteMessage(let chatID, let messageID): "deleteMessage(chat: \(chatID), message: \(messageID))"
         case .openChat(let chatID): "openChat(chat: \(chatID))"
         case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
         case .acceptInvite(let id): "acceptInvite(\(id))"

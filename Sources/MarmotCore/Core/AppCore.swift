@@ -84,6 +84,12 @@ actor AppCore {
         case .sendMessage(let chatID, let content): sendMessage(chatID: chatID, content: content)
         case .retryMessage(let chatID, let messageID): retryMessage(chatID: chatID, messageID: messageID)
         case .openChat(let chatID): openChat(chatID)
+        case .react(let chatID, let messageID, let emoji): react(chatID: chatID, messageID: messageID, emoji: emoji)
+        case .unreact(let chatID, let messageID, let emoji): unreact(chatID: chatID, messageID: messageID, emoji: emoji)
+        case .reply(let chatID, let messageID, let content): reply(chatID: chatID, messageID: messageID, content: content)
+        case .editMessage(let chatID, let messageID, let content):
+            editMessage(chatID: chatID, messageID: messageID, content: content)
+        case .deleteMessage(let chatID, let messageID): deleteMessage(chatID: chatID, messageID: messageID)
         case .loadOlder(let chatID): loadOlder(chatID: chatID)
         case .loadOlderMessages(let chatID, let before, let limit):
             loadOlderMessages(chatID: chatID, before: before, limit: limit)
@@ -123,8 +129,9 @@ actor AppCore {
             messageQueued(outgoing, result: result)
         case .deliveryFinished(let id, let chatID, let messageID, let retry, let code, let outcome):
             guard isCurrent(id) else { return }
+            let operation = session?.pendingOperations.removeValue(forKey: messageID) ?? .sendMessage
             applyDelivery(
-                chatID: chatID, messageID: messageID, outcome: outcome, operation: retry ? .retryMessage : .sendMessage,
+                chatID: chatID, messageID: messageID, outcome: outcome, operation: retry ? .retryMessage : operation,
                 code: code)
         case .pageLoaded(let id, let chatID, let kind, let result):
             guard isCurrent(id) else { return }

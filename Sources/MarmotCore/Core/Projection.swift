@@ -47,7 +47,11 @@ extension AppCore {
         return session.chats.values
             .sorted { ($0.activityAt, $1.id) > ($1.activityAt, $0.id) }
             .map { entry in
-                let last = entry.info.lastMessage
+                var last = entry.info.lastMessage
+                // An edited newest message is previewed with its new text.
+                if let shown = last, shown.notice == nil, let edit = entry.thread.latestEdit(of: shown) {
+                    last?.content = edit.content
+                }
                 let preview =
                     if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
                         formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
@@ -68,6 +72,7 @@ extension AppCore {
                 summary.isMember = entry.info.isMember
                 summary.retentionSeconds = entry.info.retentionSeconds
                 summary.adminNpubs = entry.info.admins.map(\.npub)
+                summary.recentArrivals = entry.arrivals
                 return summary
             }
     }
@@ -76,14 +81,22 @@ extension AppCore {
         guard let entry = session.chats[chatID] else { return nil }
         let me = session.myPublicKey
         var hexCache: [PublicKey: String] = [:]
+        let overlay = entry.thread.overlay()
         let messages = entry.thread.messages.map { record in
             let sender = hexCache[record.sender] ?? record.sender.hex
             hexCache[record.sender] = sender
+            let edit = record.notice == nil ? overlay.latestEdit(of: record) : nil
             var message = ChatMessage(
-                id: record.id, senderPubkey: sender, content: text(of: record, me: me), timestamp: record.createdAt,
-                isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
+                id: record.id, senderPubkey: sender, content: edit?.content ?? text(of: record, me: me),
+                timestamp: record.createdAt, isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
                 displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
             message.isInvalidated = record.invalidated
+            guard record.notice == nil else { return message }
+            message.isEdited = edit != nil
+            message.reactions = reactionSummaries(overlay.reactions[record.id] ?? [], me: me)
+            message.replyTo = record.replyTo.map { quote($0, in: entry.thread, overlay: overlay, me: me) }
+            message.mentionedPubkeys = record.mentions.map(\.hex)
+            message.mentionsMe = record.mentions.contains(me)
             return message
         }
         var view = ChatViewState(
@@ -96,7 +109,39 @@ extension AppCore {
         view.protocolVersion = entry.info.protocolVersion
         view.isMember = entry.info.isMember
         view.retentionSeconds = entry.info.retentionSeconds
+        view.isLoaded = entry.thread.loaded
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view
+    }
+
+    /// One summary per emoji, in the order each first appeared; a person counts once per emoji.
+    private func reactionSummaries(_ reactions: [MessageRecord], me: PublicKey) -> [ReactionSummary] {
+        var summaries: [ReactionSummary] = []
+        let ordered = reactions.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+        for reaction in ordered {
+            let sender = reaction.sender.hex
+            if let index = summaries.firstIndex(where: { $0.emoji == reaction.content }) {
+                guard !summaries[index].senderPubkeys.contains(sender) else { continue }
+                summaries[index].senderPubkeys.append(sender)
+                summaries[index].count += 1
+                summaries[index].includesMe = summaries[index].includesMe || reaction.sender == me
+            } else {
+                summaries.append(
+                    ReactionSummary(emoji: reaction.content, count: 1, senderPubkeys: [sender], includesMe: reaction.sender == me))
+            }
+        }
+        return summaries
+    }
+
+    /// The quote a reply shows: its target's (edited) text on one line, or "message not available".
+    private func quote(_ target: MessageID, in thread: MessageThread, overlay: ThreadOverlay, me: PublicKey) -> ReplyQuote {
+        guard let quoted = thread.message(target), quoted.notice == nil else {
+            return ReplyQuote(
+                messageID: target, isAvailable: false, senderPubkey: nil, senderDisplay: "", text: ReplyQuote.unavailableText)
+        }
+        let text = overlay.latestEdit(of: quoted)?.content ?? quoted.content
+        return ReplyQuote(
+            messageID: target, isAvailable: true, senderPubkey: quoted.sender.hex,
+            senderDisplay: quoted.sender == me ? "You" : formatter.shortNpub(quoted.sender.npub), text: formatter.preview(text))
     }
 }

@@ -22,6 +22,11 @@ final class Session {
     /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
     var outbox: AsyncStream<OutgoingMessage>.Continuation?
     var outboxPump: Task<Void, Never>?
+    /// The operation each message in the outbox carries out (a reaction, an edit, …), for its
+    /// outcome; a plain text is `sendMessage` and is not listed.
+    var pendingOperations: [MessageID: UserOperation] = [:]
+    /// The number of the last message that arrived (`ArrivedMessage.sequence`).
+    var arrivalSequence: UInt64 = 0
     /// The session's relays as the user has them (configured at start, then added or removed).
     var relayURLs: [URL] = []
     /// Pending invitations as the messaging layer last listed them.
@@ -56,6 +61,8 @@ struct ChatEntry {
     /// `info.peer` in NIP-19 form, encoded once per peer.
     private(set) var peerNpub: String
     var thread = MessageThread()
+    /// Messages that arrived this session, newest last (see `ChatSummary.recentArrivals`).
+    var arrivals: [ArrivedMessage] = []
 
     init(info: ChatInfo) {
         self.info = info
@@ -86,69 +93,8 @@ struct ChatEntry {
 
     /// Makes `record` the newest message if it is at least as new as the current one.
     mutating func noteMessage(_ record: MessageRecord) {
+        guard record.role == .text, !thread.deleted.contains(record.id) else { return }
         if let last = info.lastMessage, last.id != record.id, last.createdAt > record.createdAt { return }
         info.lastMessage = record
-    }
-}
-
-/// The loaded window of a chat's messages, oldest first, with paging bookkeeping.
-struct MessageThread {
-    private(set) var messages: [MessageRecord] = []
-    private var ids: Set<MessageID> = []
-    /// Whether the newest page has arrived from the service.
-    var loaded = false
-    /// Whether a page request is in flight.
-    var loading = false
-    /// Whether history older than `messages.first` exists.
-    var hasOlder = false
-
-    func contains(_ id: MessageID) -> Bool { ids.contains(id) }
-
-    func message(_ id: MessageID) -> MessageRecord? {
-        guard ids.contains(id) else { return nil }
-        return messages.last { $0.id == id }
-    }
-
-    /// Adds a message in time order (after any of the same second), or replaces the one with its id.
-    mutating func upsert(_ record: MessageRecord) {
-        if ids.contains(record.id) {
-            if let index = messages.lastIndex(where: { $0.id == record.id }) { messages[index] = record }
-            return
-        }
-        ids.insert(record.id)
-        var index = messages.endIndex
-        while index > messages.startIndex, messages[index - 1].createdAt > record.createdAt { index -= 1 }
-        messages.insert(record, at: index)
-    }
-
-    /// Adds the page's messages not already here; those already here keep the core's version, which
-    /// reflects every event since.
-    mutating func merge(_ page: [MessageRecord]) {
-        let fresh = page.filter { !ids.contains($0.id) }
-        guard !fresh.isEmpty else { return }
-        ids.formUnion(fresh.map(\.id))
-        messages = (fresh + messages).enumerated()
-            .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
-            .map(\.element)
-    }
-
-    /// Marks messages as belonging to an abandoned branch of the group.
-    mutating func markInvalidated(_ marked: Set<MessageID>) {
-        guard !ids.isDisjoint(with: marked) else { return }
-        for index in messages.indices where marked.contains(messages[index].id) { messages[index].invalidated = true }
-    }
-
-    /// Drops messages that no longer exist (they expired and were deleted).
-    mutating func removeExpired(_ gone: Set<MessageID>) {
-        guard !ids.isDisjoint(with: gone) else { return }
-        ids.subtract(gone)
-        messages.removeAll { gone.contains($0.id) }
-    }
-
-    /// Sets the delivery state of a message; false when the message is not here.
-    mutating func setDelivery(_ id: MessageID, _ delivery: MessageDeliveryState) -> Bool {
-        guard ids.contains(id), let index = messages.lastIndex(where: { $0.id == id }) else { return false }
-        messages[index].delivery = delivery
-        return true
     }
 }

@@ -277,11 +277,21 @@ public struct MessageRecord: Sendable, Equatable {
     /// Someone else's message from a branch of the group that lost to a competing one: the other
     /// members never had it.
     public var invalidated = false
+    /// A text, or a reaction, edit or deletion of other messages (see `MessageRole`).
+    public var role: MessageRole = .text
+    /// For a reply (a text with a `q`/`e` tag): the message it answers.
+    public var replyTo: MessageID?
+    /// People the text mentions (its `p` tags, NIP-27), so renderers can highlight them.
+    public var mentions: [PublicKey] = []
 
     public init(
         id: MessageID, chatID: ChatID, sender: PublicKey, content: String, createdAt: Int64,
-        delivery: MessageDeliveryState = .sent, notice: MembershipNotice? = nil
+        delivery: MessageDeliveryState = .sent, notice: MembershipNotice? = nil, role: MessageRole = .text,
+        replyTo: MessageID? = nil, mentions: [PublicKey] = []
     ) {
+        self.role = role
+        self.replyTo = replyTo
+        self.mentions = mentions
         self.id = id
         self.chatID = chatID
         self.sender = sender
@@ -299,8 +309,17 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var content: String
     /// Unix seconds.
     public var createdAt: Int64
+    /// A text, or a reaction, edit or deletion of other messages (targets are core message ids).
+    public var role: MessageRole = .text
+    /// For a reply: the message it answers.
+    public var replyTo: MessageID?
 
-    public init(id: MessageID, chatID: ChatID, content: String, createdAt: Int64) {
+    public init(
+        id: MessageID, chatID: ChatID, content: String, createdAt: Int64, role: MessageRole = .text,
+        replyTo: MessageID? = nil
+    ) {
+        self.role = role
+        self.replyTo = replyTo
         self.id = id
         self.chatID = chatID
         self.content = content

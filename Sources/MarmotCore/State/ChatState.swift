@@ -32,6 +32,12 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// The last messages that arrived in this chat this session (at most
+    /// `ChatSummary.arrivalsKept`), oldest first, each numbered (`ArrivedMessage.sequence`): a script
+    /// reading every update prints each message once.
+    public var recentArrivals: [ArrivedMessage] = []
+    /// How many arrivals a chat row keeps.
+    public static let arrivalsKept = 64
 
     public var id: ChatID { chatID }
 
@@ -115,6 +121,9 @@ public struct ChatViewState: Sendable, Equatable {
         isMember && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
+    /// Whether the newest page of the chat has been read (history is shown as far as loaded).
+    public var isLoaded = false
+
     /// Whether the UI should ask for older messages now that `messageID` is shown (it is the oldest
     /// loaded one, more exist and no page is in flight): the rule for infinite scroll.
     public func shouldLoadOlder(whenShowing messageID: MessageID) -> Bool {
@@ -141,6 +150,22 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var isInvalidated = false
     /// What renderers show beside such a message; nil for every other message.
     public var invalidatedLabel: String? { isInvalidated ? DisplayFormatter.invalidatedLabel : nil }
+    /// Reactions under the message, one per emoji, in the order they first appeared.
+    public var reactions: [ReactionSummary] = []
+    /// Whether the author edited it (`content` is then the newest text).
+    public var isEdited = false
+    /// For a reply: the quoted message.
+    public var replyTo: ReplyQuote?
+    /// Hex public keys the message mentions (`p` tags), for highlighting.
+    public var mentionedPubkeys: [String] = []
+    /// Whether it mentions this account.
+    public var mentionsMe = false
+
+    /// "edited" after the time of an edited message; empty otherwise.
+    public var editedMark: String { isEdited ? "edited" : "" }
+
+    /// Whether this account may edit or delete it (`AppAction.editMessage`, `.deleteMessage`): its own text.
+    public var canModify: Bool { isMine && kind == .text }
 
     /// What to show after the time of an own message: "sending…", "✓", "✗ not sent"; empty for
     /// received messages and system lines.

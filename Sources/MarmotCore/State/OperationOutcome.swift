@@ -42,6 +42,15 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let notAdmin = OutcomeCode("not_admin")
     /// An earlier change to the chat is still being confirmed; try again shortly.
     public static let commitPending = OutcomeCode("commit_pending")
+    /// The message acted on is not in the chat as loaded (deleted, or never seen here).
+    public static let unknownMessage = OutcomeCode("unknown_message")
+    /// Only a message's author may edit or delete it.
+    public static let notAuthor = OutcomeCode("not_author")
+    /// Reaction text MDK would refuse: empty, surrounded by spaces, with control characters or
+    /// longer than 64 characters.
+    public static let invalidReaction = OutcomeCode("invalid_reaction")
+    /// `unreact` found no reaction of ours to take back.
+    public static let notReacted = OutcomeCode("not_reacted")
     /// Anything else; the message says what.
     public static let failed = OutcomeCode("failed")
 }
@@ -55,6 +64,11 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case openChat = "open_chat"
     case sendMessage = "send_message"
     case retryMessage = "retry_message"
+    case react
+    case unreact
+    case reply
+    case editMessage = "edit_message"
+    case deleteMessage = "delete_message"
     case loadMessages = "load_messages"
     case acceptInvite = "accept_invite"
     case declineInvite = "decline_invite"

@@ -43,4 +43,42 @@ struct MessageThreadTests {
         thread.merge([])
         #expect(thread.messages.count == 3)
     }
+
+    func annotation(_ id: MessageID, _ role: MessageRole, by sender: PublicKey, at: Int64 = 50, _ content: String = "") -> MessageRecord {
+        MessageRecord(id: id, chatID: "c", sender: sender, content: content, createdAt: at, role: role)
+    }
+
+    @Test("a page holding a message and its author's deletion (in either order) never shows it; another's deletion does nothing")
+    func pageWithDeletions() {
+        let mallory = Keys.generate().publicKey
+        var thread = MessageThread()
+        thread.merge([
+            annotation("d1", .deletion(targets: ["gone"]), by: peer, at: 5),
+            message("gone", at: 10), message("kept", at: 20),
+            annotation("d2", .deletion(targets: ["kept"]), by: mallory),
+        ])
+        #expect(thread.messages.map(\.id) == ["kept"])
+        #expect(thread.deleted == ["gone"])
+        // A later page (or a live copy) of the deleted message does not bring it back.
+        thread.upsert(message("gone", at: 10))
+        thread.merge([message("gone", at: 10)])
+        #expect(thread.messages.map(\.id) == ["kept"])
+        #expect(thread.contains("gone"))
+    }
+
+    @Test("reactions and edits wait for their target; a reaction is removed only by its own author's deletion")
+    func overlayAndUnreact() {
+        let mallory = Keys.generate().publicKey
+        var thread = MessageThread()
+        thread.upsert(annotation("r1", .reaction(target: "m"), by: peer, "👍"))
+        thread.upsert(annotation("e1", .edit(target: "m"), by: peer, at: 60, "new"))
+        thread.upsert(message("m", at: 10))
+        #expect(thread.overlay().reactions["m"]?.map(\.id) == ["r1"])
+        #expect(thread.overlay().latestEdit(of: message("m", at: 10))?.content == "new")
+        thread.upsert(annotation("x", .deletion(targets: ["r1"]), by: mallory))
+        #expect(thread.overlay().reactions["m"]?.map(\.id) == ["r1"])
+        thread.upsert(annotation("y", .deletion(targets: ["r1"]), by: peer))
+        #expect(thread.overlay().reactions["m"] == nil)
+        #expect(thread.messages.map(\.id) == ["m"])
+    }
 }

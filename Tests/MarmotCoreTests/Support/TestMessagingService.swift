@@ -235,7 +235,7 @@ actor TestMessagingService: MessagingService {
             }
         let record = MessageRecord(
             id: message.id, chatID: message.chatID, sender: context.keys.publicKey, content: message.content,
-            createdAt: message.createdAt, delivery: delivery)
+            createdAt: message.createdAt, delivery: delivery, role: message.role, replyTo: message.replyTo)
         var messages = history[message.chatID, default: []]
         if let index = messages.firstIndex(where: { $0.id == message.id }) {
             messages[index] = record

@@ -80,6 +80,27 @@ import Testing
         #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: theirs.rumorID) == nil)
     }
 
+    /// Issue 25: reactions, edits, deletions, push-token gossip and group system events change
+    /// other messages or are never shown, so they raise no unread count; deleting a message removes it.
+    @Test func onlyReadableMessagesCountAsUnreadAndDeletionRemoves() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let group = makeGroup()
+        try store.saveGroup(group)
+        let author = Keys.generate().publicKey
+        for (index, kind) in ([5, 7, 1009, 447, 448, 449, 1210] as [UInt16]).enumerated() {
+            let rumor = try ChatRumor(author: author, content: "x", kind: Kind(kind), createdAt: 1_800_000_000 + Int64(index))
+            try store.saveMessage(StoredMessage(rumor: rumor, mlsGroupID: group.mlsGroupID, isMine: false, deliveryState: .received, outerEventID: nil))
+        }
+        #expect(try store.group(mlsGroupID: group.mlsGroupID)?.unreadCount == 0)
+        let text = makeMessage(group, at: 1_800_000_100)
+        try store.saveMessage(text)
+        #expect(try store.group(mlsGroupID: group.mlsGroupID)?.unreadCount == 1)
+        try store.deleteMessage(mlsGroupID: group.mlsGroupID, rumorID: text.rumorID)
+        #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: text.rumorID) == nil)
+        #expect(try store.messages(mlsGroupID: group.mlsGroupID).messages.count == 7)
+        try store.deleteMessage(mlsGroupID: group.mlsGroupID, rumorID: text.rumorID)
+    }
+
     @Test func paginatesNewestFirst() throws {
         let store = try GRDBMarmotStore.inMemory(key: key)
         let group = makeGroup()

@@ -5,6 +5,13 @@ import SwiftUI
 struct ChatView: View {
     let manager: AppManager
     @State private var draft = ""
+    /// What Send does with the draft besides sending it: answer or replace a message (issue 25).
+    @State private var composing: Composing?
+
+    enum Composing: Equatable {
+        case reply(MessageID)
+        case edit(MessageID)
+    }
 
     var body: some View {
         if let chat = manager.state.currentChat {
@@ -19,6 +26,21 @@ struct ChatView: View {
                                     MessageBubble(message: message) {
                                         manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
                                     }
+                                    .contextMenu {
+                                        Button("React 👍") {
+                                            manager.dispatch(.react(chatID: chat.chatID, messageID: message.id, emoji: "👍"))
+                                        }
+                                        Button("Reply") { composing = .reply(message.id) }
+                                        if message.canModify {
+                                            Button("Edit") {
+                                                composing = .edit(message.id)
+                                                draft = message.content
+                                            }
+                                            Button("Delete", role: .destructive) {
+                                                manager.dispatch(.deleteMessage(chatID: chat.chatID, messageID: message.id))
+                                            }
+                                        }
+                                    }
                                 }
                             }
                             .onAppear { manager.messageAppeared(message.id) }
@@ -32,9 +54,23 @@ struct ChatView: View {
                     TextField("Message", text: $draft, axis: .vertical)
                         .lineLimit(1...5)
                         .textFieldStyle(.roundedBorder)
-                    Button("Send") {
-                        manager.dispatch(.sendMessage(chatID: chat.chatID, content: draft))
+                    if composing != nil {
+                        Button("Cancel") {
+                            composing = nil
+                            draft = ""
+                        }
+                    }
+                    Button(composing == nil ? "Send" : "Done") {
+                        switch composing {
+                        case .reply(let target):
+                            manager.dispatch(.reply(chatID: chat.chatID, messageID: target, content: draft))
+                        case .edit(let target):
+                            manager.dispatch(.editMessage(chatID: chat.chatID, messageID: target, content: draft))
+                        case nil:
+                            manager.dispatch(.sendMessage(chatID: chat.chatID, content: draft))
+                        }
                         draft = ""
+                        composing = nil
                     }
                     .disabled(!chat.canSend(draft: draft))
                 }
@@ -110,16 +146,42 @@ struct MessageBubble: View {
         HStack {
             if message.isMine { Spacer(minLength: 48) }
             VStack(alignment: message.isMine ? .trailing : .leading, spacing: 4) {
+                // A reply quotes its target, or says it is not available (the core's words).
+                if let quote = message.replyTo {
+                    Text(quote.senderDisplay.isEmpty ? quote.text : "\(quote.senderDisplay): \(quote.text)")
+                        .font(.caption)
+                        .foregroundStyle(.secondary)
+                        .lineLimit(2)
+                }
                 Text(message.content)
                     .padding(10)
                     .foregroundStyle(message.isMine ? AnyShapeStyle(.white) : AnyShapeStyle(.primary))
                     .background(
                         message.isMine ? AnyShapeStyle(.tint) : AnyShapeStyle(.quaternary),
                         in: RoundedRectangle(cornerRadius: 16))
+                    .overlay {
+                        if message.mentionsMe {
+                            RoundedRectangle(cornerRadius: 16).stroke(.yellow, lineWidth: 2)
+                        }
+                    }
+                if !message.reactions.isEmpty {
+                    HStack(spacing: 6) {
+                        ForEach(message.reactions, id: \.emoji) { reaction in
+                            Text(reaction.label)
+                                .font(.caption)
+                                .fontWeight(reaction.includesMe ? .semibold : .regular)
+                        }
+                    }
+                }
                 HStack(spacing: 4) {
                     Text(message.displayTimestamp)
                         .font(.caption2)
                         .foregroundStyle(.secondary)
+                    if message.isEdited {
+                        Text(message.editedMark)
+                            .font(.caption2)
+                            .foregroundStyle(.secondary)
+                    }
                     if !message.deliveryMark.isEmpty {
                         DeliveryIndicator(message: message, retry: retry)
                     }

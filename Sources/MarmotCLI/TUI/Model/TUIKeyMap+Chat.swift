@@ -16,6 +16,11 @@ extension TUIKeyMap {
                 ui.selectedMessage = nil
                 return (ui, [])
             }
+            if ui.composing != nil {
+                ui.composing = nil
+                ui.draft = ""
+                return (ui, [])
+            }
             return (ui, back(state))
         case .enter:
             if ui.selectedMessage != nil {
@@ -24,9 +29,15 @@ extension TUIKeyMap {
             }
             guard chat.canSend(draft: ui.draft) else { return (ui, []) }
             let text = ui.draft
+            let composing = ui.composing
             ui.draft = ""
             ui.chatScroll = 0
-            return (ui, [.sendMessage(chatID: chatID, content: text)])
+            ui.composing = nil
+            switch composing {
+            case .reply(let target): return (ui, [.reply(chatID: chatID, messageID: target, content: text)])
+            case .edit(let target): return (ui, [.editMessage(chatID: chatID, messageID: target, content: text)])
+            case nil: return (ui, [.sendMessage(chatID: chatID, content: text)])
+            }
         case .up:
             guard !messages.isEmpty else { return (ui, loadOlder(chat)) }
             let target = (selectedIndex ?? messages.count) - 1
@@ -66,6 +77,29 @@ extension TUIKeyMap {
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
         case .character("r") where selectedIndex.map({ messages[$0].canRetry }) == true:
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))
+        // Issue 25, on the highlighted message: + toggles 👍, ^Y replies, ^E edits and ^D deletes
+        // (the last two only our own texts; the core refuses anything else anyway).
+        case .character("+") where selectedIndex.map({ messages[$0].kind == .text }) == true:
+            guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
+            let ours = message.reactions.contains { $0.emoji == Self.quickReaction && $0.includesMe }
+            return (ui, [ours
+                ? .unreact(chatID: chatID, messageID: message.id, emoji: Self.quickReaction)
+                : .react(chatID: chatID, messageID: message.id, emoji: Self.quickReaction)])
+        case .control("y") where selectedIndex.map({ messages[$0].kind == .text }) == true:
+            guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
+            ui.composing = .reply(message.id)
+            ui.selectedMessage = nil
+            return (ui, [])
+        case .control("e") where selectedIndex.map({ messages[$0].canModify }) == true:
+            guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
+            ui.composing = .edit(message.id)
+            ui.draft = message.content
+            ui.selectedMessage = nil
+            return (ui, [])
+        case .control("d") where selectedIndex.map({ messages[$0].canModify }) == true:
+            guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
+            ui.selectedMessage = nil
+            return (ui, [.deleteMessage(chatID: chatID, messageID: message.id)])
         default:
             let edited = edited(ui.draft, with: key)
             if edited != ui.draft || key == .backspace {
@@ -76,6 +110,9 @@ extension TUIKeyMap {
             return (ui, [])
         }
     }
+
+    /// The reaction `+` toggles.
+    static let quickReaction = "👍"
 
     private static func retry(_ message: ChatMessage?, chatID: ChatID) -> [AppAction] {
         guard let message, message.canRetry else { return [] }

@@ -81,6 +81,14 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     var selectedMessage: MessageID?
     /// Lines scrolled up from the newest message, when no message is highlighted.
     var chatScroll = 0
+    /// What Enter does with the draft besides sending it: answer or replace a message (issue 25).
+    var composing: Composing?
+
+    /// A draft that answers (`reply`) or replaces (`edit`) the named message.
+    enum Composing: Sendable, Equatable {
+        case reply(MessageID)
+        case edit(MessageID)
+    }
 
     /// Set by Ctrl-C (or q on a root screen): the driver leaves.
     var shouldQuit = false
@@ -124,6 +132,7 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
             }
             next.selectedMessage = nil
             next.chatScroll = 0
+            next.composing = nil
             next.confirmingLogout = false
             next.promptedInvite = nil
         }

@@ -56,13 +56,22 @@ struct ChatTranscript: Equatable {
     /// colour too), then the text block, left for the peer and right for this account, then its
     /// time and delivery lines.
     private static func bubble(_ message: ChatMessage, width: Int, bubbleWidth: Int, selected: Bool) -> [StyledLine] {
-        var style: TextStyle = message.isMine ? .color(.green) : .color(.cyan)
+        var style: TextStyle = message.isMine ? .color(.green) : message.mentionsMe ? .color(.yellow, bold: true) : .color(.cyan)
         if selected { style.reverse = true }
         let gutter = Span(selected ? "▌" : " ", .bold)
         let inner = max(width - 1, 1)
+        var lines: [StyledLine] = []
+        // A reply quotes its target (or says it is not available) above the text.
+        if let quote = message.replyTo {
+            let who = quote.senderDisplay.isEmpty ? "" : "\(quote.senderDisplay): "
+            let quoted = TextWidth.wrapped("↳ \(who)\(TextWidth.sanitized(quote.text))", width: bubbleWidth).prefix(2)
+            for line in quoted {
+                lines.append(place(StyledLine(line, .dim), mine: message.isMine, gutter: gutter, inner: inner, margin: 1))
+            }
+        }
         let text = TextWidth.wrapped(message.content, width: bubbleWidth)
         let blockWidth = text.map { TextWidth.of($0) }.max() ?? 0
-        var lines = text.map { line -> StyledLine in
+        lines += text.map { line -> StyledLine in
             let padding = String(repeating: " ", count: blockWidth - TextWidth.of(line))
             return place(StyledLine(" \(line)\(padding) ", style), mine: message.isMine, gutter: gutter, inner: inner)
         }
@@ -83,12 +92,26 @@ struct ChatTranscript: Equatable {
     /// The time label and, for own messages, the delivery mark; a failure's reason follows on lines
     /// of its own, wrapped to the bubble.
     private static func metaLines(_ message: ChatMessage, selected: Bool, width: Int) -> [StyledLine] {
-        let time = Span(TextWidth.sanitized(message.displayTimestamp), .dim)
+        let edited = message.editedMark.isEmpty ? "" : " · \(message.editedMark)"
+        let time = Span(TextWidth.sanitized(message.displayTimestamp) + edited, .dim)
+        // Reactions under the bubble: "👍 2  ❤️ 1", ours in bold.
+        let reactions: [StyledLine] =
+            message.reactions.isEmpty
+            ? []
+            : [StyledLine(message.reactions.enumerated().map { index, reaction in
+                Span((index == 0 ? "" : "  ") + TextWidth.sanitized(reaction.label), reaction.includesMe ? .bold : .dim)
+            })]
         if let invalidated = message.invalidatedLabel {
-            return [StyledLine([time, Span(" · " + invalidated, .color(.yellow))])]
+            return reactions + [StyledLine([time, Span(" · " + invalidated, .color(.yellow))])]
         }
         let mark = message.deliveryMark
-        guard !mark.isEmpty else { return [StyledLine([time])] }
+        guard !mark.isEmpty else { return reactions + [StyledLine([time])] }
+        return reactions + deliveryLines(message, time: time, mark: mark, selected: selected, width: width)
+    }
+
+    private static func deliveryLines(
+        _ message: ChatMessage, time: Span, mark: String, selected: Bool, width: Int
+    ) -> [StyledLine] {
         switch message.delivery {
         case .pending:
             return [StyledLine([time, Span(" · \(mark)", .dim)])]

@@ -30,6 +30,13 @@ extension AppCore {
         outbox(for: session, service: service).yield(outgoing)
     }
 
+    /// Puts a reaction, reply, edit or deletion into the same crash-proof outbox as a text; its
+    /// outcome is recorded under `operation`.
+    func enqueue(_ outgoing: OutgoingMessage, operation: UserOperation, session: Session, service: any MessagingService) {
+        if operation != .sendMessage { session.pendingOperations[outgoing.id] = operation }
+        outbox(for: session, service: service).yield(outgoing)
+    }
+
     /// The session's send pipeline: queue (durable) → `messageQueued` → send → `deliveryFinished`,
     /// one message at a time.
     private func outbox(for session: Session, service: any MessagingService) -> AsyncStream<OutgoingMessage>.Continuation {
@@ -72,9 +79,11 @@ extension AppCore {
             record(
                 MessageRecord(
                     id: outgoing.id, chatID: outgoing.chatID, sender: session.myPublicKey, content: outgoing.content,
-                    createdAt: outgoing.createdAt, delivery: .pending), in: session)
+                    createdAt: outgoing.createdAt, delivery: .pending, role: outgoing.role, replyTo: outgoing.replyTo),
+                in: session)
         case .failure(let error):
-            finish(.sendMessage, error.code == .failed ? .notSent : error.code, "Could not send: \(error.reason)")
+            let operation = session.pendingOperations.removeValue(forKey: outgoing.id) ?? .sendMessage
+            finish(operation, error.code == .failed ? .notSent : error.code, "Could not send: \(error.reason)")
         }
     }
 
@@ -192,7 +201,7 @@ extension AppCore {
         switch result {
         case .success(let page):
             entry.thread.merge(page.messages)
-            if let newest = page.messages.last { entry.noteMessage(newest) }
+            if let newest = entry.thread.messages.last { entry.noteMessage(newest) }
             switch kind {
             case .newest, .older:
                 entry.thread.loaded = true
@@ -217,7 +226,9 @@ extension AppCore {
         let isNew = !(session.chats[message.chatID]?.thread.contains(message.id) ?? false)
             && session.chats[message.chatID]?.info.lastMessage?.id != message.id
         record(message, in: session)
-        guard isNew, message.sender != session.myPublicKey else { return }
+        if isNew { noteArrival(message, in: session) }
+        // Reactions, edits and deletions change other messages; they are not unread messages.
+        guard isNew, message.role == .text, message.sender != session.myPublicKey else { return }
         if session.visibleChatID == message.chatID {
             if let service = session.service { spawnMarkRead(message.chatID, service: service) }
         } else {
@@ -225,11 +236,33 @@ extension AppCore {
         }
     }
 
-    /// Puts a message into its chat's thread and, if newest, into the chat list.
-    private func record(_ message: MessageRecord, in session: Session) {
+    /// Numbers a newly arrived message for scripts (`ChatSummary.recentArrivals`).
+    private func noteArrival(_ message: MessageRecord, in session: Session) {
+        guard var entry = session.chats[message.chatID] else { return }
+        session.arrivalSequence += 1
+        let me = session.myPublicKey
+        var arrival = ArrivedMessage(
+            sequence: session.arrivalSequence, messageID: message.id, senderPubkey: message.sender.hex,
+            senderNpub: message.sender.npub, kind: message.notice == nil ? message.role.name : "system",
+            nostrKind: message.notice == nil ? message.role.nostrKind : nil, timestamp: message.createdAt,
+            target: message.replyTo ?? message.role.targets.first,
+            text: message.notice.map { formatter.notice($0, me: me) } ?? message.content, isMine: message.sender == me)
+        arrival.displayTimestamp = formatter.messageTime(message.createdAt)
+        entry.arrivals.append(arrival)
+        if entry.arrivals.count > ChatSummary.arrivalsKept { entry.arrivals.removeFirst(entry.arrivals.count - ChatSummary.arrivalsKept) }
+        session.chats[message.chatID] = entry
+    }
+
+    /// Puts a message into its chat's thread and, if newest, into the chat list; a deletion that
+    /// removed the chat list's newest message puts the newest one left there instead.
+    func record(_ message: MessageRecord, in session: Session) {
         guard var entry = session.chats[message.chatID] else { return }
         entry.thread.upsert(message)
-        entry.noteMessage(message)
+        if message.role == .text {
+            entry.noteMessage(message)
+        } else if let last = entry.info.lastMessage, entry.thread.deleted.contains(last.id) {
+            entry.info.lastMessage = entry.thread.messages.last
+        }
         session.chats[message.chatID] = entry
     }
 

@@ -27,8 +27,10 @@ extension MarmotMessagingService {
         // Skip rumors the app does not show (reactions, …) to find the preview.
         for _ in 0..<4 {
             let page = try await client.messages(in: chat.id, before: cursor, limit: 20)
-            if let shown = page.messages.first(where: Self.isShown) {
-                newest = record(shown)
+            if let shown = page.messages.first(where: { Self.isShown($0) && role(of: $0)?.role ?? .text == .text }),
+                let shownRecord = record(shown)
+            {
+                newest = shownRecord
                 break
             }
             guard let next = page.nextCursor else { break }
@@ -53,16 +55,27 @@ extension MarmotMessagingService {
         }
     }
 
-    /// Messages the app shows: kind-9 chat messages and the system lines of membership changes.
+    /// Messages the core hears of: the system lines of membership changes, chat messages, and the
+    /// reactions, edits and deletions it applies to them (issue 25). Push-token gossip (447-449),
+    /// group system events (1210) and unknown kinds never reach it.
     static func isShown(_ message: StoredMessage) -> Bool {
-        message.deliveryState == .notice ? SystemNotice(content: message.content) != nil : message.kind == .chatMessage
+        guard message.deliveryState != .notice else { return SystemNotice(content: message.content) != nil }
+        return [MarmotMessageKind.chat, MarmotMessageKind.reaction, MarmotMessageKind.edit, MarmotMessageKind.deletion]
+            .contains(message.kind.rawValue)
     }
 
-    func record(_ message: StoredMessage) -> MessageRecord {
+    /// The core's record of a stored message; nil for one the core never sees (see `isShown`).
+    func record(_ message: StoredMessage) -> MessageRecord? {
+        let notice = Self.notice(message)
         var record = MessageRecord(
-            id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender, content: message.content,
-            createdAt: message.createdAt, delivery: delivery(message), notice: Self.notice(message))
+            id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender,
+            content: message.content, createdAt: message.createdAt, delivery: delivery(message), notice: notice)
         record.invalidated = message.deliveryState == .invalidated
+        guard message.deliveryState != .notice else { return notice == nil ? nil : record }
+        guard let (role, replyTo) = role(of: message) else { return nil }
+        record.role = role
+        record.replyTo = replyTo
+        record.mentions = Self.mentions(message.tags)
         return record
     }
 

@@ -233,7 +233,7 @@ actor MarmotMessagingService: MessagingService {
             cursor = anchor.cursor
         }
         let page = try await client.messages(in: group, before: cursor, limit: limit)
-        let shown = page.messages.reversed().filter(Self.isShown).map(record)
+        let shown = page.messages.reversed().compactMap(record)
         return MessagePage(messages: shown, hasOlder: page.nextCursor != nil)
     }
 
@@ -261,8 +261,11 @@ actor MarmotMessagingService: MessagingService {
         let client = try await connectedClient()
         let group = try Self.groupID(message.chatID)
         do {
-            let queued = try await client.queue(content: message.content, to: group)
+            let form = try wireForm(message)
+            let queued = try await client.queue(kind: form.kind, content: form.content, tags: form.tags, to: group)
             ids.bind(message.id, to: queued.rumorID)
+            // Our deletion is durable in the outbox: what it deletes goes from the store now.
+            if case .deletion(let targets) = message.role { await applyDeletion(queued, targets: targets) }
         } catch {
             throw MarmotMessagingError.friendly(error)
         }
@@ -275,8 +278,10 @@ actor MarmotMessagingService: MessagingService {
             if let rumor = ids.boundRumor(for: message.id) {
                 return Self.outcome(try await client.deliverQueued(rumor, in: group))
             }
-            let sent = try await client.send(text: message.content, to: group)
+            let form = try wireForm(message)
+            let sent = try await client.send(kind: form.kind, content: form.content, tags: form.tags, to: group)
             ids.bind(message.id, to: sent.id)
+            if case .deletion(let targets) = message.role { await applyDeletion(sent.message, targets: targets) }
             return Self.outcome(sent)
         } catch {
             throw MarmotMessagingError.friendly(error)
@@ -319,13 +324,18 @@ actor MarmotMessagingService: MessagingService {
             continuation.yield(.joinSettled(Self.chatID(chat.id)))
         case .membershipChanged(let chat, let message):
             await yieldChat(chat, client: client)
-            continuation.yield(.messageReceived(record(message)))
+            if let record = record(message) { continuation.yield(.messageReceived(record)) }
         case .messageReceived(_, let message):
-            guard message.kind == .chatMessage else {
+            guard let record = record(message) else {
                 logger.debug("rumor kind not shown", metadata: ["kind": "\(message.kind)"])
                 return
             }
-            continuation.yield(.messageReceived(record(message)))
+            if case .deletion(let targets) = record.role {
+                await applyDeletion(message, targets: targets)
+                continuation.yield(.messageReceived(record))
+                return
+            }
+            continuation.yield(.messageReceived(record))
         case .deliveryChanged(let chat, let message):
             // Failures come back with their reason from the `send`/`retry` call that caused them.
             guard message.deliveryState == .sent else { return }

@@ -23,9 +23,15 @@ enum ChatScreen {
         }
         body.append(StyledLine(String(repeating: "─", count: width), .dim))
         if ui.selectedMessage != nil {
-            body.append(StyledLine(" ↑↓ select  r retry a failed message  Esc back to typing", .dim))
+            body.append(StyledLine(" ↑↓ select  + 👍  ^Y reply  ^E edit  ^D delete  r retry  Esc back to typing", .dim))
         } else {
-            body.append(TUIRenderer.field(" > ", ui.draft, width: width))
+            let prompt: String =
+                switch ui.composing {
+                case .reply: " reply > "
+                case .edit: " edit > "
+                case nil: " > "
+                }
+            body.append(TUIRenderer.field(prompt, ui.draft, width: width))
         }
         return body
     }

@@ -1,0 +1,76 @@
+import Foundation
+import Nostr
+
+/// What a message does to its chat: a text (possibly a reply), or a change to another message.
+///
+/// Marmot carries any Nostr kind as an inner event (MIP-03); White Noise (MDK 0.9.14,
+/// `crates/marmot-app/src/messages/intents.rs` `build_inner_event`) sends these: kind 9 chat (a
+/// reply adds `e` and `q` tags), kind 7 reaction (NIP-25: `e` target, emoji content), kind 1009 edit
+/// (`e` target, the new text) and kind 5 deletion (NIP-09: one `e` tag per target). The messaging
+/// layer maps each stored rumor to one role; kinds it does not know never reach the core.
+public enum MessageRole: Sendable, Equatable, Hashable {
+    /// A message someone wrote (kind 9), or a system line (`MessageRecord.notice`).
+    case text
+    /// `content` is the emoji reacting to `target` (kind 7).
+    case reaction(target: MessageID)
+    /// `content` is the new text of `target` (kind 1009); only the target's author may edit it.
+    case edit(target: MessageID)
+    /// Deletes `targets` (kind 5): messages or reactions, each only by its own author.
+    case deletion(targets: [MessageID])
+
+    /// The inner event's Nostr kind for this role (9, 7, 1009 or 5).
+    public var nostrKind: UInt16 {
+        switch self {
+        case .text: 9
+        case .reaction: 7
+        case .edit: 1009
+        case .deletion: 5
+        }
+    }
+
+    /// The messages this one refers to (reaction, edit or deletion targets); empty for a text.
+    public var targets: [MessageID] {
+        switch self {
+        case .text: []
+        case .reaction(let target), .edit(let target): [target]
+        case .deletion(let targets): targets
+        }
+    }
+
+    /// The role's name in scripts' output (`marmot listen --json`, `marmot messages --json`).
+    public var name: String {
+        switch self {
+        case .text: "text"
+        case .reaction: "reaction"
+        case .edit: "edit"
+        case .deletion: "deletion"
+        }
+    }
+}
+
+/// The kinds White Noise sends that the messaging layer reads (MDK 0.9.14 `cgka-traits`
+/// `app_event.rs` 46-56 and `marmot-app/src/notifications.rs` 40-42).
+public enum MarmotMessageKind {
+    public static let deletion: UInt16 = 5
+    public static let reaction: UInt16 = 7
+    public static let chat: UInt16 = 9
+    public static let edit: UInt16 = 1009
+    /// A group system event (MDK's local record of a commit); never a chat bubble.
+    public static let groupSystem: UInt16 = 1210
+    /// Push-token gossip (MIP-05: update, list, removal); never a chat bubble.
+    public static let pushTokens: ClosedRange<UInt16> = 447...449
+}
+
+/// Reaction content as MDK 0.9.14 accepts it (`intents.rs` `validate_reaction_content` 554-576):
+/// non-empty, no surrounding whitespace, no control characters, at most 64 characters.
+public enum ReactionText {
+    public static let maxCharacters = 64
+
+    /// The emoji when acceptable; nil otherwise (the reaction is dropped or refused).
+    public static func clean(_ raw: String) -> String? {
+        guard !raw.isEmpty, raw.trimmingCharacters(in: .whitespacesAndNewlines) == raw else { return nil }
+        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        guard raw.count <= maxCharacters else { return nil }
+        return raw
+    }
+}
