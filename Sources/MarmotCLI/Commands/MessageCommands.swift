@@ -18,14 +18,11 @@ struct ReactCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A chat id from `marmot chats`.", valueName: "chat-id")) var chat: String
-    @Argument(help: ArgumentHelp("A message id from `marmot messages`.", valueName: "message-id")) var message: String
+    @OptionGroup var target: MessageTarget
     @Argument(help: ArgumentHelp("The emoji (at most 64 characters).", valueName: "emoji")) var emoji: String
-    @OptionGroup var relay: RelayOptions
-    @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await MessageActionFlow.run(.react, chat: chat, message: message, Invocation(relay: relay, output: output)) {
+        try await MessageActionFlow.run(.react, target) {
             .react(chatID: $0, messageID: $1, emoji: emoji)
         }
     }
@@ -43,14 +40,11 @@ struct UnreactCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A chat id from `marmot chats`.", valueName: "chat-id")) var chat: String
-    @Argument(help: ArgumentHelp("A message id from `marmot messages`.", valueName: "message-id")) var message: String
+    @OptionGroup var target: MessageTarget
     @Argument(help: ArgumentHelp("Only this emoji (default: all of yours).", valueName: "emoji")) var emoji: String?
-    @OptionGroup var relay: RelayOptions
-    @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await MessageActionFlow.run(.unreact, chat: chat, message: message, Invocation(relay: relay, output: output)) {
+        try await MessageActionFlow.run(.unreact, target) {
             .unreact(chatID: $0, messageID: $1, emoji: emoji)
         }
     }
@@ -66,21 +60,12 @@ struct ReplyCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A chat id from `marmot chats`.", valueName: "chat-id")) var chat: String
-    @Argument(help: ArgumentHelp("A message id from `marmot messages`.", valueName: "message-id")) var message: String
-    @Argument(help: ArgumentHelp("The reply; several words are joined with spaces.", valueName: "text")) var text: [String]
-    @OptionGroup var relay: RelayOptions
-    @OptionGroup var output: OutputOptions
-
-    func validate() throws {
-        if text.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw ValidationError("the reply is empty")
-        }
-    }
+    @OptionGroup var target: MessageTarget
+    @OptionGroup var text: MessageText
 
     func run() async throws {
-        try await MessageActionFlow.run(.reply, chat: chat, message: message, Invocation(relay: relay, output: output)) {
-            .reply(chatID: $0, messageID: $1, content: text.joined(separator: " "))
+        try await MessageActionFlow.run(.reply, target) {
+            .reply(chatID: $0, messageID: $1, content: text.joined)
         }
     }
 }
@@ -97,21 +82,12 @@ struct EditCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A chat id from `marmot chats`.", valueName: "chat-id")) var chat: String
-    @Argument(help: ArgumentHelp("A message id from `marmot messages`.", valueName: "message-id")) var message: String
-    @Argument(help: ArgumentHelp("The new text; several words are joined with spaces.", valueName: "text")) var text: [String]
-    @OptionGroup var relay: RelayOptions
-    @OptionGroup var output: OutputOptions
-
-    func validate() throws {
-        if text.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw ValidationError("the new text is empty")
-        }
-    }
+    @OptionGroup var target: MessageTarget
+    @OptionGroup var text: MessageText
 
     func run() async throws {
-        try await MessageActionFlow.run(.editMessage, chat: chat, message: message, Invocation(relay: relay, output: output)) {
-            .editMessage(chatID: $0, messageID: $1, content: text.joined(separator: " "))
+        try await MessageActionFlow.run(.editMessage, target) {
+            .editMessage(chatID: $0, messageID: $1, content: text.joined)
         }
     }
 }
@@ -128,15 +104,34 @@ struct DeleteCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var target: MessageTarget
+
+    func run() async throws {
+        try await MessageActionFlow.run(.deleteMessage, target) {
+            .deleteMessage(chatID: $0, messageID: $1)
+        }
+    }
+}
+
+/// The chat and message a message command acts on (positional, in that order), and the options
+/// every command has.
+struct MessageTarget: ParsableArguments {
     @Argument(help: ArgumentHelp("A chat id from `marmot chats`.", valueName: "chat-id")) var chat: String
     @Argument(help: ArgumentHelp("A message id from `marmot messages`.", valueName: "message-id")) var message: String
     @OptionGroup var relay: RelayOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        try await MessageActionFlow.run(.deleteMessage, chat: chat, message: message, Invocation(relay: relay, output: output)) {
-            .deleteMessage(chatID: $0, messageID: $1)
-        }
+    @MainActor var invocation: Invocation { Invocation(relay: relay, output: output) }
+}
+
+/// The text of a reply or an edit: the remaining words, joined with spaces; never blank.
+struct MessageText: ParsableArguments {
+    @Argument(help: ArgumentHelp("The text; several words are joined with spaces.", valueName: "text")) var words: [String]
+
+    var joined: String { words.joined(separator: " ") }
+
+    func validate() throws {
+        if joined.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the text is empty") }
     }
 }
 
@@ -156,9 +151,9 @@ enum MessageActionFlow {
     }
 
     static func run(
-        _ operation: UserOperation, chat: String, message: String, _ invocation: Invocation,
-        action: @escaping (ChatID, MessageID) -> AppAction
+        _ operation: UserOperation, _ target: MessageTarget, action: @escaping (ChatID, MessageID) -> AppAction
     ) async throws {
+        let (chat, message, invocation) = (target.chat, target.message, target.invocation)
         try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
