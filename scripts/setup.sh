@@ -34,6 +34,10 @@ if [ "${1:-}" = "--interop" ]; then
     if [ -f "$shared/interop/setup.sh" ]; then
         export MDK_VENV="${MDK_VENV:-$PWD/.venv-interop}"
         bash "$shared/interop/setup.sh"
+        # mls-rs beside us in `marmot-bench groups` (scripts/mlsrs_group_bench.py).
+        if ! "$MDK_VENV/bin/python" -c 'import mls_rs_uniffi' >/dev/null 2>&1; then
+            "$MDK_VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q 'agentvault-mls-rs-uniffi==0.1.1'
+        fi
     elif [ "${CI:-}" = "true" ]; then
         echo "setup: $shared/interop/setup.sh not found (set MARMOT_SHARED)" >&2
         exit 1

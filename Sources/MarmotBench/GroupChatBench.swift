@@ -12,9 +12,13 @@ import Nostr
 /// Welcome); add one member (commit + Welcome, then processed by another member); remove one;
 /// self-update created and processed; one 100-byte message encrypted and decrypted. Every
 /// operation starts from the same state (MLS groups are values), so runs are independent.
-/// MDK 0.8.0 doing the same follows in the same run (`MDKGroupBench`).
+/// mls-rs (`MLSRsGroupBench`, with ratios) and MDK 0.8.0 (`MDKGroupBench`) doing the same follow in
+/// the same run.
 enum GroupChatBench {
-    static let sizes = [2, 10, 50, 200]
+    /// The sizes measured: `MARMOT_BENCH_SIZES` (e.g. "10,200,1000") or 2, 10, 50 and 200.
+    static let sizes = ProcessInfo.processInfo.environment["MARMOT_BENCH_SIZES"].map {
+        $0.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 >= 2 }
+    } ?? [2, 10, 50, 200]
     static let plaintext = Data(repeating: 0x61, count: 100)
 
     static func run() {
@@ -28,6 +32,7 @@ enum GroupChatBench {
             }
             print("members | create | join | add 1 (commit+process) | remove 1 (commit+process) | self-update create | self-update process | message enc+dec")
             for row in rows { print(row.joined(separator: " | ")) }
+            MLSRsGroupBench.run(sizes: sizes, ours: rows)
         } catch {
             print("group chat bench failed: \(error)")
         }

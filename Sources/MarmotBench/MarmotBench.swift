@@ -150,7 +150,8 @@ enum MarmotProtocolBench {
         defer { Task { await stopPeers([alice, bob]) } }
         _ = try await bob.client.publishKeyPackage()
         let chat = try await alice.client.createChat(with: bob.client.publicKey).chat
-        guard await bob.events.first(timeout: 20, where: { if case .commitApplied = $0 { true } else { false } }) != nil else {
+        try await accept(at: bob)
+        guard await bob.events.first(timeout: 20, where: { if case .joinSettled = $0 { true } else { false } }) != nil else {
             throw BenchSkip("bob did not join")
         }
         var sendTotal: UInt64 = 0, decryptTotal: UInt64 = 0
@@ -171,6 +172,14 @@ enum MarmotProtocolBench {
         return (send, decrypt)
     }
 
+    /// Waits for the peer's invitation and accepts it as its user would: Welcomes are not joined on
+    /// their own (MIP-02 invitations wait for `acceptInvite`).
+    static func accept(at peer: Peer, timeout: Double = 20) async throws {
+        let event = await peer.events.first(timeout: timeout) { if case .inviteReceived = $0 { true } else { false } }
+        guard case .inviteReceived(let invite) = event else { throw BenchSkip("no invitation arrived") }
+        _ = try await peer.client.acceptInvite(invite.id)
+    }
+
     /// Bob's key package is on the relay; from `createChat` until Bob decrypted Alice's first message.
     static func chatSetup(url: String, logger: Logger) async throws {
         var total: UInt64 = 0
@@ -180,6 +189,7 @@ enum MarmotProtocolBench {
             _ = try await bob.client.publishKeyPackage()
             let start = Bench.now()
             let chat = try await alice.client.createChat(with: bob.client.publicKey).chat
+            try await accept(at: bob)
             let joined = await bob.events.first(timeout: 20) { if case .welcomeJoined = $0 { true } else { false } }
             guard joined != nil else {
                 throw BenchSkip("welcome \(i) not received")

@@ -1,5 +1,6 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
 // `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app.
+// `marmot-bench profile` (never part of a full run) does each MLS group operation once, for callgrind.
 #if DEBUG
 print("marmot-bench (debug build: figures are pessimistic; `make bench` builds release)")
 #else
@@ -7,6 +8,7 @@ print("marmot-bench (release build)")
 #endif
 let chosen = Set(CommandLine.arguments.dropFirst())
 func wanted(_ section: String) -> Bool { chosen.isEmpty || chosen.contains(section) }
+if chosen.contains("profile") { ProfileTargets.run() }
 if wanted("nostr") { NostrBench.run() }
 if wanted("mls") { MLSCryptoBench.run() }
 if wanted("treekem") { TreeKEMBench.run() }

@@ -79,11 +79,13 @@ extension MLSGroup {
         } else {
             newKeys.prune(against: newTree)
         }
+        var enteredLeaves = applied.enteredLeaves
         if signerRotation != nil, let leaf = newTree.leafNode(at: ownLeafIndex) {
             try validateCommitLeaf(leaf, committer: ownLeafIndex, tree: applied.tree, context: provisional)
+            enteredLeaves[ownLeafIndex] = leaf
         }
 
-        try validateTreeAfterCommit(newTree, context: provisional)
+        try validateTreeAfterCommit(newTree, context: provisional, enteredLeaves: enteredLeaves)
 
         let pskSecret = try pskSecret(for: applied.psks, externalPSKs: externalPSKs)
         let commit = Commit(proposals: entries, path: created?.updatePath)

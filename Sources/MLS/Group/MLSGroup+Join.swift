@@ -58,7 +58,8 @@ extension MLSGroup {
             if case .missingPSK(let id) = error { throw .missingPSK(id) }
             throw .invalidWelcome(error.description)
         }
-        guard let tree else { throw .invalidWelcome(treeProblem ?? "no ratchet tree") }
+        guard var tree else { throw .invalidWelcome(treeProblem ?? "no ratchet tree") }
+        tree.cacheTreeHashes()
 
         let context = joined.groupContext
         // §12.4.3.1 / §13.4: no extension type twice in the GroupInfo (a second ratchet_tree could

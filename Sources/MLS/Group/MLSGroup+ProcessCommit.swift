@@ -18,8 +18,10 @@ extension MLSGroup {
         let applied = try applyProposals(resolved, committer: committer, hasPath: commit.path != nil)
 
         let provisional = try provisionalContext(extensions: applied.extensions)
+        var enteredLeaves = applied.enteredLeaves
         if let path = commit.path {
             try validateCommitLeaf(path.leafNode, committer: committer, tree: applied.tree, context: provisional)
+            enteredLeaves[committer] = path.leafNode
         }
 
         if applied.removed.contains(where: { $0.leafIndex == ownLeafIndex }) {
@@ -29,12 +31,13 @@ extension MLSGroup {
             var publicTree = applied.tree
             if let path = commit.path {
                 do {
-                    publicTree = try applied.tree.mergingUpdatePath(path, from: committer, groupID: groupID)
+                    publicTree = try applied.tree.mergingUpdatePath(
+                        path, from: committer, groupID: groupID, leafVerified: true)
                 } catch {
                     throw .tree(error)
                 }
             }
-            try validateTreeAfterCommit(publicTree, context: provisional)
+            try validateTreeAfterCommit(publicTree, context: provisional, enteredLeaves: enteredLeaves)
             var next = self
             next.leaveAfterRemoval()
             return (.commit(summary(applied, committer: committer, epoch: epoch, pathUsed: commit.path != nil,
@@ -53,7 +56,8 @@ extension MLSGroup {
         if let path = commit.path {
             do {
                 let result = try applied.tree.applyUpdatePath(
-                    path, from: committer, groupContext: provisional, privateKeys: keys, excluding: applied.addedLeaves)
+                    path, from: committer, groupContext: provisional, privateKeys: keys, excluding: applied.addedLeaves,
+                    leafVerified: true)
                 newTree = result.tree
                 keys = result.privateKeys
                 commitSecret = result.commitSecret
@@ -64,7 +68,7 @@ extension MLSGroup {
             keys.prune(against: newTree)
         }
 
-        try validateTreeAfterCommit(newTree, context: provisional)
+        try validateTreeAfterCommit(newTree, context: provisional, enteredLeaves: enteredLeaves)
 
         let pskSecret = try pskSecret(for: applied.psks, externalPSKs: externalPSKs)
         let next = try nextEpoch(
@@ -83,19 +87,30 @@ extension MLSGroup {
                                 newTree: newTree, removedSelf: false)), newGroup)
     }
 
-    /// The tree a commit produced, checked as a whole before the epoch is adopted (§12.2, last
-    /// bullet; §7.9.2): unmerged leaves, tree-wide key uniqueness, parent hashes, and every leaf valid
-    /// for the new GroupContext (signature, credential, capabilities).
-    func validateTreeAfterCommit(_ newTree: RatchetTree, context: GroupContext) throws(GroupError) {
+    /// The tree a commit produced, checked before the epoch is adopted (§12.2, last bullet; §7.9.2;
+    /// §12.4.2) as far as it differs from the current tree, which passed the same checks when it was
+    /// adopted (or the joiner's full ones, §12.4.3.1): unmerged lists and parent-hash validity of every
+    /// parent whose subtree changed (both depend on that subtree alone), tree-wide key uniqueness, and
+    /// each new or changed leaf valid for the new GroupContext against all members (credential,
+    /// capabilities, keys, and its signature unless `enteredLeaves` holds that exact leaf, verified as
+    /// it entered); when the extensions changed, every member's capabilities against them.
+    func validateTreeAfterCommit(
+        _ newTree: RatchetTree, context: GroupContext, enteredLeaves: [LeafIndex: LeafNode] = [:]
+    ) throws(GroupError) {
+        let changed = newTree.changedSubtrees(since: tree)
+        let parents = changed.filter { !$0.isLeaf }
         do {
-            try newTree.verifyUnmergedLeaves()
+            try newTree.verifyUnmergedLeaves(of: parents)
             try newTree.verifyKeyUniqueness()
-            try newTree.verifyParentHashes()
+            try newTree.verifyParentHashes(of: parents)
         } catch {
             throw .invalidCommit("tree after the commit: \(error)")
         }
         do {
-            try leafValidator.validateTreeLeaves(of: newTree, groupContext: context)
+            try leafValidator.validateChangedTreeLeaves(
+                changed.compactMap(\.leafIndex), of: newTree, groupContext: context,
+                extensionsChanged: context.extensions != groupContext.extensions,
+                verified: { index, leaf in enteredLeaves[index] == leaf })
         } catch {
             throw .invalidCommit("tree after the commit: leaf \(error)")
         }

@@ -23,6 +23,9 @@ struct AppliedProposals: Sendable {
     var ownUpdate: ProposalRef?
     /// Every committed proposal, in commit order.
     var proposals: [CommittedProposal] = []
+    /// The leaves Adds and Updates put in the tree, each validated with its signature as it entered
+    /// (§12.2), so the check of the new tree does not verify them again.
+    var enteredLeaves: [LeafIndex: LeafNode] = [:]
 
     /// The leaves the commit adds, which an UpdatePath's resolutions leave out (§7.6).
     var addedLeaves: Set<LeafIndex> { Set(added.map(\.leaf)) }
@@ -63,6 +66,7 @@ extension MLSGroup {
                 case (.update(let update), .member(let leaf)):
                     try result.tree.update(update.leafNode, at: leaf)
                     result.updated.append(leaf)
+                    result.enteredLeaves[leaf] = update.leafNode
                     if leaf == ownLeafIndex { result.ownUpdate = item.ref }
                 case (.reInit, _):
                     throw GroupError.invalidCommit("ReInit is not supported")
@@ -87,7 +91,9 @@ extension MLSGroup {
             }
             for item in proposals {
                 guard case .add(let add) = item.proposal else { continue }
-                result.added.append((try result.tree.add(add.keyPackage.leafNode), add.keyPackage))
+                let leaf = try result.tree.add(add.keyPackage.leafNode)
+                result.added.append((leaf, add.keyPackage))
+                result.enteredLeaves[leaf] = add.keyPackage.leafNode
             }
         } catch let error as GroupError {
             throw error
@@ -100,6 +106,7 @@ extension MLSGroup {
             guard case .preSharedKey(let psk) = item.proposal else { continue }
             result.psks.append(psk.psk)
         }
+        result.tree.cacheTreeHashes()
         return result
     }
 

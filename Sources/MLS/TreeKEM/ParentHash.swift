@@ -39,7 +39,7 @@ extension RatchetTree {
         for step in path.reversed() {
             guard case .parent(var parent) = nodes[Int(step.node.rawValue)] else { continue }
             parent.parentHash = above
-            nodes[Int(step.node.rawValue)] = .parent(parent)
+            setNode(.parent(parent), at: step.node)
             above = parentHash(of: parent, originalSiblingTreeHash: treeHash(of: step.copathChild))
         }
         return above
@@ -55,33 +55,40 @@ extension RatchetTree {
         }
     }
 
-    /// Checks that every non-blank parent node is parent-hash valid (§7.9.2), top down: exactly one
-    /// descendant D must carry the node's parent hash, lie in the resolution of the child C above it,
-    /// and account for the node's unmerged leaves under C (they equal C's resolution without D).
+    /// Checks that every non-blank parent node is parent-hash valid (§7.9.2), in index order: exactly
+    /// one descendant D must carry the node's parent hash, lie in the resolution of the child C above
+    /// it, and account for the node's unmerged leaves under C (they equal C's resolution without D).
     public func verifyParentHashes() throws(TreeError) {
-        let hashes = treeHashes()
-        for i in stride(from: 1, to: nodes.count, by: 2) {
-            let index = NodeIndex(UInt32(i))
-            guard let parent = nodes[i]?.parentNode, let left = index.left, let right = index.right else { continue }
-            let unmerged = Set(parent.unmergedLeaves)
-            var valid = 0
-            for (child, sibling) in [(left, right), (right, left)] {
-                let siblingRange = subtreeRange(sibling)
-                let siblingHash = parent.unmergedLeaves.contains { siblingRange.contains($0.nodeIndex.rawValue) }
-                    ? treeHash(of: sibling, excluding: unmerged)
-                    : hashes[Int(sibling.rawValue)]
-                let expected = parentHash(of: parent, originalSiblingTreeHash: siblingHash)
-                let childRange = subtreeRange(child)
-                let unmergedUnderChild = Set(
-                    parent.unmergedLeaves.map(\.nodeIndex).filter { childRange.contains($0.rawValue) })
-                let childResolution = resolution(of: child)
-                for candidate in childResolution where parentHashField(at: candidate) == expected {
-                    var rest = Set(childResolution)
-                    rest.remove(candidate)
-                    if rest == unmergedUnderChild { valid += 1 }
-                }
+        var tree = self
+        tree.cacheTreeHashes()
+        try tree.verifyParentHashes(of: stride(from: 1, to: nodes.count, by: 2).map { NodeIndex(UInt32($0)) })
+    }
+
+    /// Checks `parents` for parent-hash validity (§7.9.2), in the order given; blank nodes and
+    /// leaves pass. A node's validity depends only on its own subtree, so after a commit the nodes
+    /// of `changedSubtrees(since:)` are the ones to check (§12.4.2).
+    public func verifyParentHashes(of parents: [NodeIndex]) throws(TreeError) {
+        for index in parents where !isParentHashValid(index) { throw .invalidParentHash(index) }
+    }
+
+    /// Whether `index` is blank, a leaf, or a parent with exactly one child through which it is
+    /// parent-hash valid (§7.9.2).
+    func isParentHashValid(_ index: NodeIndex) -> Bool {
+        guard let parent = parentNode(at: index), let left = index.left, let right = index.right else { return true }
+        let unmerged = Set(parent.unmergedLeaves)
+        var valid = 0
+        for (child, sibling) in [(left, right), (right, left)] {
+            let expected = parentHash(of: parent, originalSiblingTreeHash: treeHash(of: sibling, excluding: unmerged))
+            let childRange = subtreeRange(child)
+            let unmergedUnderChild = Set(
+                parent.unmergedLeaves.map(\.nodeIndex).filter { childRange.contains($0.rawValue) })
+            let childResolution = resolution(of: child)
+            for candidate in childResolution where parentHashField(at: candidate) == expected {
+                var rest = Set(childResolution)
+                rest.remove(candidate)
+                if rest == unmergedUnderChild { valid += 1 }
             }
-            guard valid == 1 else { throw .invalidParentHash(index) }
         }
+        return valid == 1
     }
 }

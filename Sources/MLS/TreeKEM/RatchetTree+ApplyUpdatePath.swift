@@ -27,17 +27,22 @@ extension RatchetTree {
     /// that no path key is already in the tree, and that the path length fits; blanks the sender's
     /// direct path, sets the new keys with empty unmerged lists, recomputes the parent hashes and
     /// checks the leaf's parent_hash against them. `self` is not changed.
-    public func mergingUpdatePath(_ path: UpdatePath, from sender: LeafIndex, groupID: GroupID) throws(TreeError) -> RatchetTree {
-        try merge(path, from: sender, groupID: groupID).tree
+    ///
+    /// `leafVerified`: the caller has just verified this leaf's signature for `sender` and `groupID`
+    /// (the group layer's §7.3 check of the commit's leaf), so it is not verified a second time.
+    public func mergingUpdatePath(
+        _ path: UpdatePath, from sender: LeafIndex, groupID: GroupID, leafVerified: Bool = false
+    ) throws(TreeError) -> RatchetTree {
+        try merge(path, from: sender, groupID: groupID, leafVerified: leafVerified).tree
     }
 
     func merge(
-        _ path: UpdatePath, from sender: LeafIndex, groupID: GroupID
+        _ path: UpdatePath, from sender: LeafIndex, groupID: GroupID, leafVerified: Bool
     ) throws(TreeError) -> (tree: RatchetTree, path: [FilteredPathStep]) {
         try checkInRange(sender)
         let leaf = path.leafNode
         guard case .commit(let claimedParentHash) = leaf.source else { throw .invalidLeafSource(sender) }
-        guard provider.verifyLeafNodeSignature(leaf, groupID: groupID, leafIndex: sender) else {
+        guard leafVerified || provider.verifyLeafNodeSignature(leaf, groupID: groupID, leafIndex: sender) else {
             throw .invalidLeafSignature(sender)
         }
         if let current = leafNode(at: sender), current.encryptionKey == leaf.encryptionKey {
@@ -56,11 +61,13 @@ extension RatchetTree {
         var tree = self
         tree.blankDirectPath(of: sender)
         for (step, node) in zip(steps, path.nodes) {
-            tree.nodes[Int(step.node.rawValue)] = .parent(
-                ParentNode(encryptionKey: node.encryptionKey, parentHash: Data(), unmergedLeaves: []))
+            tree.setNode(
+                .parent(ParentNode(encryptionKey: node.encryptionKey, parentHash: Data(), unmergedLeaves: [])),
+                at: step.node)
         }
         guard tree.setParentHashes(along: steps) == claimedParentHash else { throw .leafParentHashMismatch(sender) }
-        tree.nodes[Int(sender.nodeIndex.rawValue)] = .leaf(leaf)
+        tree.setNode(.leaf(leaf), at: sender.nodeIndex)
+        tree.cacheTreeHashes()
         return (tree, steps)
     }
 
@@ -71,13 +78,14 @@ extension RatchetTree {
     /// ancestor from the one resolution node the receiver holds a key for (resolutions exclude
     /// `newMembers`, the commit's Adds), derives the secrets above it, checks every derived public key
     /// against the path, and returns the new tree, keys and commit_secret. `self` is not changed.
+    /// `leafVerified` as for `mergingUpdatePath`.
     public func applyUpdatePath(
         _ path: UpdatePath, from sender: LeafIndex, groupContext: GroupContext, privateKeys: TreePrivateKeys,
-        excluding newMembers: Set<LeafIndex> = []
+        excluding newMembers: Set<LeafIndex> = [], leafVerified: Bool = false
     ) throws(TreeError) -> AppliedUpdatePath {
         let receiver = privateKeys.leafIndex
         guard receiver != sender else { throw .senderIsReceiver }
-        let (tree, steps) = try merge(path, from: sender, groupID: groupContext.groupID)
+        let (tree, steps) = try merge(path, from: sender, groupID: groupContext.groupID, leafVerified: leafVerified)
         var context = groupContext
         context.treeHash = tree.treeHash()
 

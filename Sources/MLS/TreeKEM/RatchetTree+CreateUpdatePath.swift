@@ -93,8 +93,8 @@ extension RatchetTree {
         for (step, secret) in zip(path, secrets) {
             let key = try provider.nodeKey(fromPathSecret: secret)
             nodeKeys.append(key)
-            tree.nodes[Int(step.node.rawValue)] = .parent(
-                ParentNode(encryptionKey: key.publicKey, parentHash: Data(), unmergedLeaves: []))
+            tree.setNode(
+                .parent(ParentNode(encryptionKey: key.publicKey, parentHash: Data(), unmergedLeaves: [])), at: step.node)
         }
         let leafParentHash = tree.setParentHashes(along: path)
 
@@ -104,7 +104,8 @@ extension RatchetTree {
             capabilities: template.capabilities, source: .commit(parentHash: leafParentHash),
             extensions: template.extensions, signature: Data())
         try provider.signLeafNode(&leaf, with: signer, groupID: groupContext.groupID, leafIndex: sender)
-        tree.nodes[Int(sender.nodeIndex.rawValue)] = .leaf(leaf)
+        tree.setNode(.leaf(leaf), at: sender.nodeIndex)
+        tree.cacheTreeHashes()
 
         var context = groupContext
         context.treeHash = tree.treeHash()

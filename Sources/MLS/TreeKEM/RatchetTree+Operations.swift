@@ -17,9 +17,9 @@ extension RatchetTree {
             if position == node.unmergedLeaves.startIndex || node.unmergedLeaves[position - 1] != index {
                 node.unmergedLeaves.insert(index, at: position)
             }
-            nodes[Int(parent.rawValue)] = .parent(node)
+            setNode(.parent(node), at: parent)
         }
-        nodes[Int(index.nodeIndex.rawValue)] = .leaf(leaf)
+        setNode(.leaf(leaf), at: index.nodeIndex)
         return index
     }
 
@@ -37,26 +37,28 @@ extension RatchetTree {
     public mutating func update(_ leaf: LeafNode, at index: LeafIndex) throws(TreeError) {
         _ = try requireLeaf(index)
         blankDirectPath(of: index)
-        nodes[Int(index.nodeIndex.rawValue)] = .leaf(leaf)
+        setNode(.leaf(leaf), at: index.nodeIndex)
     }
 
     /// Removes a member (§12.1.3): blanks its leaf and direct path, then truncates the tree.
     public mutating func remove(_ index: LeafIndex) throws(TreeError) {
         _ = try requireLeaf(index)
-        nodes[Int(index.nodeIndex.rawValue)] = nil
+        setNode(nil, at: index.nodeIndex)
         blankDirectPath(of: index)
         truncate()
     }
 
     /// Blanks every parent node on a leaf's direct path (§7.5, §12.1.2, §12.1.3).
     mutating func blankDirectPath(of leaf: LeafIndex) {
-        for parent in size.directPath(of: leaf.nodeIndex) { nodes[Int(parent.rawValue)] = nil }
+        for parent in size.directPath(of: leaf.nodeIndex) where nodes[Int(parent.rawValue)] != nil {
+            setNode(nil, at: parent)
+        }
     }
 
     /// Doubles the leaf count with a blank right subtree and a blank new root (§7.7, Appendix C).
     mutating func extend() throws(TreeError) {
         guard leafCount < TreeSize.maxLeafCount else { throw .tooManyLeaves }
-        setNodes(nodes + Array(repeating: nil, count: nodes.count + 1))
+        appendBlankHalf()
     }
 
     /// Drops the right half of the tree while it holds no member (§7.7, §12.1.3).
@@ -68,6 +70,6 @@ extension RatchetTree {
             if rightHasMember { break }
             width = half
         }
-        if width != nodes.count { setNodes(Array(nodes.prefix(width))) }
+        if width != nodes.count { truncate(toWidth: width) }
     }
 }

@@ -49,9 +49,15 @@ extension RatchetTree {
     /// Checks the unmerged_leaves of every parent (§7.1, §12.4.3.1): strictly increasing, each a
     /// non-blank leaf below the parent, and listed by every non-blank node between that leaf and it.
     public func verifyUnmergedLeaves() throws(TreeError) {
-        for i in stride(from: 1, to: nodes.count, by: 2) {
-            guard let parent = nodes[i]?.parentNode else { continue }
-            let index = NodeIndex(UInt32(i))
+        try verifyUnmergedLeaves(of: stride(from: 1, to: nodes.count, by: 2).map { NodeIndex(UInt32($0)) })
+    }
+
+    /// Checks the unmerged_leaves of `parents` only (blank nodes and leaves pass): a list depends on
+    /// the parent's subtree alone, so after a commit the nodes of `changedSubtrees(since:)` are the
+    /// ones to check.
+    public func verifyUnmergedLeaves(of parents: [NodeIndex]) throws(TreeError) {
+        for index in parents {
+            guard let parent = parentNode(at: index) else { continue }
             let range = subtreeRange(index)
             var previous: LeafIndex?
             for leaf in parent.unmergedLeaves {

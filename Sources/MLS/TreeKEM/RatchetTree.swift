@@ -10,14 +10,30 @@ public struct RatchetTree: Hashable, Sendable {
     /// The suite whose hash and HPKE this tree uses.
     public let provider: CipherSuiteProvider
     /// Every node of the full tree, blank ones as `nil`; leaves at even, parents at odd positions.
-    var nodes: [Node?]
+    /// Replacing the array (or one of its elements through it) forgets every cached tree hash;
+    /// `setNode(_:at:)` forgets only those the change affects.
+    var nodes: [Node?] {
+        get { storage }
+        set {
+            storage = newValue
+            subtreeHashes = Array(repeating: nil, count: newValue.count)
+        }
+    }
     /// The shape of the full tree.
     public private(set) var size: TreeSize
+    /// The nodes, private so every change goes through `nodes`, `setNode` or `setNodes`, which keep
+    /// `subtreeHashes` in step.
+    private var storage: [Node?]
+    /// The tree hash (§7.8) of the subtree under each node, by node index, nil when not yet known.
+    /// A pure function of that subtree, so it stays valid while nothing below the node changes (the
+    /// tree growing or shrinking keeps node indices, Appendix C); copies carry it with the nodes.
+    private(set) var subtreeHashes: [Data?]
 
     /// A one-member tree, as the creator of a group builds it (§11).
     public init(provider: CipherSuiteProvider, firstLeaf: LeafNode) {
         self.provider = provider
-        nodes = [.leaf(firstLeaf)]
+        storage = [.leaf(firstLeaf)]
+        subtreeHashes = [nil]
         size = Self.size(forFullWidth: 1)
     }
 
@@ -38,7 +54,8 @@ public struct RatchetTree: Hashable, Sendable {
         }
         let width = 2 * leafCount - 1
         self.provider = provider
-        nodes = transmitted.nodes + Array(repeating: nil, count: width - transmitted.nodes.count)
+        storage = transmitted.nodes + Array(repeating: nil, count: width - transmitted.nodes.count)
+        subtreeHashes = Array(repeating: nil, count: width)
         size = Self.size(forFullWidth: width)
     }
 
@@ -53,10 +70,56 @@ public struct RatchetTree: Hashable, Sendable {
         TreeSize(checkedLeafCount: UInt32(truncatingIfNeeded: (width + 1) / 2))
     }
 
-    /// Replaces the node array after extending or truncating; the count must be a full width.
+    /// Replaces the node array, forgetting every cached hash; the count must be a full width.
     mutating func setNodes(_ newNodes: [Node?]) {
         nodes = newNodes
         size = Self.size(forFullWidth: newNodes.count)
+    }
+
+    /// Sets one node and forgets the cached hashes it changes: its own and its ancestors' (§7.8).
+    mutating func setNode(_ node: Node?, at index: NodeIndex) {
+        let i = Int(index.rawValue)
+        storage[i] = node
+        var changed: NodeIndex? = index
+        while let current = changed {
+            subtreeHashes[Int(current.rawValue)] = nil
+            changed = size.parent(of: current)
+        }
+    }
+
+    /// Doubles the width with blank nodes on the right (§7.7). Existing subtrees keep their
+    /// indices and contents, so their cached hashes stay; only the new nodes are unknown.
+    mutating func appendBlankHalf() {
+        let added = storage.count + 1
+        storage += Array(repeating: nil, count: added)
+        subtreeHashes += Array(repeating: nil, count: added)
+        size = Self.size(forFullWidth: storage.count)
+    }
+
+    /// Keeps the first `width` nodes, a full width (§7.7); the kept subtrees' hashes stay valid.
+    mutating func truncate(toWidth width: Int) {
+        storage.removeLast(storage.count - width)
+        subtreeHashes.removeLast(subtreeHashes.count - width)
+        size = Self.size(forFullWidth: width)
+    }
+
+    /// Computes and keeps the tree hash of every subtree not cached yet (§7.8): after a change that
+    /// is the changed leaves' direct paths, so later tree hashes, parent hashes and comparisons with
+    /// the next epoch's tree cost no hashing for the untouched part.
+    public mutating func cacheTreeHashes() {
+        guard subtreeHashes.contains(nil) else { return }
+        subtreeHashes = treeHashes().map { $0 }
+    }
+
+    /// Equality and hashing see the nodes only, never the cache.
+    public static func == (lhs: RatchetTree, rhs: RatchetTree) -> Bool {
+        lhs.provider == rhs.provider && lhs.size == rhs.size && lhs.storage == rhs.storage
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(provider)
+        hasher.combine(size)
+        hasher.combine(storage)
     }
 
     // MARK: Serialization

@@ -45,9 +45,41 @@ public struct LeafNodeValidator: Sendable {
         }
     }
 
+    /// Validates the leaves of a tree that a commit changed (§7.3, §12.4.2), the others having been
+    /// validated when they entered the group: each leaf in `changed` as `validateTreeLeaves` would,
+    /// against every other member, and, when the GroupContext extensions changed, every other leaf's
+    /// capabilities against the new ones (§12.1.7, §13.4). A changed leaf for which `verified` is
+    /// true had this exact version's signature verified as it entered (KeyPackage, Update or
+    /// UpdatePath leaf checks of the same commit), so its signature is verified once, not twice.
+    public func validateChangedTreeLeaves(
+        _ changed: [LeafIndex], of tree: RatchetTree, groupContext: GroupContext, extensionsChanged: Bool,
+        verified: (LeafIndex, LeafNode) -> Bool = { _, _ in false }
+    ) throws(TreeLeafValidationError) {
+        let group = GroupValidationContext(groupContext: groupContext, tree: tree)
+        for index in changed {
+            guard let leaf = tree.leafNode(at: index) else { continue }
+            do {
+                try check(leaf, as: .treeMember(index), in: group, verifySignature: !verified(index, leaf))
+            } catch {
+                throw TreeLeafValidationError(leaf: index, reason: error)
+            }
+        }
+        guard extensionsChanged else { return }
+        let changedSet = Set(changed)
+        for (index, leaf) in tree.leaves where !changedSet.contains(index) {
+            do {
+                try checkCapabilities(leaf, group: group)
+            } catch {
+                throw TreeLeafValidationError(leaf: index, reason: error)
+            }
+        }
+    }
+
     // MARK: Steps
 
-    private func check(_ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext?) throws(LeafNodeValidationError) {
+    private func check(
+        _ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext?, verifySignature: Bool = true
+    ) throws(LeafNodeValidationError) {
         if let policy = configuration.credentialPolicy, !policy(leaf.credential) {
             throw .credentialRejected(leaf.credential.type)
         }
@@ -56,7 +88,7 @@ public struct LeafNodeValidator: Sendable {
         }
         try checkSource(leaf.source, usage: usage)
         if let group { try checkCredentialUnchanged(leaf, usage: usage, group: group) }
-        try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID)
+        if verifySignature { try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID) }
         try checkCapabilities(leaf, group: group)
         if let group { try checkCredentialCompatibility(leaf, usage: usage, group: group) }
         try checkLifetime(leaf.source, usage: usage)

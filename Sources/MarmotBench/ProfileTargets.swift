@@ -1,0 +1,94 @@
+import Foundation
+import MLS
+import Marmot
+import Nostr
+
+/// The MLS group operations of `GroupChatBench` at one size, each once inside its own function, for
+/// instruction counts beside the wall times (issue 27: wall times move on shared machines):
+///
+///     MARMOT_PROFILE_SIZE=200 valgrind --tool=callgrind --collect-atstart=no \
+///         --toggle-collect='*ProfileTargets*measured*' .build/release/marmot-bench profile
+///     callgrind_annotate --inclusive=yes callgrind.out.<pid> | grep measured
+///
+/// Only run when named (`marmot-bench profile`); the group is built first, outside the counted parts.
+enum ProfileTargets {
+    static func run() {
+        let size = ProcessInfo.processInfo.environment["MARMOT_PROFILE_SIZE"].flatMap { Int($0) } ?? 200
+        Bench.section("MLS operations at \(size) members, once each (for callgrind)")
+        do {
+            let (admin, member) = try group(size: size)
+            let newcomer = try KeyPackage.create(
+                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+            let update = try measuredUpdateCreate(admin)
+            try measuredUpdateProcess(member, update.message)
+            let add = try measuredAddCreate(admin, newcomer.keyPackage)
+            try measuredAddProcess(member, add.message)
+            let removedLeaf = admin.members.last?.leafIndex ?? LeafIndex(1)
+            let remove = try measuredRemoveCreate(admin, removedLeaf)
+            try measuredRemoveProcess(member, remove.message)
+            print("done: self-update, add 1 and remove 1, each created and processed once")
+        } catch {
+            print("profile failed: \(error)")
+        }
+    }
+
+    /// An admin's group of `size` members as `GroupChatBench` builds it, and one member joined.
+    static func group(size: Int) throws -> (admin: MLSGroup, member: MLSGroup) {
+        let creatorKeys = Keys.generate()
+        let invitees = try (1..<size).map { _ in
+            try KeyPackage.create(
+                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+        }
+        let relay = try RelayURL("ws://127.0.0.1:7777")
+        let groupData = NostrGroupData(
+            nostrGroupID: .random(), name: "profile \(size)", description: "", admins: [creatorKeys.publicKey],
+            relays: [relay])
+        var group = try MLSGroup.create(
+            groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)), signer: .generate(),
+            credential: .basic(identity: Data(creatorKeys.publicKey.bytes)), capabilities: .marmotDefault(grease: true),
+            groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
+                groupData: groupData, invitees: invitees.map(\.keyPackage)),
+            configuration: .marmot)
+        let pending = try group.commit(adding: invitees.map(\.keyPackage))
+        guard let welcome = pending.welcome, let first = invitees.first else { throw BenchSkip("no Welcome") }
+        let member = try MLSGroup.join(
+            welcome: welcome, keyPackage: first.keyPackage, privateMaterial: first.privateMaterial, configuration: .marmot)
+        return (pending.newGroup, member)
+    }
+
+    @inline(never)
+    static func measuredUpdateCreate(_ admin: MLSGroup) throws -> PendingCommit {
+        var copy = admin
+        return try copy.selfUpdate(signerRotation: SignerRotation(signer: .generate()))
+    }
+
+    @inline(never)
+    static func measuredUpdateProcess(_ member: MLSGroup, _ message: MLSMessage) throws {
+        var copy = member
+        _ = try copy.process(message)
+    }
+
+    @inline(never)
+    static func measuredAddCreate(_ admin: MLSGroup, _ keyPackage: KeyPackage) throws -> PendingCommit {
+        var copy = admin
+        return try copy.commit(adding: [keyPackage])
+    }
+
+    @inline(never)
+    static func measuredAddProcess(_ member: MLSGroup, _ message: MLSMessage) throws {
+        var copy = member
+        _ = try copy.process(message)
+    }
+
+    @inline(never)
+    static func measuredRemoveCreate(_ admin: MLSGroup, _ leaf: LeafIndex) throws -> PendingCommit {
+        var copy = admin
+        return try copy.commit(removing: [leaf])
+    }
+
+    @inline(never)
+    static func measuredRemoveProcess(_ member: MLSGroup, _ message: MLSMessage) throws {
+        var copy = member
+        _ = try copy.process(message)
+    }
+}
