@@ -48,7 +48,11 @@ extension MarmotClient {
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
-            if applied.proposalToCommit { await commitPendingSelfRemoves(applied.group) }
+            // During a catch-up the commit of that leave may be among the stored events still to
+            // come: it is committed, if still pending, once they are read (`flush`).
+            if applied.proposalToCommit, !feeds.values.contains(where: { $0.flushing && $0.covers(applied.group) }) {
+                await commitPendingSelfRemoves(applied.group)
+            }
             if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id

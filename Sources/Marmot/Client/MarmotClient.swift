@@ -71,6 +71,14 @@ public actor MarmotClient {
         }
 
         let target: Target
+        /// Whether the feed reads `group`'s events.
+        func covers(_ group: GroupID) -> Bool {
+            switch target {
+            case .giftWraps: false
+            case .group(let id): id == group
+            case .groups(let ids): ids.contains(group)
+            }
+        }
         var buffering = true
         var flushing = false
         var buffer: [Event] = []
@@ -367,9 +375,12 @@ public actor MarmotClient {
         feeds[id]?.flushing = false
         noteFeedFlushed(id)
         switch feed.target {
-        case .group(let group): await performDueSelfUpdate(group)
+        case .group(let group):
+            await commitPendingSelfRemoves(group)
+            await performDueSelfUpdate(group)
         case .groups(let groups):
             for group in groups {
+                await commitPendingSelfRemoves(group)
                 await performDueSelfUpdate(group)
                 await rotateIfStale(group)
             }
