@@ -41,7 +41,7 @@ struct RelayCommandTests {
         await publisher.disconnect()
         #expect(result.isAccepted)
         await first.stop()
-        #expect(await first.exitStatus(timeout: 5) == 0)
+        #expect(await first.exitStatus(timeout: 20) == 0)
 
         // A restart on the same file still has the event.
         let (second, url2) = try await Self.startRelay(database: database)
@@ -57,6 +57,6 @@ struct RelayCommandTests {
         await reader.disconnect()
         #expect(received == [note.id])
         await second.stop()
-        #expect(await second.exitStatus(timeout: 5) == 0)
+        #expect(await second.exitStatus(timeout: 20) == 0)
     }
 }

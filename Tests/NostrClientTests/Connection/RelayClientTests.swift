@@ -17,13 +17,13 @@ import Testing
             }
         }
         await task.value
-        _ = try await withTimeout(5, "relay sees CLOSE") {
+        _ = try await withTimeout(30, "relay sees CLOSE") {
             while await relay.connectionCounts()?.subscriptions != 0 { try await Task.sleep(for: .milliseconds(20)) }
             return true
         }
         #expect(await relay.connectionCounts()?.connections == 1)
         await client.disconnect()
-        _ = try await withTimeout(5, "relay sees the socket close") {
+        _ = try await withTimeout(30, "relay sees the socket close") {
             while await relay.connectionCounts()?.connections != 0 { try await Task.sleep(for: .milliseconds(20)) }
             return true
         }

@@ -18,13 +18,13 @@ import Testing
     @Test func runReturnsAfterStop() async throws {
         let server = RelayServer(logger: testLogger("relay"))
         let running = Task { try await server.run() }
-        _ = try await withTimeout(5, "bind") {
+        _ = try await withTimeout(30, "bind") {
             while await server.port == nil { try await Task.sleep(for: .milliseconds(10)) }
             return true
         }
         #expect(await server.url?.hasPrefix("ws://127.0.0.1:") == true)
         await server.stop()
-        try await withTimeout(5, "run() returns") { try await running.value }
+        try await withTimeout(30, "run() returns") { try await running.value }
     }
 
     @Test func outboundQueueClosesWhenFull() async {

@@ -30,7 +30,7 @@ import Testing
     static func connectedClient(_ url: String) async throws -> RelayClient {
         let client = RelayClient(url: url, logger: testLogger("client"))
         await client.connect()
-        _ = try await withTimeout(5, "connect") {
+        _ = try await withTimeout(30, "connect") {
             for await status in await client.statusUpdates() where status == .connected { return true }
             return false
         }

@@ -22,7 +22,7 @@ final class RawSocket: Sendable {
     /// Opens a socket to `url`, failing when it is not open within 5 s.
     static func connect(_ url: String) async throws -> RawSocket {
         let socket = RawSocket(url: url)
-        guard await socket.openSignal.next(timeout: 5) == true else { throw RawSocketError.couldNotConnect(url) }
+        guard await socket.openSignal.next(timeout: 20) == true else { throw RawSocketError.couldNotConnect(url) }
         return socket
     }
 

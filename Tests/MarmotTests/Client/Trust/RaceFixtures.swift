@@ -117,7 +117,7 @@ enum RaceFixtures {
 
     /// Whether Bob reported `id` as dropped for a refused competing commit whose reason contains `why`.
     static func refused(_ bob: TestAccount, _ id: EventID, because why: String) async -> Bool {
-        let dropped = try? await bob.waitForDrop(timeout: 5) {
+        let dropped = try? await bob.waitForDrop(timeout: 20) {
             if case .refusedCompetingCommit(let reason) = $0 { reason.contains(why) } else { false }
         }
         return dropped?.0 == id
