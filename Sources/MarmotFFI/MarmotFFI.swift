@@ -20,9 +20,11 @@ enum FFICode {
 ///
 /// Why a class with a lock: the listener runs on the core's listener task while the host may call
 /// `marmot_app_destroy` from any thread; the lock makes "no callback after destroy returns" true.
+/// It is recursive because the listener may call back in (destroy, set_listener) on its own thread
+/// while `deliver` holds it: with a plain lock that call would wait for itself forever.
 final class FFIApp: @unchecked Sendable {
     let app: MarmotApp
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()
     // Guarded by `lock`.
     private var callback: (@convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?
     private var context: UnsafeMutableRawPointer?

@@ -91,6 +91,42 @@ static void on_update(const char *json, void *context) {
     pthread_mutex_unlock(&m->lock);
 }
 
+/* A host whose listener calls back into the library: state, dispatch, a second set_listener and,
+ * on its third update, destroy (issue 26). Any of these deadlocking would hang the test (alarm). */
+typedef struct {
+    marmot_app *app;
+    int calls;
+    int calls_after_destroy;
+    int destroyed;
+    int second_listener_code;
+    int state_ok;
+    pthread_mutex_t lock;
+} reentrant_host;
+
+static void reentrant_listener(const char *json, void *context) {
+    (void)json;
+    reentrant_host *host = context;
+    pthread_mutex_lock(&host->lock);
+    if (host->destroyed) host->calls_after_destroy++;
+    host->calls++;
+    int call = host->calls, destroyed = host->destroyed;
+    pthread_mutex_unlock(&host->lock);
+    if (destroyed) return;
+    char *state = marmot_app_state(host->app);
+    if (state) {
+        host->state_ok = strstr(state, "\"rev\"") != NULL;
+        marmot_string_free(state);
+    }
+    marmot_app_dispatch(host->app, "{\"type\":\"pushScreen\",\"screen\":{\"type\":\"newChat\"}}");
+    host->second_listener_code = marmot_app_set_listener(host->app, reentrant_listener, host);
+    if (call == 3) {
+        marmot_app_destroy(host->app);
+        pthread_mutex_lock(&host->lock);
+        host->destroyed = 1;
+        pthread_mutex_unlock(&host->lock);
+    }
+}
+
 static double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -240,6 +276,35 @@ int main(int argc, char **argv) {
 
     marmot_app_destroy(alice);
     marmot_app_destroy(bob);
+
+    /* A listener that calls back into the library, then destroys the app from inside the callback. */
+    char dir_r[1024];
+    snprintf(dir_r, sizeof dir_r, "%s/reentrant", argv[2]);
+    reentrant_host host = {0};
+    pthread_mutex_init(&host.lock, NULL);
+    alarm(60); /* a deadlock ends the test with SIGALRM instead of hanging CI */
+    CHECK(marmot_app_create(dir_r, relay, NULL, &host.app) == MARMOT_OK && host.app, "reentrant: app created");
+    CHECK(marmot_app_set_listener(host.app, reentrant_listener, &host) == MARMOT_OK, "reentrant: listener set");
+    dispatch(host.app, "{\"schemaVersion\":1,\"type\":\"createAccount\"}");
+    deadline = now_seconds() + 20;
+    while (now_seconds() < deadline) {
+        pthread_mutex_lock(&host.lock);
+        int done = host.destroyed;
+        pthread_mutex_unlock(&host.lock);
+        if (done) break;
+        usleep(5000);
+    }
+    usleep(300000); /* time for a late callback, if the library still made one */
+    alarm(0);
+    pthread_mutex_lock(&host.lock);
+    CHECK(host.destroyed, "reentrant: destroy from the listener returned");
+    CHECK(host.calls_after_destroy == 0, "reentrant: %d callback(s) after destroy", host.calls_after_destroy);
+    CHECK(host.second_listener_code == MARMOT_ERR_LISTENER_SET, "reentrant: set_listener inside the listener: %d",
+          host.second_listener_code);
+    CHECK(host.state_ok, "reentrant: state read inside the listener");
+    printf("ffi_test: reentrant listener: %d calls, destroy from inside the callback returned\n", host.calls);
+    pthread_mutex_unlock(&host.lock);
+
     if (failures) {
         fprintf(stderr, "ffi_test: %d check(s) failed\n", failures);
         return 1;

@@ -165,6 +165,8 @@ struct MDKOnRelay {
     let npub: String
     /// The relay both sides use.
     let url: String
+    /// The peer's secret key, as its `init` reply gave it (to publish as the peer, e.g. a profile).
+    var nsec: String?
 
     /// Starts rust-nostr's relay and the MDK peer (`init`, then `publish_key_package` when asked),
     /// runs `body`, then stops both and removes MDK's data, whether `body` returns or throws.
@@ -180,7 +182,7 @@ struct MDKOnRelay {
             let initialised = try await mdk.call(["cmd": "init", "relay": url, "data_dir": dataDir.path, "name": "mdk"])
             let npub = try #require(initialised.string("npub"))
             if publishKeyPackage { try await mdk.call(["cmd": "publish_key_package"]) }
-            try await body(MDKOnRelay(mdk: mdk, npub: npub, url: url))
+            try await body(MDKOnRelay(mdk: mdk, npub: npub, url: url, nsec: initialised.string("nsec")))
         } catch {
             await peer?.stop()
             await relay.stop()

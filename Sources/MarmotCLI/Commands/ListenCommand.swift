@@ -193,7 +193,7 @@ enum ListenFlow {
             let who = system ? "" : " \(arrival.senderNpub)"
             Output.emit(
                 event, json: json,
-                text: "\(label) \(time)\(chat.displayName)\(who): \(arrival.text)\(target) [id \(arrival.messageID)]")
+                text: "\(label) \(time)\(chat.displayName)\(who): \(arrival.line)\(target) [id \(arrival.messageID)]")
         }
 
         /// The newest of the unread messages stored by an earlier run, or a system line.

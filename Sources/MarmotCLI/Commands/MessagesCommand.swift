@@ -66,6 +66,12 @@ enum MessagesFlow {
         let reactions: [Reaction]
         let mentionsMe: Bool
         let delivery: String
+        /// `text` as one line, for the text output (not encoded).
+        let line: String
+
+        enum CodingKeys: String, CodingKey {
+            case type, id, chat, senderPubkey, mine, text, at, time, edited, replyTo, reactions, mentionsMe, delivery
+        }
     }
 
     static func run(chat: String, limit: Int, before: String?, _ invocation: Invocation) async throws {
@@ -117,15 +123,15 @@ enum MessagesFlow {
             time: message.displayTimestamp, edited: message.isEdited,
             replyTo: message.replyTo.map { Quote(id: $0.messageID.rawValue, available: $0.isAvailable, text: $0.text) },
             reactions: message.reactions.map { Reaction(emoji: $0.emoji, count: $0.count, senders: $0.senderPubkeys) },
-            mentionsMe: message.mentionsMe, delivery: delivery)
+            mentionsMe: message.mentionsMe, delivery: delivery, line: message.line)
     }
 
     static func text(_ row: Row) -> String {
-        guard row.type == "message" else { return "[\(row.time)] — \(row.text)" }
+        guard row.type == "message" else { return "[\(row.time)] — \(row.line)" }
         let who = row.mine ? "you" : row.senderPubkey
         let quote = row.replyTo.map { "  ↳ re: \($0.text)\n" } ?? ""
         let edited = row.edited ? " (edited)" : ""
         let reactions = row.reactions.isEmpty ? "" : "  " + row.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: " ")
-        return "\(quote)[\(row.time)] \(who): \(row.text)\(edited)\(reactions)  [id \(row.id)]"
+        return "\(quote)[\(row.time)] \(who): \(row.line)\(edited)\(reactions)  [id \(row.id)]"
     }
 }

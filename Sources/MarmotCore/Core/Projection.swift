@@ -120,14 +120,16 @@ extension AppCore {
         let ordered = reactions.sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
         for reaction in ordered {
             let sender = reaction.sender.hex
-            if let index = summaries.firstIndex(where: { $0.emoji == reaction.content }) {
+            // A reaction is a peer's free text (NIP-25): shown on one line, at most 32 characters.
+            let emoji = UntrustedText.line(reaction.content, limit: 32)
+            if let index = summaries.firstIndex(where: { $0.emoji == emoji }) {
                 guard !summaries[index].senderPubkeys.contains(sender) else { continue }
                 summaries[index].senderPubkeys.append(sender)
                 summaries[index].count += 1
                 summaries[index].includesMe = summaries[index].includesMe || reaction.sender == me
             } else {
                 summaries.append(
-                    ReactionSummary(emoji: reaction.content, count: 1, senderPubkeys: [sender], includesMe: reaction.sender == me))
+                    ReactionSummary(emoji: emoji, count: 1, senderPubkeys: [sender], includesMe: reaction.sender == me))
             }
         }
         return summaries

@@ -1,4 +1,5 @@
 import Foundation
+import Nostr
 
 /// Turns raw values into the strings the UI shows, once, in the core (bible §1.2: the core computes
 /// `display_timestamp` and previews so platforms never format on their own and never diverge).
@@ -76,9 +77,9 @@ public struct DisplayFormatter: Sendable {
         return isMine ? "You: \(body)" : body
     }
 
-    private func singleLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
-    }
+    /// One printable line (`UntrustedText.line`): the core's strings are printed as they are by
+    /// line-oriented renderers (`marmot listen`, `chats`), so no control or bidi character is left.
+    public func singleLine(_ text: String) -> String { UntrustedText.line(text) }
 
     // MARK: Time
 

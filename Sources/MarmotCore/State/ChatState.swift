@@ -1,3 +1,5 @@
+import Nostr
+
 /// One row of the chat list, with its display strings already computed by the core.
 public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var chatID: ChatID
@@ -137,6 +139,9 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     /// Lower-case hex public key of the author.
     public var senderPubkey: String
     public var content: String
+    /// `content` as one printable line, for line-oriented output (`marmot messages`): a line
+    /// break in a message cannot start a forged line.
+    public var line: String { UntrustedText.line(content) }
     /// Unix seconds.
     public var timestamp: Int64
     public var isMine: Bool

@@ -1,3 +1,5 @@
+import Nostr
+
 /// One emoji under a message: how many people reacted with it and who (NIP-25; counted once per
 /// person, as MDK 0.9.14 `storage-sqlite/src/timeline.rs` 2910-2922 groups `by_emoji`).
 public struct ReactionSummary: Sendable, Equatable {
@@ -63,6 +65,9 @@ public struct ArrivedMessage: Sendable, Equatable {
     public var target: MessageID?
     /// The text, emoji or new text; the core's wording for a system line.
     public var text: String
+    /// `text` as one printable line, for line-oriented output (`marmot listen`): a line break in a
+    /// message cannot start a forged line.
+    public var line: String { UntrustedText.line(text) }
     public var isMine: Bool
     /// The core's time label ("14:05", "Yesterday 09:12").
     public var displayTimestamp: String = ""

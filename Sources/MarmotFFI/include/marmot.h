@@ -25,7 +25,9 @@
  *
  * Threads: every function may be called from any thread. marmot_app_dispatch queues and returns at
  * once. The listener runs on a thread of the library, one call at a time, in rev order; it must not
- * block for long and must copy the JSON (the pointer is valid only during the call).
+ * block for long and must copy the JSON (the pointer is valid only during the call). The listener may
+ * call any function of this header, marmot_app_destroy included (then it is not called again);
+ * marmot_app_destroy from another thread waits for a callback in progress to return.
  */
 #ifndef MARMOT_H
 #define MARMOT_H

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import Nostr
 
 #if canImport(Network)
 import Network
@@ -115,8 +116,7 @@ struct WebSocketTransport: Sendable {
 
     /// At most 120 characters on one line, without control characters (relay text is untrusted).
     static func shortened(_ text: String) -> String {
-        let clean = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
-        return clean.count > 120 ? String(clean.prefix(119)) + "…" : clean
+        UntrustedText.line(text, limit: 120)
     }
 
     /// Queues a text message.

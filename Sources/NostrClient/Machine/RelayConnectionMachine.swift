@@ -204,10 +204,10 @@ public struct RelayConnectionMachine: Sendable {
             // Verification happens below, after de-duplication, so repeats cost no signature check.
             message = try RelayMessage(json: text, verifyEvents: false)
         } catch {
-            actions.append(.log(.warning, "dropped unreadable relay message: \(error)"))
+            actions.append(.log(.warning, "dropped unreadable relay message: \(UntrustedText.line("\(error)", limit: 200))"))
             return
         }
-        switch message {
+        switch message.withCleanText {
         case .event(let id, let event):
             deliver(event, to: id, &actions)
         case .eose(let id):
@@ -268,5 +268,22 @@ public struct RelayConnectionMachine: Sendable {
     private mutating func cancel(_ timer: RelayTimer, _ actions: inout [Action]) {
         guard timerTokens.removeValue(forKey: timer) != nil else { return }
         actions.append(.cancelTimer(timer))
+    }
+}
+
+extension RelayMessage {
+    /// The most characters of a relay's own words (OK, CLOSED and NOTICE text) kept for logs and UI.
+    static let relayTextLimit = 200
+
+    /// The message with the relay's own words made printable (`UntrustedText.line`): they reach
+    /// logs, stderr and the UI, and a relay is not trusted to keep terminal escapes out of them.
+    var withCleanText: RelayMessage {
+        switch self {
+        case .ok(let id, let accepted, let message):
+            .ok(id, accepted: accepted, message: UntrustedText.line(message, limit: Self.relayTextLimit))
+        case .closed(let id, let reason): .closed(id, message: UntrustedText.line(reason, limit: Self.relayTextLimit))
+        case .notice(let text): .notice(UntrustedText.line(text, limit: Self.relayTextLimit))
+        default: self
+        }
     }
 }

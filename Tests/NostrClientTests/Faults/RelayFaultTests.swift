@@ -45,6 +45,20 @@ import Testing
         await relay.stop()
     }
 
+    /// A relay's reason is its own free text: one printed as it came could clear our terminal or
+    /// forge a line, so it reaches the client and the pool as one printable line.
+    @Test func aHostileRelaysReasonArrivesPrintable() async throws {
+        let faults = RelayFaults(rejectWith: { _ in "blocked: \u{1B}[2J\u{1B}]0;pwned\u{07}gone\u{202E}\nOK all fine" })
+        let relay = ClientTestSupport.relay(RelayConfiguration.faulty(faults))
+        let url = "ws://127.0.0.1:\(try await relay.start())"
+        let pool = RelayPool(relays: [url], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
+        await pool.connect()
+        let pooled = await pool.publish(try TestEvents.make(content: "anything", createdAt: ClientTestSupport.now))
+        #expect(pooled.failed[url] == .rejected(reason: "blocked: [2J]0;pwnedgone OK all fine"))
+        await pool.disconnect()
+        await relay.stop()
+    }
+
     @Test func socketClosedMidREQReconnectsResubscribesAndDeliversOnce() async throws {
         let closes = Counter()
         let faults = RelayFaults(closeOnREQ: { _, _ in closes.increment() == 1 })

@@ -40,12 +40,15 @@ extension MarmotMessagingService {
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
-            isDirect: chat.peer != nil, groupName: chat.name, admins: chat.admins,
+            isDirect: chat.peer != nil, groupName: UntrustedText.line(chat.name, limit: Self.nameLimit), admins: chat.admins,
             protocolVersion: Self.protocolVersion(chat.version))
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
         return info
     }
+
+    /// The longest group name shown; a group's name is an admin's free text (MIP-01 `name`).
+    static let nameLimit = 100
 
     /// The core's name for the Marmot version a group speaks.
     static func protocolVersion(_ version: MarmotVersion) -> ChatProtocolVersion {
@@ -69,7 +72,8 @@ extension MarmotMessagingService {
         let notice = Self.notice(message)
         var record = MessageRecord(
             id: ids.local(for: message.rumorID), chatID: Self.chatID(message.mlsGroupID), sender: message.sender,
-            content: message.content, createdAt: message.createdAt, delivery: delivery(message), notice: notice)
+            content: UntrustedText.text(message.content), createdAt: message.createdAt, delivery: delivery(message),
+            notice: notice)
         record.invalidated = message.deliveryState == .invalidated
         guard message.deliveryState != .notice else { return notice == nil ? nil : record }
         guard let (role, replyTo) = role(of: message) else { return nil }
@@ -100,7 +104,8 @@ extension MarmotMessagingService {
     /// An invitation as the core lists it.
     static func inviteInfo(_ invite: Invite) -> InviteInfo {
         InviteInfo(
-            inviteID: InviteID(invite.id.description), inviter: invite.inviter, groupName: invite.name,
+            inviteID: InviteID(invite.id.description), inviter: invite.inviter,
+            groupName: UntrustedText.line(invite.name, limit: nameLimit),
             memberCount: invite.members.count, receivedAt: invite.receivedAt)
     }
 
@@ -124,7 +129,7 @@ extension MarmotMessagingService {
             let why: String =
                 switch verdict {
                 case .accepted: "accepted"
-                case .rejected(let reason): "rejected: \(reason)"
+                case .rejected(let reason): "rejected: \(UntrustedText.line(reason, limit: 200))"
                 case .timedOut: "timed out"
                 case .notConnected: "not connected"
                 }
