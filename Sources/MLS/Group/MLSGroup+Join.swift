@@ -22,10 +22,17 @@ extension MLSGroup {
 
     /// `join`, also returning the leaf that signed the Welcome's GroupInfo (the member who added us),
     /// which applications may hold to a policy (Marmot v2: it must be an admin).
+    ///
+    /// `screen` sees the group as the Welcome states it (its GroupContext, the tree as given and the
+    /// GroupInfo's signer) once the GroupInfo's signature is verified (§12.4.3.1) and before the tree
+    /// is hashed and validated (§7.9, every leaf's signature: the part whose cost grows with the
+    /// group), so an application can refuse an invitation from someone it would refuse anyway
+    /// without paying for a large hostile tree; a reason it returns is thrown as `invalidWelcome`.
     public static func joinReportingSigner(
         welcome: Welcome, keyPackage: KeyPackage, privateMaterial: KeyPackagePrivateMaterial,
         ratchetTree: RatchetTreeNodes? = nil, externalPSKs: [Data: Data] = [:],
-        configuration: GroupConfiguration = .default
+        configuration: GroupConfiguration = .default,
+        screen: ((_ context: GroupContext, _ tree: RatchetTree, _ signer: LeafIndex) -> String?)? = nil
     ) throws(GroupError) -> (group: MLSGroup, groupInfoSigner: LeafIndex) {
         let provider = try providerFor(keyPackage.cipherSuite)
         guard privateMaterial.matches(keyPackage) else { throw .privateKeyMismatch("not the KeyPackage's private keys") }
@@ -59,6 +66,9 @@ extension MLSGroup {
             throw .invalidWelcome(error.description)
         }
         guard var tree else { throw .invalidWelcome(treeProblem ?? "no ratchet tree") }
+        if let screen, let why = screen(joined.groupContext, tree, joined.groupInfo.signer) {
+            throw .invalidWelcome("refused before validation: \(why)")
+        }
         tree.cacheTreeHashes()
 
         let context = joined.groupContext

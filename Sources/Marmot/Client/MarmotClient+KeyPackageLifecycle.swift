@@ -157,19 +157,6 @@ extension MarmotClient {
                 logger.warning("cannot build the key package deletion: \(error)")
             }
         }
-        let graceEnd = now() - options.consumedKeyPackageGrace
-        for record in stored where !current.contains(where: { $0.ref == record.ref }) {
-            let consumedAt = (try? store.setting(ClientSettings.keyPackageConsumed(record.ref)))
-                .flatMap { $0 }.flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
-            let expired = !isUsable(record) && consumedAt == nil
-            guard expired || (consumedAt.map { $0 <= graceEnd } ?? false) else { continue }
-            do {
-                try store.deleteKeyPackage(ref: record.ref)
-                try store.setSetting(ClientSettings.keyPackageConsumed(record.ref), nil)
-                logger.info("forgot the private half of key package \(record.ref)")
-            } catch {
-                logger.warning("cannot forget key package \(record.ref): \(error)")
-            }
-        }
+        forgetSpentKeyPackages(keeping: Set(current.map(\.ref)))
     }
 }

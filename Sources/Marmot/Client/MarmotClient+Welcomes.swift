@@ -31,6 +31,10 @@ extension MarmotClient {
             logger.debug("gift wrap \(event.id.hex) holds kind \(unwrapped.rumor.kind), not a Welcome")
             return record(event.id, .ignored, group: nil)
         }
+        if let why = invitationRoomRefusal(from: unwrapped.sender) {
+            // Not recorded: once an invitation is answered or expires, a copy may be read again.
+            return drop(event, .untrustedWelcome(why), group: nil, record: false)
+        }
         // Each version's rumor check; v2 ignores tags it does not read, so a v1 rumor may pass both,
         // and the key package the Welcome is for says which version it is.
         let sender = unwrapped.sender
@@ -61,12 +65,23 @@ extension MarmotClient {
         let mls: MLSGroup
         let groupInfoSigner: LeafIndex
         let groupData: GroupMetadata
+        let me = publicKey
+        var refusal: String?
         do {
             (mls, groupInfoSigner) = try MLSGroup.joinReportingSigner(
                 welcome: welcome, keyPackage: own.keyPackage, privateMaterial: own.privateMaterial,
-                configuration: rules.configuration)
+                configuration: rules.configuration,
+                screen: { context, tree, _ in
+                    // The inviter check first: it costs one pass over the leaves, the tree's
+                    // validation a signature per leaf (issue 26). Unreadable data is left to it.
+                    guard let admins = (try? rules.metadata(of: context.extensions))?.admins else { return nil }
+                    refusal = V1GroupRules.unprovenInviter(
+                        sender, identities: tree.leaves.map { NostrIdentity.publicKey($0.leaf.credential) }, admins: admins, me: me)
+                    return refusal
+                })
             groupData = try rules.metadata(of: mls.extensions)
         } catch {
+            if let refusal { return drop(event, .untrustedWelcome(refusal), group: nil) }
             return drop(event, .joinFailed("\(error)"), group: nil)
         }
         if let why = rules.unacceptableJoin(mls, sender: sender, groupInfoSigner: groupInfoSigner, me: publicKey) {
@@ -119,7 +134,7 @@ extension MarmotClient {
         }
         record(event.id, .processed, group: mls.groupID)
         markConsumed(own.keyPackage.reference())
-        Task { [weak self] in await self?.rotateKeyPackage(version) }
+        requestKeyPackageRotation(version)
         logger.info(
             "invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)\(former == nil ? "" : ", which we had left")")
         if let pending = self.invite(mls.groupID) { emit(.inviteReceived(pending)) }

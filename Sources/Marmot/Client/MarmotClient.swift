@@ -49,6 +49,16 @@ public actor MarmotClient {
         /// How long the private half of a consumed key package is kept for Welcomes that were built
         /// from its event before it was replaced.
         public var consumedKeyPackageGrace: Int64 = 24 * 3600
+        /// Invitations waiting for an answer, in all and per inviter; Welcomes beyond are left
+        /// unread until some are answered (a stranger cannot fill the store or churn our key packages).
+        public var maxPendingInvites = 100
+        public var maxPendingInvitesPerInviter = 3
+        /// An invitation nobody answered is declined after this long.
+        public var inviteMaxAge: Int64 = 30 * 24 * 3600
+        /// Key package rotations after Welcomes are at least this far apart (later ones coalesce).
+        public var keyPackageRotationInterval: Int64 = 30
+        /// How often the time-based clean-ups run (`housekeep`), at the latest.
+        public var housekeepingInterval: Int64 = 3600
         /// Crash tests only: the process kills itself here (see `CrashPoint`).
         public var crashPoint: CrashPoint?
         /// The protocol versions we publish a key package for (`ensureKeyPackages`): both, so v1 and
@@ -109,6 +119,11 @@ public actor MarmotClient {
     var receivedInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
+    /// The next run of `housekeep`.
+    var housekeeping: Task<Void, Never>?
+    /// When each version's key package was last rotated after a Welcome, and rotations waiting.
+    var lastKeyPackageRotation: [MarmotVersion: Int64] = [:]
+    var rotationScheduled: Set<MarmotVersion> = []
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
     var alternates: [GroupID: [AlternateBranch]] = [:]
     /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
@@ -179,6 +194,7 @@ public actor MarmotClient {
         for target in startFeeds { await subscribe(target) }
         noteFeedFlushed(nil)
         sweepExpiredMessages()
+        Task { [weak self] in await self?.housekeep() }
         if !pendingCommitGroups.isEmpty {
             Task { [weak self] in await self?.resumePendingCommits() }
         }
@@ -231,6 +247,8 @@ public actor MarmotClient {
         started = false
         expirySweep?.cancel()
         expirySweep = nil
+        housekeeping?.cancel()
+        housekeeping = nil
         startFeedsPending = []
         noteFeedFlushed(nil)
         for group in parked.keys { saveParked(group) }

@@ -133,6 +133,8 @@ public struct CommitOutcome: Sendable, Hashable {
 public enum MarmotClientEvent: Sendable, Equatable {
     /// A Welcome from a proven admin member arrived; it waits for `acceptInvite` or `declineInvite`.
     case inviteReceived(Invite)
+    /// Invitations nobody answered in time were declined (`Options.inviteMaxAge`).
+    case invitesExpired([GroupID])
     /// We joined a group from a gift-wrapped Welcome (after accepting it); `inviter` sealed it.
     case welcomeJoined(Chat, inviter: PublicKey)
     /// The join of an accepted group is complete: its stored events were read and the post-join

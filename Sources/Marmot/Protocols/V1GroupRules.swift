@@ -126,9 +126,15 @@ package struct V1GroupRules: GroupRules {
     /// Why `sender` is not a proven inviter: it must hold a leaf with its own identity, be an admin,
     /// and not be us; every credential must be a Nostr identity and ours must appear once.
     static func unprovenInviter(_ sender: PublicKey, of mls: MLSGroup, admins: [PublicKey], me: PublicKey) -> String? {
+        unprovenInviter(sender, identities: mls.members.map { NostrIdentity.publicKey($0.credential) }, admins: admins, me: me)
+    }
+
+    /// `unprovenInviter` over the members' identities (nil: a credential that is not a Nostr
+    /// identity), so it can run on a Welcome's tree before that tree is validated.
+    static func unprovenInviter(_ sender: PublicKey, identities all: [PublicKey?], admins: [PublicKey], me: PublicKey) -> String? {
         guard sender != me else { return "the Welcome claims to come from ourselves" }
-        let identities = mls.members.compactMap { NostrIdentity.publicKey($0.credential) }
-        guard identities.count == mls.members.count else { return "a member's credential is not a Nostr identity" }
+        let identities = all.compactMap { $0 }
+        guard identities.count == all.count else { return "a member's credential is not a Nostr identity" }
         guard identities.contains(sender) else { return "the sender \(sender.hex) is not a member of the group" }
         guard admins.contains(sender) else { return "the sender \(sender.hex) is not an admin of the group" }
         guard identities.filter({ $0 == me }).count == 1 else { return "our identity appears in more than one leaf" }

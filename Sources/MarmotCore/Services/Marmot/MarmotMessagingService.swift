@@ -311,7 +311,7 @@ actor MarmotMessagingService: MessagingService {
     private func forward(_ event: MarmotClientEvent) async {
         guard let continuation, let client else { return }
         switch event {
-        case .inviteReceived:
+        case .inviteReceived, .invitesExpired:
             await yieldInvites(client)
         case .welcomeJoined(let chat, _):
             await yieldChat(chat, client: client)
