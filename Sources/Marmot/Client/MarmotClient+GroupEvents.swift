@@ -187,6 +187,7 @@ extension MarmotClient {
             throw .storage("\(error)")
         }
         noteExpiry(message.expiresAt)
+        noteModeration(&message, in: session)
         if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }

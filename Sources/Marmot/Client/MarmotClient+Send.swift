@@ -35,6 +35,7 @@ extension MarmotClient {
         message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)
         try storage { try store.saveMessage(message) }
         noteExpiry(message.expiresAt)
+        noteModeration(&message, in: session)
         refreshRow(chat)
         crashIfRequested(.afterQueue)
         return message

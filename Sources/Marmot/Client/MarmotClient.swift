@@ -283,12 +283,14 @@ public actor MarmotClient {
 
     /// A page of a chat's messages, newest first (`before` from the previous page's `nextCursor`).
     public func messages(in chat: GroupID, before: MessageCursor? = nil, limit: Int = 50) throws -> MessagePage {
-        try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
+        var page = try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
+        page.messages = withModerationGrants(page.messages)
+        return page
     }
 
     /// One stored message of a chat by its rumor id.
     public func message(_ id: EventID, in chat: GroupID) throws -> StoredMessage? {
-        try storage { try store.message(mlsGroupID: chat, rumorID: id) }
+        try storage { try store.message(mlsGroupID: chat, rumorID: id) }.map { withModerationGrants([$0])[0] }
     }
 
     /// Sets the chat's unread count to zero.

@@ -95,9 +95,10 @@ struct EditCommand: AsyncParsableCommand {
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete one of your messages for everyone.",
+        abstract: "Delete one of your messages for everyone (an admin of a named group: anyone's).",
         discussion: """
-            Exit code 1 with `not_author` for someone else's message.
+            Exit code 1 with `not_author` for someone else's message, unless you are an admin of a group \
+            that is not a one-to-one chat (as White Noise lets its admins moderate).
 
             Examples:
               marmot delete 3f2a…e9 9b1c…07 --json

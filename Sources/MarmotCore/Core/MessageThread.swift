@@ -6,8 +6,9 @@ import Nostr
 /// A reaction, edit or deletion may arrive before or after its target (pages load newest first,
 /// and relays do not order events), so they are kept by id and applied whenever both are here.
 /// Authority follows MDK 0.9.14 (`storage-sqlite/src/timeline.rs` 2880-2950): a deletion removes a
-/// message or reaction only of its own author, and an edit counts only when its author wrote the
-/// target; anything else is ignored.
+/// message or reaction of its own author, and any member's message when it carries the moderation
+/// grant (`MessageRecord.moderated`: an admin's, in a group that is not a direct conversation); an
+/// edit counts only when its author wrote the target; anything else is ignored.
 struct MessageThread {
     /// Texts and system lines, oldest first; deleted messages are gone from here.
     private(set) var messages: [MessageRecord] = []
@@ -108,12 +109,14 @@ struct MessageThread {
         }
         annotations[record.id] = record
         guard case .deletion(let targets) = record.role else { return }
-        for target in targets { apply(deletionBy: record.sender, of: target) }
+        for target in targets { apply(deletion: record, of: target) }
     }
 
-    /// Removes `target` if `author` wrote it (a message or a reaction); otherwise nothing happens.
-    private mutating func apply(deletionBy author: PublicKey, of target: MessageID) {
-        if let index = messages.lastIndex(where: { $0.id == target }), messages[index].sender == author {
+    /// Removes `target` if the deletion's author wrote it (a message or a reaction), or if it is a
+    /// message and the deletion carries the moderation grant; otherwise nothing happens.
+    private mutating func apply(deletion: MessageRecord, of target: MessageID) {
+        let author = deletion.sender
+        if let index = messages.lastIndex(where: { $0.id == target }), Self.removes(deletion, messages[index]) {
             messages.remove(at: index)
             ids.remove(target)
             deleted.insert(target)
@@ -124,13 +127,20 @@ struct MessageThread {
         }
     }
 
-    /// Whether `record` was deleted by its author (now, or by a deletion that came first).
+    /// Whether `record` was deleted (now, or by a deletion that came first).
     private func isDeleted(_ record: MessageRecord) -> Bool {
         if deleted.contains(record.id) { return true }
         return annotations.values.contains { other in
-            guard case .deletion(let targets) = other.role else { return false }
-            return other.sender == record.sender && targets.contains(record.id)
+            guard case .deletion(let targets) = other.role, targets.contains(record.id) else { return false }
+            return other.sender == record.sender || (record.role == .text && Self.removes(other, record))
         }
+    }
+
+    /// Whether `deletion` removes the text or system line `message`: its author's own, or any
+    /// member's message under the moderation grant (system lines are the core's, never removed).
+    private static func removes(_ deletion: MessageRecord, _ message: MessageRecord) -> Bool {
+        guard message.notice == nil else { return false }
+        return message.sender == deletion.sender || deletion.moderated
     }
 
     /// The newest edit of `message` by its author, if any (for the chat list's preview).

@@ -277,6 +277,9 @@ public struct MessageRecord: Sendable, Equatable {
     /// Someone else's message from a branch of the group that lost to a competing one: the other
     /// members never had it.
     public var invalidated = false
+    /// For a deletion: its author held the moderation grant (an admin of a group that is not a
+    /// direct conversation), so it removes other members' messages too.
+    public var moderated = false
     /// A text, or a reaction, edit or deletion of other messages (see `MessageRole`).
     public var role: MessageRole = .text
     /// For a reply (a text with a `q`/`e` tag): the message it answers.

@@ -66,7 +66,11 @@ extension AppCore {
 
     func deleteMessage(chatID: ChatID, messageID: MessageID) {
         guard let (session, entry, service) = writableChat(chatID, for: .deleteMessage) else { return }
-        guard let target = ownText(messageID, in: entry, session: session, for: .deleteMessage) else { return }
+        // An admin of a group that is not a direct conversation may delete anyone's message (MDK's
+        // moderation grant); everyone else only their own.
+        let moderates = Self.moderates(entry.info, me: session.myPublicKey)
+        guard let target = ownText(messageID, in: entry, session: session, for: .deleteMessage, orAnyone: moderates)
+        else { return }
         let outgoing = OutgoingMessage(
             id: .generate(), chatID: chatID, content: "", createdAt: configuration.clock.unixSeconds(),
             role: .deletion(targets: [target.id]))
@@ -93,15 +97,23 @@ extension AppCore {
         return (session, entry, service)
     }
 
-    /// The message when it is a text this account wrote; otherwise records why not.
+    /// Whether `me` holds the moderation grant in the chat: an admin, in a group that is not two
+    /// members with no name (MDK 0.9.14 `marmot-app/src/groups.rs` 1858-1866).
+    static func moderates(_ info: ChatInfo, me: PublicKey) -> Bool {
+        let direct = info.members.count == 1 && info.groupName.trimmingCharacters(in: .whitespaces).isEmpty
+        return !direct && info.admins.contains(me)
+    }
+
+    /// The message when it is a text this account wrote (or any text, with `orAnyone`); otherwise
+    /// records why not.
     private func ownText(
-        _ messageID: MessageID, in entry: ChatEntry, session: Session, for operation: UserOperation
+        _ messageID: MessageID, in entry: ChatEntry, session: Session, for operation: UserOperation, orAnyone: Bool = false
     ) -> MessageRecord? {
         guard let target = entry.thread.message(messageID), target.notice == nil else {
             finish(operation, .unknownMessage, Self.unknownMessage)
             return nil
         }
-        guard target.sender == session.myPublicKey else {
+        guard orAnyone || target.sender == session.myPublicKey else {
             finish(operation, .notAuthor, "Only its author can change or delete a message")
             return nil
         }

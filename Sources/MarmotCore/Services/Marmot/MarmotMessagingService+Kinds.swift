@@ -101,9 +101,10 @@ extension MarmotMessagingService {
 
     // MARK: Deleting
 
-    /// Applies a deletion to the store: each target written by the deleter is removed, with its
-    /// reactions and edits (no plaintext of it stays); a deletion of someone else's message is
-    /// ignored and logged (MDK 0.9.14 `timeline.rs` 2932-2945).
+    /// Applies a deletion to the store: each target written by the deleter, or any chat message
+    /// when the deleter held the moderation grant, is removed with its reactions and edits (no
+    /// plaintext of it stays); any other deletion is ignored and logged (MDK 0.9.14 `timeline.rs`
+    /// 2932-2945).
     func applyDeletion(_ deletion: StoredMessage, targets: [MessageID]) async {
         guard let store else { return }
         let group = deletion.mlsGroupID
@@ -111,7 +112,7 @@ extension MarmotMessagingService {
             guard let rumorID = ids.rumor(for: target),
                 let stored = try? store.message(mlsGroupID: group, rumorID: rumorID)
             else { continue }
-            guard stored.sender == deletion.sender else {
+            guard stored.sender == deletion.sender || (deletion.moderationGrant && stored.kind == .chatMessage) else {
                 logger.notice("deletion of another member's message ignored", metadata: ["chat": "\(group)"])
                 continue
             }

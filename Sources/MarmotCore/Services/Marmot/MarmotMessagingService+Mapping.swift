@@ -75,6 +75,7 @@ extension MarmotMessagingService {
             content: UntrustedText.text(message.content), createdAt: message.createdAt, delivery: delivery(message),
             notice: notice)
         record.invalidated = message.deliveryState == .invalidated
+        record.moderated = message.moderationGrant
         guard message.deliveryState != .notice else { return notice == nil ? nil : record }
         guard let (role, replyTo) = role(of: message) else { return nil }
         record.role = role

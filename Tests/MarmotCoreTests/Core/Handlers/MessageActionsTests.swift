@@ -68,6 +68,22 @@ struct MessageActionsTests {
         #expect(h.state().currentChat?.messages.map(\.content) == ["second"])
     }
 
+    @Test("an admin's deletion under the moderation grant removes another member's message, also when it came first")
+    func moderatedDeletion() async throws {
+        let (h, chatID, service, peer, first) = try await Self.chatWithPeerMessage()
+        let admin = Keys.generate().publicKey
+        var moderated = MessageRecord(
+            id: "d-admin", chatID: chatID, sender: admin, content: "", createdAt: AppHarness.nowSeconds,
+            role: .deletion(targets: [first, "late"]))
+        moderated.moderated = true
+        await service.emit(.messageReceived(moderated))
+        try await h.waitFor("removed by the admin") { $0.currentChat?.messages.isEmpty == true }
+        // A target that arrives after the deletion never shows either.
+        await service.emit(Self.incoming("late", in: chatID, from: peer, "late one"))
+        await service.emit(Self.incoming("kept", in: chatID, from: peer, "kept"))
+        try await h.waitFor("next message shown") { $0.currentChat?.messages.map(\.content) == ["kept"] }
+    }
+
     @Test("a deletion that arrives before its message keeps the message from ever showing")
     func deletionBeforeTarget() async throws {
         let (h, chatID, service, peer, _) = try await Self.chatWithPeerMessage()

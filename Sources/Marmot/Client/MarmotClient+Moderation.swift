@@ -1,0 +1,37 @@
+import Foundation
+import MLS
+import Nostr
+
+/// Admins' deletions (MDK 0.9.14 moderation grant): in a group that is not a direct conversation,
+/// a deletion (kind 5) by an admin removes other members' messages too; elsewhere a deletion
+/// removes only its author's own. The grant is decided once, by the group state that opened (or,
+/// for ours, queued) the deletion, and kept, so a later demotion does not bring the message back.
+extension MarmotClient {
+    /// Whether `sender` holds the grant in `session`'s state: an admin, in a group that is not two
+    /// members with no name (MDK `marmot-app/src/groups.rs` 1858-1866, `delete_moderation_grant`).
+    static func grantsModeration(_ sender: PublicKey, in session: GroupSession) -> Bool {
+        let direct = session.mls.members.count == 2 && session.stored.name.trimmingCharacters(in: .whitespaces).isEmpty
+        return !direct && session.stored.admins.contains(sender)
+    }
+
+    /// Records the grant of a deletion just stored, and sets it on `message`.
+    func noteModeration(_ message: inout StoredMessage, in session: GroupSession) {
+        guard message.kind == .deletion, Self.grantsModeration(message.sender, in: session) else { return }
+        do {
+            try store.setSetting(ClientSettings.moderationGrant(message.rumorID), Data([1]))
+            message.moderationGrant = true
+        } catch {
+            logger.warning("cannot record the moderation grant of \(message.rumorID.hex): \(error)")
+        }
+    }
+
+    /// `messages` with the grants of their deletions filled in from the store.
+    func withModerationGrants(_ messages: [StoredMessage]) -> [StoredMessage] {
+        messages.map { message in
+            guard message.kind == .deletion else { return message }
+            var granted = message
+            granted.moderationGrant = (try? store.setting(ClientSettings.moderationGrant(message.rumorID))) != nil
+            return granted
+        }
+    }
+}
