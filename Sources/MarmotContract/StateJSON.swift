@@ -117,6 +117,7 @@ extension ContractJSON {
             "editedMark": message.editedMark, "replyTo": orNull(message.replyTo.map(quote)),
             "mentionedPubkeys": message.mentionedPubkeys, "mentionsMe": message.mentionsMe,
             "canModify": message.canModify,
+            "canDelete": message.canDelete,
         ]
     }
 

@@ -59,6 +59,7 @@ struct ContractJSONTests {
         #expect(quote["text"] as? String == "message not available" && quote["senderPubkey"] is NSNull)
         #expect(object["mentionedPubkeys"] as? [String] == ["ee"] && object["mentionsMe"] as? Bool == true)
         #expect(object["canModify"] as? Bool == true)
+        #expect(object["canDelete"] as? Bool == false, "set by the core's projection, false by default")
         #expect(messages.last?["replyTo"] is NSNull)
         let list = try #require(json["chatList"] as? [[String: Any]])
         let arrival = try #require((list.first?["recentArrivals"] as? [[String: Any]])?.first)

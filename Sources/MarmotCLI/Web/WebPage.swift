@@ -289,9 +289,12 @@ function renderChat() {
       if (message.canModify) {
         const edit = el("button", "edit", "Edit");
         edit.onclick = () => { const t = prompt("Edit", message.content); if (t && t.trim()) dispatch({type: "editMessage", chatId: chat.chatId, messageId: message.id, content: t}); };
+        actions.append(edit);
+      }
+      if (message.canDelete) {
         const del = el("button", "delete", "Delete");
         del.onclick = () => { if (confirm("Delete for everyone?")) dispatch({type: "deleteMessage", chatId: chat.chatId, messageId: message.id}); };
-        actions.append(edit, del);
+        actions.append(del);
       }
       meta.append(actions);
       if (message.isMine) {

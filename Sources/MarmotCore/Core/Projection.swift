@@ -82,6 +82,7 @@ extension AppCore {
         let me = session.myPublicKey
         var hexCache: [PublicKey: String] = [:]
         let overlay = entry.thread.overlay()
+        let moderates = entry.info.grantsModeration(to: me)
         let messages = entry.thread.messages.map { record in
             let sender = hexCache[record.sender] ?? record.sender.hex
             hexCache[record.sender] = sender
@@ -92,6 +93,7 @@ extension AppCore {
                 displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
             message.isInvalidated = record.invalidated
             guard record.notice == nil else { return message }
+            message.canDelete = message.canModify || moderates
             message.isEdited = edit != nil
             message.reactions = reactionSummaries(overlay.reactions[record.id] ?? [], me: me)
             message.replyTo = record.replyTo.map { quote($0, in: entry.thread, overlay: overlay, me: me) }

@@ -171,6 +171,9 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
 
     /// Whether this account may edit or delete it (`AppAction.editMessage`, `.deleteMessage`): its own text.
     public var canModify: Bool { isMine && kind == .text }
+    /// Whether this account may delete it (`AppAction.deleteMessage`): its own text, or any text
+    /// where this account holds the moderation grant (`ChatInfo.grantsModeration(to:)`).
+    public var canDelete = false
 
     /// What to show after the time of an own message: "sending…", "✓", "✗ not sent"; empty for
     /// received messages and system lines.

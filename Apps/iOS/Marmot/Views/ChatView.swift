@@ -36,6 +36,8 @@ struct ChatView: View {
                                                 composing = .edit(message.id)
                                                 draft = message.content
                                             }
+                                        }
+                                        if message.canDelete {
                                             Button("Delete", role: .destructive) {
                                                 manager.dispatch(.deleteMessage(chatID: chat.chatID, messageID: message.id))
                                             }

@@ -96,7 +96,7 @@ extension TUIKeyMap {
             ui.draft = message.content
             ui.selectedMessage = nil
             return (ui, [])
-        case .control("d") where selectedIndex.map({ messages[$0].canModify }) == true:
+        case .control("d") where selectedIndex.map({ messages[$0].canDelete }) == true:
             guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
             ui.selectedMessage = nil
             return (ui, [.deleteMessage(chatID: chatID, messageID: message.id)])

@@ -68,7 +68,7 @@ extension AppCore {
         guard let (session, entry, service) = writableChat(chatID, for: .deleteMessage) else { return }
         // An admin of a group that is not a direct conversation may delete anyone's message (MDK's
         // moderation grant); everyone else only their own.
-        let moderates = Self.moderates(entry.info, me: session.myPublicKey)
+        let moderates = entry.info.grantsModeration(to: session.myPublicKey)
         guard let target = ownText(messageID, in: entry, session: session, for: .deleteMessage, orAnyone: moderates)
         else { return }
         let outgoing = OutgoingMessage(
@@ -97,13 +97,6 @@ extension AppCore {
         return (session, entry, service)
     }
 
-    /// Whether `me` holds the moderation grant in the chat: an admin, in a group that is not two
-    /// members with no name (MDK 0.9.14 `marmot-app/src/groups.rs` 1858-1866).
-    static func moderates(_ info: ChatInfo, me: PublicKey) -> Bool {
-        let direct = info.members.count == 1 && info.groupName.trimmingCharacters(in: .whitespaces).isEmpty
-        return !direct && info.admins.contains(me)
-    }
-
     /// The message when it is a text this account wrote (or any text, with `orAnyone`); otherwise
     /// records why not.
     private func ownText(
@@ -121,4 +114,13 @@ extension AppCore {
     }
 
     static let unknownMessage = "That message is not in this chat (deleted, or not loaded)"
+}
+
+extension ChatInfo {
+    /// Whether `me` holds the moderation grant here (deletes anyone's message): an admin, in a group
+    /// that is not two members with no name (MDK 0.9.14 `marmot-app/src/groups.rs` 1858-1866).
+    func grantsModeration(to me: PublicKey) -> Bool {
+        let direct = members.count == 1 && groupName.trimmingCharacters(in: .whitespaces).isEmpty
+        return !direct && admins.contains(me)
+    }
 }

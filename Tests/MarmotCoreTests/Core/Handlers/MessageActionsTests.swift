@@ -76,12 +76,31 @@ struct MessageActionsTests {
             id: "d-admin", chatID: chatID, sender: admin, content: "", createdAt: AppHarness.nowSeconds,
             role: .deletion(targets: [first, "late"]))
         moderated.moderated = true
+        // In this one-to-one chat we hold no grant: only our own messages can be deleted.
+        #expect(h.state().currentChat?.messages.first?.canDelete == false)
         await service.emit(.messageReceived(moderated))
         try await h.waitFor("removed by the admin") { $0.currentChat?.messages.isEmpty == true }
         // A target that arrives after the deletion never shows either.
         await service.emit(Self.incoming("late", in: chatID, from: peer, "late one"))
         await service.emit(Self.incoming("kept", in: chatID, from: peer, "kept"))
         try await h.waitFor("next message shown") { $0.currentChat?.messages.map(\.content) == ["kept"] }
+    }
+
+    @Test("an admin of a named group may delete another member's message; it goes out as a kind-5 role")
+    func adminDeletesInAGroup() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let bob = Keys.generate().publicKey, carol = Keys.generate().publicKey
+        h.dispatch(.createGroup(name: "Crew", memberNpubs: [bob.npub, carol.npub]))
+        try await h.waitFor("group open") { $0.currentChat?.isGroup == true }
+        let chatID = try #require(h.state().currentChat?.chatID)
+        let service = try #require(h.service)
+        _ = await service.receive("spam", in: chatID, at: AppHarness.nowSeconds - 30, id: "m-spam")
+        try await h.waitFor("shown, deletable by us") { $0.currentChat?.messages.first?.canDelete == true }
+        #expect(h.state().currentChat?.messages.first?.canModify == false, "not ours: no edit")
+        h.dispatch(.deleteMessage(chatID: chatID, messageID: "m-spam"))
+        try await h.waitFor("deleted") { $0.lastOutcome?.operation == .deleteMessage && $0.lastOutcome?.code == .ok }
+        #expect(await service.sent.last?.role == .deletion(targets: ["m-spam"]))
     }
 
     @Test("a deletion that arrives before its message keeps the message from ever showing")
