@@ -59,32 +59,15 @@ struct StructuralValidationTests {
     }
 
     @Test func welcomeWithDuplicateGroupInfoExtensionIsRejected() throws {
-        let alice = GroupTestClient("alice"), bob = GroupTestClient("bob")
-        var aliceGroup = try alice.createGroup()
-        let (bobPackage, bobKeys) = try bob.keyPackage()
-        let pending = try aliceGroup.commit(adding: [bobPackage])
-        let welcome = try #require(pending.welcome)
-        let info = try #require(pending.groupInfo)
-        // Alice (hostile) re-makes the Welcome with two ratchet_tree extensions in the GroupInfo.
-        let ref = provider.keyPackageRef(encodedKeyPackage: bobPackage.tlsSerialized)
-        let joiner = try welcome.decryptGroupSecrets(ref: ref, initPrivateKey: bobKeys.initPrivateKey, provider: provider)
-            .joinerSecret
-        let secrets = EpochSecrets(provider: provider, joinerSecret: joiner, pskSecret: nil, groupContext: info.groupContext)
-        let treeExtension = Extension(pending.newGroup.tree.ratchetTreeNodes)
-        let doubled = try GroupInfo.signed(
-            groupContext: info.groupContext, extensions: [treeExtension, treeExtension],
-            confirmationTag: info.confirmationTag, signer: LeafIndex(0), signingKey: alice.signer, provider: provider)
-        let forged = try Welcome.make(
-            groupInfo: doubled, epochSecrets: secrets, psks: [],
-            recipients: [WelcomeRecipient(keyPackage: bobPackage, pathSecret: nil, provider: provider)])
+        let made = try Fixture.doubledTreeWelcome()
         #expect {
-            try MLSGroup.join(welcome: forged, keyPackage: bobPackage, privateMaterial: bobKeys)
+            try MLSGroup.join(welcome: made.forged, keyPackage: made.bobPackage, privateMaterial: made.bobKeys)
         } throws: { error in
             guard case .invalidWelcome(let why) = error as? GroupError else { return false }
             return why.contains("twice")
         }
         // The genuine Welcome joins.
-        _ = try MLSGroup.join(welcome: welcome, keyPackage: bobPackage, privateMaterial: bobKeys)
+        _ = try MLSGroup.join(welcome: made.genuine, keyPackage: made.bobPackage, privateMaterial: made.bobKeys)
     }
 
     @Test func removedMemberStillChecksTheCommitThatRemovesIt() throws {

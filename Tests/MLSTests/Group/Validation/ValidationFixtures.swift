@@ -89,3 +89,37 @@ struct TestGroup {
         return leaf
     }
 }
+
+extension Fixture {
+    /// Alice adds Bob; besides the genuine Welcome, Alice (hostile) re-makes it with two
+    /// ratchet_tree extensions in the GroupInfo, which validation refuses (§12.4.3.1).
+    struct DoubledTreeWelcome {
+        let genuine: Welcome
+        let forged: Welcome
+        let bobPackage: KeyPackage
+        let bobKeys: KeyPackagePrivateMaterial
+        let epoch: UInt64
+    }
+
+    static func doubledTreeWelcome() throws -> DoubledTreeWelcome {
+        let alice = GroupTestClient("alice"), bob = GroupTestClient("bob")
+        var aliceGroup = try alice.createGroup()
+        let (bobPackage, bobKeys) = try bob.keyPackage()
+        let pending = try aliceGroup.commit(adding: [bobPackage])
+        let welcome = try #require(pending.welcome)
+        let info = try #require(pending.groupInfo)
+        let ref = provider.keyPackageRef(encodedKeyPackage: bobPackage.tlsSerialized)
+        let joiner = try welcome.decryptGroupSecrets(ref: ref, initPrivateKey: bobKeys.initPrivateKey, provider: provider)
+            .joinerSecret
+        let secrets = EpochSecrets(provider: provider, joinerSecret: joiner, pskSecret: nil, groupContext: info.groupContext)
+        let treeExtension = Extension(pending.newGroup.tree.ratchetTreeNodes)
+        let doubled = try GroupInfo.signed(
+            groupContext: info.groupContext, extensions: [treeExtension, treeExtension],
+            confirmationTag: info.confirmationTag, signer: LeafIndex(0), signingKey: alice.signer, provider: provider)
+        let forged = try Welcome.make(
+            groupInfo: doubled, epochSecrets: secrets, psks: [],
+            recipients: [WelcomeRecipient(keyPackage: bobPackage, pathSecret: nil, provider: provider)])
+        return DoubledTreeWelcome(
+            genuine: welcome, forged: forged, bobPackage: bobPackage, bobKeys: bobKeys, epoch: pending.newGroup.epoch)
+    }
+}
