@@ -8,7 +8,7 @@ import Testing
 @testable import Marmot
 
 /// Junk from strangers costs bounded memory and time, and real messages still arrive.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct FloodTests {
+@Suite(.serialized, .timeLimit(.minutes(6))) struct FloodTests {
     /// 1,000 undecryptable kind-445 events on the chat's `h` tag and 1,000 junk gift wraps to Bob,
     /// live and then again at a restart (catch-up): Bob keeps at most the parked-event limit, and
     /// Alice's messages sent among the junk are delivered both times.
@@ -52,8 +52,10 @@ import Testing
         let rssAfter = residentMegabytes()
         #expect(await bob.client.parkedCountForTesting(chat.id) <= ClientHarness.options.parkedEventLimit)
         print("flood: 2,000 junk events live in \(live), restart catch-up in \(catchUp), resident memory \(rssBefore) → \(rssAfter) MB")
-        #expect(live < .seconds(120))
-        #expect(catchUp < .seconds(60))
+        // Loose bounds (a hang or a per-event cost that grows with the flood, not a speed target:
+        // a loaded 2-core CI machine took 72 s and 10 s, a busier one 136 s and 15 s).
+        #expect(live < .seconds(200))
+        #expect(catchUp < .seconds(100))
         #expect(rssAfter - rssBefore < 300)
         await raw.disconnect()
         await alice.shutdown()
