@@ -47,7 +47,7 @@ extension MarmotClient {
             let applied = try applyGroupEvent(event)
             record(event.id, applied.outcome, group: applied.group)
             if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
-            if applied.newNostrGroupID || (!applied.newRelays.isEmpty && !applied.closed) { await resubscribe(applied.group) }
+            if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
             // During a catch-up the commit of that leave may be among the stored events still to

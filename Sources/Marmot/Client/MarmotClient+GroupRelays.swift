@@ -71,6 +71,9 @@ extension MarmotClient {
         let changed = plan != relayPlan
         relayPlan = plan
         if changed { emit(.groupRelaysChanged(plan.foreign)) }
+        // Open subscriptions follow: a new relay of ours gets the gift-wrap one, a group whose
+        // relays changed or that closed is asked for only where it now is (or nowhere).
+        for (id, feed) in feeds { await pool.reroute(id, routes: routes(for: feed.target)) }
     }
 
     /// The per-relay filters of a subscription to `target`: gift wraps on our relays only, each
@@ -86,7 +89,9 @@ extension MarmotClient {
         case .groups(let groups):
             var tags: [String: [String]] = [:]
             for group in groups {
-                guard let h = sessions[group]?.stored.nostrGroupID.hex else { continue }
+                // A group we left, were removed from or that was disbanded is read no more.
+                guard let session = sessions[group], session.stored.status == .active else { continue }
+                let h = session.stored.nostrGroupID.hex
                 for relay in route(group) { tags[relay, default: []].append(h) }
             }
             return tags.mapValues { [Filter(kinds: [.groupMessage], tags: ["h": $0])] }

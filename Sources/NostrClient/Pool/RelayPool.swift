@@ -79,7 +79,7 @@ public actor RelayPool {
         let filters: [Filter]
         /// Per relay filters of a routed subscription (only these relays get it); nil: every relay
         /// gets `filters`.
-        let routes: [String: [Filter]]?
+        var routes: [String: [Filter]]?
         let continuation: AsyncStream<PoolSubscriptionMessage>.Continuation
         var forwarders: [String: Task<Void, Never>] = [:]
         var seen: BoundedIDSet
@@ -236,6 +236,27 @@ public actor RelayPool {
         }
         checkCaughtUp(id)
         return PoolSubscription(id: id, stream: stream)
+    }
+
+    /// Changes the relays and filters of a routed subscription (`subscribe(routes:id:)`): a relay
+    /// left out is sent CLOSE, one whose filters changed gets the new REQ under the same id, a new
+    /// one is subscribed; relays whose filters are unchanged are left alone. Nothing for an
+    /// unrouted or unknown subscription.
+    public func reroute(_ id: SubscriptionID, routes: [String: [Filter]]) async {
+        guard let old = subscriptions[id]?.routes else { return }
+        let new = routes.filter { !$0.value.isEmpty }
+        guard new != old else { return }
+        subscriptions[id]?.routes = new
+        for url in order where old[url] != new[url] {
+            subscriptions[id]?.forwarders.removeValue(forKey: url)?.cancel()
+            guard let client = members[url]?.client else { continue }
+            await client.unsubscribe(id)
+            if new[url] != nil {
+                subscriptions[id]?.finishedRelays.remove(url)
+                await attach(id, to: url, client: client)
+            }
+        }
+        checkCaughtUp(id)
     }
 
     /// Ends a pool subscription on every relay.

@@ -150,4 +150,26 @@ import Testing
         await a.stop()
         await b.stop()
     }
+
+    /// Rerouting a subscription closes it where it is no longer wanted and opens it where it now is.
+    @Test func reroutedSubscriptionMovesToTheNewRelays() async throws {
+        let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
+        let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"
+        let pool = RelayPool(relays: [urlA, urlB], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
+        await pool.connect()
+        let filter = Filter(kinds: [.textNote])
+        let subscription = await pool.subscribe(routes: [urlA: [filter]])
+        let (inbox, pump) = ClientTestSupport.inbox(subscription)
+        defer { pump.cancel() }
+        #expect(await inbox.next() == .endOfStoredEvents(relay: urlA))
+        await pool.reroute(subscription.id, routes: [urlB: [filter]])
+        #expect(await inbox.first { if case .endOfStoredEvents = $0 { true } else { false } } == .endOfStoredEvents(relay: urlB))
+        #expect(await a.connectionCounts()?.subscriptions == 0, "closed on A")
+        let onB = try TestEvents.make(createdAt: ClientTestSupport.now)
+        #expect(await pool.publish(onB, to: [urlB]).isSent)
+        #expect(await inbox.first { if case .event = $0 { true } else { false } } == .event(onB, relay: urlB))
+        await pool.disconnect()
+        await a.stop()
+        await b.stop()
+    }
 }

@@ -206,6 +206,26 @@ import Testing
         for relay in [own, relayA, relayB] { await relay.stop() }
     }
 
+    /// Subscriptions go only where they are routed, so they must follow our relays: a relay Alice
+    /// adds gets her gift-wrap subscription at once, and an invitation published only there reaches
+    /// her without a restart.
+    @Test func aRelayAddedToOursGetsTheGiftWrapSubscriptionAtOnce() async throws {
+        let (first, urlA) = try await ClientHarness.startRelay()
+        let (second, urlN) = try await ClientHarness.startRelay()
+        let alice = try await TestAccount("alice", relayURLs: [urlA])
+        _ = try await alice.client.ensureKeyPackages()
+        let package = try await RelayReads.keyPackage(of: alice.publicKey, on: urlA)
+        try await alice.client.setRelays([try RelayURL(urlA), try RelayURL(urlN)])
+        var mallory = HostileParty()
+        let welcome = try mallory.createGroup(
+            admins: [mallory.publicKey], invitees: [package.keyPackage], relays: [try RelayURL(urlN)], name: "new relay")
+        #expect(try await RelayReads.publish(try mallory.wrap(welcome, to: package, relays: [try RelayURL(urlN)]), to: urlN).isAccepted)
+        _ = try await alice.waitForInvite()
+        await alice.shutdown()
+        await first.stop()
+        await second.stop()
+    }
+
     // MARK: Helpers
 
     /// An embedded relay on loopback recording every REQ and EVENT it receives.
