@@ -66,7 +66,8 @@ public actor MarmotClient {
             case giftWraps
             case group(GroupID)
             /// The groups loaded at start, in one subscription: relays cap subscriptions per
-            /// connection (often at 20), so one per chat would lose chats beyond the cap.
+            /// connection (often at 20), so one per chat would lose chats beyond the cap. Each relay
+            /// is sent only the `h` of the groups it serves (`routes(for:)`, issue 26).
             case groups([GroupID])
         }
 
@@ -165,7 +166,8 @@ public actor MarmotClient {
     // MARK: Life cycle
 
     /// Loads the stored groups, connects the pool and subscribes to our gift wraps (kind 1059 `#p`,
-    /// no `since`: wraps are back-dated) and to each active group's kind-445 events (`#h`).
+    /// no `since`: wraps are back-dated) on our relays and to each active group's kind-445 events
+    /// (`#h`) on that group's relays (`syncPoolRelays`, `routes(for:)`).
     public func start() async throws {
         guard !started else { return }
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
