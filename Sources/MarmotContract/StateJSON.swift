@@ -150,8 +150,17 @@ extension ContractJSON {
             "connectedRelays": network.connectedRelays, "totalRelays": network.totalRelays,
             "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
             "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded, "chatsLoaded": network.chatsLoaded,
-            "relays": network.relays.map(relay),
+            "relays": network.relays.map(relay), "groupRelays": network.groupRelays.map(groupRelay),
         ]
+    }
+
+    /// A relay a chat brought (issue 26): `relay(_:)`'s fields plus `chats` (`{"chatId","title"}`)
+    /// and `originText`.
+    static func groupRelay(_ entry: GroupRelayEntry) -> Object {
+        var object = relay(entry.relay)
+        object["chats"] = entry.chats.map { ["chatId": $0.chatID.rawValue, "title": $0.title] as Object }
+        object["originText"] = entry.originText
+        return object
     }
 
     /// `{"url","connected","state":{"type":"failing","reason"},"lastEventAt","statusText"}` (issue 17).

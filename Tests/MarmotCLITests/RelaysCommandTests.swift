@@ -34,4 +34,39 @@ struct RelaysCommandTests {
         await first.stop()
         await second.stop()
     }
+
+    /// A relay Bob did not choose, named by a chat's group (Alice's second relay), is listed after
+    /// his own with the chat that brought it (issue 26).
+    @Test func groupRelaysAreListedWithTheChatThatBroughtThem() async throws {
+        let first = try await TestRelay.start()
+        let second = try await TestRelay.start()
+        let alice = try TestHome("alice"), bob = try TestHome("bob")
+        defer {
+            alice.remove()
+            bob.remove()
+        }
+        _ = try await CLI.createAccount(alice, relay: first.url)
+        let bobNpub = try await CLI.createAccount(bob, relay: first.url)
+        let opened = try await CLI.run(
+            ["chat", "new", bobNpub, "--json", "--relay", first.url, "--relay", second.url], home: alice)
+        #expect(opened.status == 0, "\(opened)")
+        var inviteID: String?
+        for _ in 0..<10 where inviteID == nil {
+            inviteID = try await CLI.run(["invites", "--json", "--relay", first.url], home: bob).objects.first?["id"] as? String
+        }
+        let accepted = try await CLI.run(["accept", try #require(inviteID), "--json", "--relay", first.url], home: bob)
+        #expect(accepted.status == 0, "\(accepted)")
+
+        let listed = try await CLI.run(["relays", "--json", "--relay", first.url], home: bob)
+        #expect(listed.status == 0, "\(listed)")
+        let rows = listed.objects
+        #expect(rows.compactMap { $0["url"] as? String } == [first.url, second.url], "\(rows)")
+        #expect(rows.compactMap { $0["origin"] as? String } == ["yours", "group"], "\(rows)")
+        let chats = rows.last?["chats"] as? [[String: Any]]
+        #expect(chats?.count == 1 && (chats?.first?["chatId"] as? String)?.isEmpty == false, "\(rows)")
+        let text = try await CLI.run(["relays", "--relay", first.url], home: bob)
+        #expect(text.stdout.contains("\(second.url)") && text.stdout.contains("group relay from"), "\(text)")
+        await first.stop()
+        await second.stop()
+    }
 }

@@ -44,8 +44,8 @@ extension MarmotClient {
             release()
             throw error
         }
+        await syncPoolRelays()
         await subscribe(.group(groupID))
-        let addedRelays = await useGroupRelays(groupRelays)
         release()
 
         let wrap: Event
@@ -53,12 +53,12 @@ extension MarmotClient {
             wrap = try invitee.version.rules.wrapWelcome(
                 welcome, author: keys, invitee: invitee, relays: groupRelays, client: options.clientTag, createdAt: now())
         } catch {
-            await discardNewGroup(groupID, addedRelays: addedRelays)
+            await discardNewGroup(groupID)
             throw MarmotClientError.encoding("welcome: \(error)")
         }
-        let result = await publishWelcome(wrap, to: peer)
+        let result = await publishWelcome(wrap, to: peer, group: groupID)
         guard result.isSent else {
-            await discardNewGroup(groupID, addedRelays: addedRelays)
+            await discardNewGroup(groupID)
             throw MarmotClientError.notPublished(result)
         }
         logger.info("chat \(groupID) created with \(peer.hex); welcome accepted by \(result.accepted.count) relays")
@@ -110,12 +110,12 @@ extension MarmotClient {
 
     /// Removes a group whose Welcome could not be delivered (nothing was sent in it), and the relays
     /// it added to the pool.
-    func discardNewGroup(_ id: GroupID, addedRelays: [RelayURL] = []) async {
+    func discardNewGroup(_ id: GroupID) async {
         await acquire()
         await unsubscribe(.group(id))
         sessions[id] = nil
         do { try store.deleteGroup(mlsGroupID: id) } catch { logger.error("cannot delete undelivered group \(id): \(error)") }
-        await dropUnusedRelays(addedRelays)
+        await syncPoolRelays()
         release()
     }
 

@@ -73,7 +73,7 @@ extension MarmotClient {
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
             try savePendingCommit(record, group: id)
         }
-        let result = await pool.publish(event)
+        let result = await pool.publish(event, to: route(id))
         return try settle(record, result: result, group: id, mayBeStored: false)
     }
 
@@ -128,6 +128,10 @@ extension MarmotClient {
             try savePendingCommit(nil, group: id)
         }
         alternates[id]?.removeAll { $0.forkEpoch == record.epoch && $0.snapshot.commitEventID == record.event.id }
+        if groupData?.disbanded == true || record.changesGroupData {
+            // Our commit closed the group or may have changed its relays: the pool follows.
+            Task { await self.syncPoolRelays() }
+        }
         store(record.notices, commit: record.event, group: id)
         try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
         let chat = try self.session(id).chat
@@ -164,7 +168,7 @@ extension MarmotClient {
                 try? savePendingCommit(nil, group: id)
                 continue
             }
-            let result = await pool.publish(record.event)
+            let result = await pool.publish(record.event, to: route(id))
             do {
                 _ = try settle(record, result: result, group: id, mayBeStored: true)
                 logger.info("pending commit of \(id) confirmed after restart")

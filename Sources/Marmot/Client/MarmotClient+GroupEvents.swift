@@ -15,6 +15,8 @@ extension MarmotClient {
         var newNostrGroupID = false
         /// The group's relays changed to these (they join our pool).
         var newRelays: [RelayURL] = []
+        /// We were removed or the group was disbanded: its relays may leave our pool.
+        var closed = false
         /// Our messages to send again after switching to the other member's branch of a fork.
         var resend: [EventID] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
@@ -44,7 +46,7 @@ extension MarmotClient {
         do {
             let applied = try applyGroupEvent(event)
             record(event.id, applied.outcome, group: applied.group)
-            if !applied.newRelays.isEmpty { await useGroupRelays(applied.newRelays) }
+            if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             if applied.newEpoch { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
@@ -230,6 +232,7 @@ extension MarmotClient {
         logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
+        applied.closed = summary.removedSelf || groupData?.disbanded == true
         applied.newNostrGroupID = groupData != nil && groupData?.nostrGroupID != session.stored.nostrGroupID
         if let relays = groupData?.relays, relays != session.stored.relays { applied.newRelays = relays }
         return applied

@@ -90,23 +90,23 @@ extension MarmotClient {
             release()
             throw error
         }
+        await syncPoolRelays()
         await subscribe(.group(groupID))
-        let addedRelays = await useGroupRelays(groupRelays)
         release()
 
         let welcomes: [PublicKey: PoolPublishResult]
         do {
-            welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays)
+            welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays, group: groupID)
         } catch {
-            await discardNewGroup(groupID, addedRelays: addedRelays)
+            await discardNewGroup(groupID)
             throw error
         }
         guard let first = packages.first.flatMap({ welcomes[$0.author] }) else {
-            await discardNewGroup(groupID, addedRelays: addedRelays)
+            await discardNewGroup(groupID)
             throw MarmotClientError.encoding("no welcome was built")
         }
         guard welcomes.values.contains(where: \.isSent) else {
-            await discardNewGroup(groupID, addedRelays: addedRelays)
+            await discardNewGroup(groupID)
             throw MarmotClientError.notPublished(first)
         }
         logger.info("group \(groupID) created with \(invitees.count) members")
@@ -156,7 +156,7 @@ extension MarmotClient {
                 logger.warning("\(package.author.hex) uses none of group \(id)'s relays; it must follow them to read the group")
             }
         }
-        let welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays)
+        let welcomes = try await sendWelcomes(welcome, to: packages, relays: groupRelays, group: id)
         logger.info("added \(invitees.count) members to \(id)")
         return MembershipChange(commit: outcome, welcomes: welcomes)
     }
@@ -259,7 +259,7 @@ extension MarmotClient {
             try persist(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
         }
-        let result = await pool.publish(event)
+        let result = await pool.publish(event, to: route(id))
         guard result.isSent else { throw MarmotClientError.notPublished(result) }
         logger.info("asked to leave \(id)")
         return result
@@ -327,9 +327,9 @@ extension MarmotClient {
     }
 
     /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it on our
-    /// pool and the invitee's inbox relays (`publishWelcome(_:to:)`).
+    /// relays, group `group`'s and the invitee's inbox relays (`publishWelcome(_:to:group:)`).
     private func sendWelcomes(
-        _ welcome: Welcome, to packages: [PeerKeyPackage], relays groupRelays: [RelayURL]
+        _ welcome: Welcome, to packages: [PeerKeyPackage], relays groupRelays: [RelayURL], group: GroupID
     ) async throws -> [PublicKey: PoolPublishResult] {
         var results: [PublicKey: PoolPublishResult] = [:]
         for package in packages {
@@ -340,7 +340,7 @@ extension MarmotClient {
             } catch {
                 throw MarmotClientError.encoding("welcome: \(error)")
             }
-            let result = await publishWelcome(wrap, to: package.author)
+            let result = await publishWelcome(wrap, to: package.author, group: group)
             if !result.isSent { logger.warning("welcome to \(package.author.hex) not accepted by any relay") }
             results[package.author] = result
         }

@@ -63,7 +63,7 @@ extension MarmotClient {
                 logger.error("cannot store the added-again line in \(id): \(error)")
             }
         }
-        await useGroupRelays(session.stored.relays)
+        await syncPoolRelays()
         await subscribe(.group(id))
         release()
         logger.info("accepted the invitation to \(id) from \(invite.inviter.hex)")

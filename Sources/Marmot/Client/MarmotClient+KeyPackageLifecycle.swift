@@ -120,7 +120,7 @@ extension MarmotClient {
 
     /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
     func ownKeyPackageEvents() async -> [Event] {
-        await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool)
+        await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool, relays: ownRoute)
             .filter { $0.pubkey == publicKey }
     }
 
@@ -151,7 +151,7 @@ extension MarmotClient {
                 let deletion = try UnsignedEvent(
                     pubkey: publicKey, createdAt: now(), kind: .deletion, tags: tags,
                     content: "superseded Marmot key package").signed(with: keys)
-                let result = await pool.publish(deletion)
+                let result = await pool.publish(deletion, to: ownRoute)
                 logger.info("asked relays to delete \(stale.count) superseded key package events: \(result.accepted.count) accepted")
             } catch {
                 logger.warning("cannot build the key package deletion: \(error)")

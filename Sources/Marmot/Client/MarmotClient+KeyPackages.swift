@@ -61,8 +61,9 @@ extension MarmotClient {
         updated.legacyEventID = twin?.id
         try storage { try store.saveKeyPackage(updated) }
         let pool = self.pool
-        async let first = pool.publish(primary)
-        async let second: PoolPublishResult? = { if let twin { await pool.publish(twin) } else { nil } }()
+        let own = ownRoute
+        async let first = pool.publish(primary, to: own)
+        async let second: PoolPublishResult? = { if let twin { await pool.publish(twin, to: own) } else { nil } }()
         return KeyPackagePublication(
             ref: stored.ref, dTag: stored.dTag, event: await first, twin: await second,
             version: OwnKeyPackageRecord.version(of: keyPackage))

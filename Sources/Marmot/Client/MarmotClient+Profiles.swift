@@ -47,7 +47,7 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.encoding("profile: \(error)")
         }
-        let result = await pool.publish(event)
+        let result = await pool.publish(event, to: ownRoute)
         guard result.isSent else { throw MarmotClientError.notPublished(result) }
         let profile = Profile(name: clean, displayName: clean, updatedAt: event.createdAt)
         try storage { try store.setSetting(ClientSettings.profile(publicKey), profile.encoded()) }

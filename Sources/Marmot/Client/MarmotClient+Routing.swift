@@ -12,7 +12,7 @@ extension MarmotClient {
         var accepted = false
         for unsigned in RelayLists.announcements(of: relays, author: publicKey, createdAt: now()) {
             do {
-                accepted = await pool.publish(try unsigned.signed(with: keys)).isSent || accepted
+                accepted = await pool.publish(try unsigned.signed(with: keys), to: ownRoute).isSent || accepted
             } catch {
                 logger.warning("relay list kind \(unsigned.kind) not signed: \(error)")
             }
@@ -21,75 +21,72 @@ extension MarmotClient {
     }
 
     /// Replaces our relays: the pool gains the new ones and drops the removed ones (unless a group we
-    /// are in uses them), and our relay lists are published again naming the new set.
+    /// are in uses them: `syncPoolRelays`), and our relay lists are published again naming the new set.
     public func setRelays(_ new: [RelayURL]) async throws {
         var unique: [RelayURL] = []
         for relay in new where !unique.contains(relay) { unique.append(relay) }
         guard !unique.isEmpty else { throw MarmotClientError.noRelays }
-        let groupRelays = Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))
-        for relay in relays where !unique.contains(relay) && !groupRelays.contains(relay) {
-            await pool.remove(relay.string)
-        }
-        for relay in unique where !relays.contains(relay) { await pool.add(relay.string) }
+        let removed = relays.filter { !unique.contains($0) }
         relays = unique
+        await syncPoolRelays(formerlyOurs: removed)
         logger.info("relays now \(unique.map(\.string))")
         await publishRelayLists()
     }
 
-    /// A peer's relay lists, read from our relays (and `extra` relays, e.g. an nprofile's hints).
+    /// A peer's relay lists, read from our relays (and `extra` relays, e.g. an nprofile's hints, at
+    /// most `maxPeerRelaysPerLookup` that the destination policy allows). Each list keeps only the
+    /// relays the policy allows, at most `maxRelaysPerGroup` (a list naming 500 relays costs nothing).
     public func relayLists(of peer: PublicKey, extra: [RelayURL] = []) async -> RelayLists {
         let filter = Filter(authors: [peer], kinds: [.relayList, .dmRelays, .keyPackageRelays])
         var events = await fetch(filter, on: pool)
-        let hints = extra.map(\.string).filter { !relays.map(\.string).contains($0) }
+        let hints = allowedRelays(extra, from: "nprofile hint", limit: Self.maxPeerRelaysPerLookup)
+            .map(\.string).filter { !ownRoute.contains($0) }
         if !hints.isEmpty {
             events += await withTemporaryPool(hints) { await self.fetch(filter, on: $0) }
         }
-        let lists = RelayLists(events: events, author: peer)
+        let found = RelayLists(events: events, author: peer)
+        let origin = "relay list of \(peer.hex.prefix(16))"
+        let lists = RelayLists(
+            read: allowedRelays(found.read, from: origin, limit: Self.maxRelaysPerGroup),
+            write: allowedRelays(found.write, from: origin, limit: Self.maxRelaysPerGroup),
+            inbox: allowedRelays(found.inbox, from: origin, limit: Self.maxRelaysPerGroup),
+            keyPackages: allowedRelays(found.keyPackages, from: origin, limit: Self.maxRelaysPerGroup))
         peerRelayLists[peer] = lists
         return lists
     }
 
     /// Key package events of `peer`: from our relays, else from the relays the peer's lists name
     /// (read from our relays and `hints`) and from `hints` themselves.
+    /// At most `maxPeerRelaysPerLookup` relays are tried, each allowed by the destination policy, for
+    /// at most `keyPackageFetchTimeout`.
     func keyPackageEvents(of peer: PublicKey, hints: [RelayURL] = []) async -> [Event] {
         let filter = Filter(authors: [peer], kinds: [.addressableKeyPackage, .keyPackage])
         let ours = await fetch(filter, on: pool)
         if !ours.isEmpty { return ours }
         let lists = await relayLists(of: peer, extra: hints)
-        var candidates = lists.keyPackageLookup
-        for hint in hints where !candidates.contains(hint) { candidates.append(hint) }
-        let elsewhere = candidates.map(\.string).filter { !relays.map(\.string).contains($0) }
+        let own = ownRoute
+        let candidates = allowedRelays(
+            (lists.keyPackageLookup + hints).filter { !own.contains($0.string) }, from: "key package relays of \(peer.hex.prefix(16))",
+            limit: Self.maxPeerRelaysPerLookup)
+        let elsewhere = candidates.map(\.string)
         guard !elsewhere.isEmpty else { return [] }
         logger.info("looking for \(peer.hex)'s key package on \(elsewhere.count) relays of their lists")
         return await withTemporaryPool(elsewhere) { await self.fetch(filter, on: $0) }
     }
 
-    /// Publishes a gift-wrapped Welcome on our pool (our relays and the groups') and on the invitee's
-    /// inbox relays (10050) not in it.
-    func publishWelcome(_ wrap: Event, to invitee: PublicKey) async -> PoolPublishResult {
-        let ours = await pool.publish(wrap)
+    /// Publishes a gift-wrapped Welcome on our relays and the group's (`group`) and on the invitee's
+    /// inbox relays (10050) not among them: at most `maxPeerRelaysPerLookup`, each allowed by the
+    /// destination policy (the lists were filtered when read).
+    func publishWelcome(_ wrap: Event, to invitee: PublicKey, group: GroupID) async -> PoolPublishResult {
+        let targets = ownRoute.union(route(group))
+        let ours = await pool.publish(wrap, to: targets)
         let lists: RelayLists
         if let known = peerRelayLists[invitee] { lists = known } else { lists = await relayLists(of: invitee) }
-        let inPool = Set(await pool.relays)
-        let inbox = lists.welcomeDelivery.map(\.string).filter { !inPool.contains($0) }
+        let inbox = Array(lists.welcomeDelivery.map(\.string).filter { !targets.contains($0) }.prefix(Self.maxPeerRelaysPerLookup))
         guard !inbox.isEmpty else { return ours }
         let theirs = await withTemporaryPool(inbox) { await $0.publish(wrap) }
         logger.info("welcome delivered to \(theirs.accepted.count) of \(inbox.count) inbox relays of \(invitee.hex)")
         return PoolPublishResult(eventID: wrap.id, results: ours.results.merging(theirs.results) { first, _ in first })
-    }
-
-    /// Joins the group's relays (0xF2EE `relays`) to our pool, so its events are read and written
-    /// there too (MIP-01); relays already in the pool are left alone. Returns the relays it added.
-    @discardableResult
-    func useGroupRelays(_ groupRelays: [RelayURL]) async -> [RelayURL] {
-        let current = Set(await pool.relays)
-        var added: [RelayURL] = []
-        for relay in groupRelays where !current.contains(relay.string) && !added.contains(relay) {
-            logger.info("adding group relay \(relay.string)")
-            await pool.add(relay.string)
-            added.append(relay)
-        }
-        return added
     }
 
     // MARK: Relays of a new group
@@ -127,13 +124,7 @@ extension MarmotClient {
 
     /// `relay` without a bare trailing `/`: `ws://h:1` and `ws://h:1/` are one relay (MDK prints a
     /// relay URL as it was given, so both forms occur in tags and lists).
-    static func sameRelayKey(_ relay: RelayURL) -> String {
-        let text = relay.string
-        guard text.hasSuffix("/"), let scheme = text.range(of: "://"),
-              text[scheme.upperBound...].firstIndex(of: "/") == text.index(before: text.endIndex)
-        else { return text }
-        return String(text.dropLast())
-    }
+    static func sameRelayKey(_ relay: RelayURL) -> String { RelayDestinationPolicy.sameRelayKey(relay) }
 
     /// Where an invitee reads and writes: the relays of its NIP-65 list (10002, read and write), else
     /// the `relays` tag of the KeyPackage we invite it with (MIP-00). The lists come from the cache
@@ -144,9 +135,8 @@ extension MarmotClient {
         if let known = peerRelayLists[package.author] { lists = known } else { lists = await relayLists(of: package.author) }
         let listed = lists.allListed
         guard listed.isEmpty else { return listed }
-        var fallback = package.relays
-        for hint in hints where !fallback.contains(hint) { fallback.append(hint) }
-        return fallback
+        return allowedRelays(package.relays + hints, from: "key package relays of \(package.author.hex.prefix(16))",
+                             limit: Self.maxPeerRelaysPerLookup)
     }
 
     /// The relays of a new group inviting `packages` (`newGroupRelays(ours:invitees:cap:)`); `hints`
@@ -159,21 +149,17 @@ extension MarmotClient {
         return chosen
     }
 
-    /// Takes `candidates` (relays `useGroupRelays` added for a new group that was then discarded)
-    /// out of the pool again, unless they are ours or another active group's.
-    func dropUnusedRelays(_ candidates: [RelayURL]) async {
-        let groupRelays = Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))
-        for relay in candidates where !relays.contains(relay) && !groupRelays.contains(relay) {
-            await pool.remove(relay.string)
-        }
-    }
-
     // MARK: Helpers
 
-    /// Stored events matching `filter` on `pool`, until every relay sent EOSE or the fetch timeout.
-    func fetch(_ filter: Filter, on pool: RelayPool) async -> [Event] {
-        let subscription = await pool.subscribe(
-            [filter], id: SubscriptionID("marmot-fetch-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)))
+    /// Stored events matching `filter` on `pool` (on its `relays` only, when given), until every relay
+    /// sent EOSE or the fetch timeout.
+    func fetch(_ filter: Filter, on pool: RelayPool, relays: Set<String>? = nil) async -> [Event] {
+        let subscription: PoolSubscription
+        if let relays {
+            subscription = await pool.subscribe(routes: Dictionary(uniqueKeysWithValues: relays.map { ($0, [filter]) }))
+        } else {
+            subscription = await pool.subscribe([filter])
+        }
         let timeout = options.keyPackageFetchTimeout
         let timer = Task {
             try? await Task.sleep(for: timeout)

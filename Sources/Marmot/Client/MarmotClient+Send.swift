@@ -152,7 +152,7 @@ extension MarmotClient {
     }
 
     func deliver(_ message: StoredMessage, event: Event) async -> SentMessage {
-        let result = await pool.publish(event)
+        let result = await pool.publish(event, to: route(message.mlsGroupID))
         crashIfRequested(.afterPublish)
         var delivered = message
         delivered.deliveryState = result.isSent ? .sent : .failed

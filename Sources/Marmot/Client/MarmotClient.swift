@@ -76,7 +76,8 @@ public actor MarmotClient {
             case giftWraps
             case group(GroupID)
             /// The groups loaded at start, in one subscription: relays cap subscriptions per
-            /// connection (often at 20), so one per chat would lose chats beyond the cap.
+            /// connection (often at 20), so one per chat would lose chats beyond the cap. Each relay
+            /// is sent only the `h` of the groups it serves (`routes(for:)`, issue 26).
             case groups([GroupID])
         }
 
@@ -131,6 +132,12 @@ public actor MarmotClient {
     var sentInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// Peers' relay lists read during this run (`relayLists(of:)`).
     var peerRelayLists: [PublicKey: RelayLists] = [:]
+    /// Which relays each active group uses, and the relays groups brought (`syncPoolRelays`).
+    var relayPlan = GroupRelayPlan()
+    /// The relays `syncPoolRelays` put in the pool that are not ours.
+    var foreignInPool: Set<String> = []
+    /// Group relay URLs whose refusal was logged (each once per run).
+    var loggedRefusals: Set<String> = []
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
     var pendingCommitGroups: Set<GroupID> = []
     /// Whether `loadStoredGroups` ran.
@@ -174,13 +181,14 @@ public actor MarmotClient {
     // MARK: Life cycle
 
     /// Loads the stored groups, connects the pool and subscribes to our gift wraps (kind 1059 `#p`,
-    /// no `since`: wraps are back-dated) and to each active group's kind-445 events (`#h`).
+    /// no `since`: wraps are back-dated) on our relays and to each active group's kind-445 events
+    /// (`#h`) on that group's relays (`syncPoolRelays`, `routes(for:)`).
     public func start() async throws {
         guard !started else { return }
         guard !relays.isEmpty else { throw MarmotClientError.noRelays }
         try loadStoredGroups()
         started = true
-        await useGroupRelays(Array(Set(sessions.values.filter { $0.stored.status == .active }.flatMap(\.stored.relays))).sorted())
+        await syncPoolRelays()
         // Replay protection needs records only as far back as events are accepted at all.
         let horizon = now() - options.eventWindow.maxAge - 24 * 3600
         if let pruned = try? store.pruneProcessedEvents(processedBefore: horizon), pruned > 0 {
@@ -190,8 +198,10 @@ public actor MarmotClient {
         var startFeeds: [Feed.Target] = [.giftWraps]
         let active = sessions.values.filter { $0.stored.status == .active }.map(\.id)
         if !active.isEmpty { startFeeds.append(.groups(active.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })) }
-        startFeedsPending = Set(startFeeds.compactMap { Self.subscriptionID($0, sessions: sessions, me: publicKey) })
-        for target in startFeeds { await subscribe(target) }
+        startFeedsPending = []
+        for target in startFeeds {
+            if let id = await subscribe(target) { startFeedsPending?.insert(id) }
+        }
         noteFeedFlushed(nil)
         sweepExpiredMessages()
         Task { [weak self] in await self?.housekeep() }
@@ -309,33 +319,16 @@ public actor MarmotClient {
 
     // MARK: Subscriptions
 
-    static func subscriptionID(_ target: Feed.Target, sessions: [GroupID: GroupSession], me: PublicKey) -> SubscriptionID? {
-        switch target {
-        case .giftWraps: return SubscriptionID("marmot-gw-" + String(me.hex.prefix(32)))
-        case .group(let id):
-            guard let h = sessions[id]?.stored.nostrGroupID else { return nil }
-            return SubscriptionID("marmot-g-" + String(h.hex.prefix(48)))
-        case .groups:
-            return SubscriptionID("marmot-gs-" + String(me.hex.prefix(32)))
-        }
-    }
-
-    /// Subscribes (once) for a target; stored events are buffered until catch-up.
-    func subscribe(_ target: Feed.Target) async {
-        guard started, let id = Self.subscriptionID(target, sessions: sessions, me: publicKey), feeds[id] == nil else { return }
-        let filter: Filter
-        switch target {
-        case .giftWraps: filter = Filter(kinds: [.giftWrap], tags: ["p": [publicKey.hex]])
-        case .group(let group):
-            guard let h = sessions[group]?.stored.nostrGroupID else { return }
-            filter = Filter(kinds: [.groupMessage], tags: ["h": [h.hex]])
-        case .groups(let groups):
-            let hs = groups.compactMap { sessions[$0]?.stored.nostrGroupID.hex }
-            guard !hs.isEmpty else { return }
-            filter = Filter(kinds: [.groupMessage], tags: ["h": hs])
-        }
+    /// Subscribes (once) for a target; stored events are buffered until catch-up. The id is random
+    /// (it tells a relay nothing about us) and each relay is sent only its share (`routes(for:)`).
+    @discardableResult
+    func subscribe(_ target: Feed.Target) async -> SubscriptionID? {
+        guard started, !feeds.values.contains(where: { $0.target == target }) else { return nil }
+        let routes = routes(for: target)
+        guard !routes.isEmpty else { return nil }
+        let id = SubscriptionID.random()
         feeds[id] = Feed(target: target)
-        let subscription = await pool.subscribe([filter], id: id)
+        let subscription = await pool.subscribe(routes: routes, id: id)
         let reader = Task { [weak self] in
             for await message in subscription {
                 guard let self else { return }
@@ -349,6 +342,7 @@ public actor MarmotClient {
             await self?.flush(id)
         }
         feeds[id]?.tasks = [reader, timer]
+        return id
     }
 
     func unsubscribe(_ target: Feed.Target) async {

@@ -161,4 +161,7 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case caughtUp
     /// A background step failed (for example the post-join self-update could not be published).
     case failure(chat: GroupID?, reason: String)
+    /// The relays in our pool that we did not choose changed (a group brought or dropped one; issue
+    /// 26): now these, each with the active groups naming it.
+    case groupRelaysChanged([GroupRelayPlan.ForeignRelay])
 }

@@ -23,7 +23,14 @@ struct RelaysCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List your relays and their connection (with --json: url, connected, status).")
+        static let configuration = CommandConfiguration(
+            abstract: "List your relays and their connection (with --json: url, connected, status, origin).",
+            discussion: """
+                Relays your chats' groups name (their group data) are listed after yours, marked \
+                "group relay" with the chats that brought them; at most 16 per group and 32 in all are \
+                used, and none on your own network unless one of your relays is (with --json: origin \
+                "group", chats [{chatId, title}]; your own have origin "yours").
+                """)
         @OptionGroup var relay: RelayOptions
         @OptionGroup var output: OutputOptions
         func run() async throws { try await RelayFlows.list(Invocation(relay: relay, output: output)) }
@@ -54,10 +61,19 @@ struct RelaysCommand: AsyncParsableCommand {
 @MainActor
 enum RelayFlows {
     struct Row: Encodable {
+        struct Chat: Encodable {
+            let chatId: String
+            let title: String
+        }
+
         let url: String
         let connected: Bool
         /// The core's words for the relay's state ("failing: connection refused").
         let status: String
+        /// "yours" (you chose it) or "group" (a chat's group names it).
+        let origin: String
+        /// The chats that brought a group relay (empty for yours).
+        let chats: [Chat]
     }
 
     static func list(_ invocation: Invocation) async throws {
@@ -66,6 +82,7 @@ enum RelayFlows {
             try await session.requireAccount()
             try await session.untilSynced()
             print(session.state.network.relays, json: invocation.json)
+            print(group: session.state.network.groupRelays, json: invocation.json)
         }
     }
 
@@ -95,9 +112,24 @@ enum RelayFlows {
 
     private static func print(_ relays: [RelayEntry], json: Bool) {
         if json {
-            relays.forEach { Output.json(Row(url: $0.url, connected: $0.connected, status: $0.statusText)) }
+            relays.forEach {
+                Output.json(Row(url: $0.url, connected: $0.connected, status: $0.statusText, origin: "yours", chats: []))
+            }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.statusText)") }
+        }
+    }
+
+    /// The relays chats brought, after the user's own (issue 26).
+    private static func print(group relays: [GroupRelayEntry], json: Bool) {
+        if json {
+            relays.forEach {
+                Output.json(Row(
+                    url: $0.url, connected: $0.relay.connected, status: $0.relay.statusText, origin: "group",
+                    chats: $0.chats.map { Row.Chat(chatId: $0.chatID.rawValue, title: $0.title) }))
+            }
+        } else {
+            relays.forEach { Output.line("\($0.url)  \($0.relay.statusText)  group relay \($0.originText)") }
         }
     }
 }

@@ -177,6 +177,13 @@ function renderRelays() {
     remove.onclick = () => dispatch({type: "removeRelay", url: relay.url});
     row.append(remove); box.append(row);
   }
+  // Relays a chat's group names (issue 26): shown with the chats that brought them, not removable here.
+  for (const relay of state.network.groupRelays || []) {
+    const row = el("div", "relay group-relay row"); row.dataset.url = relay.url;
+    row.append(el("span", "mono", relay.url), el("span", "status " + relay.state.type, relay.statusText),
+               el("span", "origin", "group relay " + relay.originText));
+    box.append(row);
+  }
   $("relays-error").textContent = failure("change_relays");
 }
 

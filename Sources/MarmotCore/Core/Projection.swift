@@ -26,7 +26,10 @@ extension AppCore {
         }
         state.chatList = chatList(session)
         state.currentChat = visible.flatMap { chatView($0, session) }
-        if session.relaysShown { state.network.relays = relayEntries(session) }
+        if session.relaysShown {
+            state.network.relays = relayEntries(session)
+            state.network.groupRelays = groupRelayEntries(session)
+        }
         state.invites = session.invites.map { invite in
             InviteSummary(
                 inviteID: invite.inviteID, inviterNpub: invite.inviter.npub,

@@ -12,6 +12,14 @@ extension DisplayFormatter {
         }
     }
 
+    /// Where a relay the user did not choose came from (issue 26): "from Book club",
+    /// "from Book club, Team", "from Book club, Team +3".
+    public func relayOrigin(_ chatTitles: [String]) -> String {
+        guard !chatTitles.isEmpty else { return "from a chat" }
+        let shown = chatTitles.prefix(2).joined(separator: ", ")
+        return chatTitles.count > 2 ? "from \(shown) +\(chatTitles.count - 2)" : "from \(shown)"
+    }
+
     /// "just now", "5 min ago", "3 h ago", "2 d ago" — to the minute, so the text changes at most
     /// once a minute.
     public func age(since unixSeconds: Int64) -> String {

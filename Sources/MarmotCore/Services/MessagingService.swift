@@ -357,12 +357,30 @@ public struct RelayStatus: Sendable, Equatable {
     /// Each relay's connection state and last activity, when the service knows them (issue 17);
     /// a relay missing here is shown from `relays` alone.
     public var details: [String: RelayDetail]
+    /// Relays the user did not choose that the layer uses because chats name them (issue 26), each
+    /// with those chats; their connection is in `relays` and `details` like the user's own.
+    public var groupRelays: [GroupRelayOrigin]
 
-    public init(connected: Int, total: Int, relays: [String: Bool] = [:], details: [String: RelayDetail] = [:]) {
+    public init(
+        connected: Int, total: Int, relays: [String: Bool] = [:], details: [String: RelayDetail] = [:],
+        groupRelays: [GroupRelayOrigin] = []
+    ) {
         self.connected = connected
         self.total = total
         self.relays = relays
         self.details = details
+        self.groupRelays = groupRelays
+    }
+}
+
+/// A relay in use that the user did not choose, and the chats whose group data name it (issue 26).
+public struct GroupRelayOrigin: Sendable, Equatable {
+    public var url: String
+    public var chats: [ChatID]
+
+    public init(url: String, chats: [ChatID]) {
+        self.url = url
+        self.chats = chats
     }
 }
 

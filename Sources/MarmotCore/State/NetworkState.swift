@@ -13,6 +13,9 @@ public struct NetworkState: Sendable, Equatable {
     public var invitesLoaded: Bool
     /// The session's relays, in the order the user has them, with their connection.
     public var relays: [RelayEntry] = []
+    /// Relays the user did not choose, in use because chats name them (a group's relays, issue 26),
+    /// each with the chats that brought it.
+    public var groupRelays: [GroupRelayEntry] = []
     /// Whether the stored chats have been listed once this session.
     public var chatsLoaded: Bool = false
     /// "2 of 3 relays connected", "Connecting to 1 relay…", "Offline" — ready to show.
@@ -106,5 +109,36 @@ public struct RelayEntry: Sendable, Equatable, Identifiable {
     /// A relay known only as connected or not (the text has no last-event time).
     public init(url: String, connected: Bool) {
         self.init(url: url, state: connected ? .connected : .connecting, statusText: connected ? "connected" : "connecting…")
+    }
+}
+
+/// A relay in use that the user did not choose: a chat's group data names it (MIP-01 `relays`).
+/// Shown apart from the user's own, with where it came from, since the user did not add it and
+/// cannot remove it except by leaving those chats (issue 26).
+public struct GroupRelayEntry: Sendable, Equatable, Identifiable {
+    /// A chat whose group names the relay.
+    public struct Origin: Sendable, Equatable {
+        public var chatID: ChatID
+        public var title: String
+
+        public init(chatID: ChatID, title: String) {
+            self.chatID = chatID
+            self.title = title
+        }
+    }
+
+    /// Its connection, as for the user's own relays.
+    public var relay: RelayEntry
+    public var chats: [Origin]
+    /// "from Book club, Team", ready to show.
+    public var originText: String
+
+    public var id: String { relay.url }
+    public var url: String { relay.url }
+
+    public init(relay: RelayEntry, chats: [Origin], originText: String) {
+        self.relay = relay
+        self.chats = chats
+        self.originText = originText
     }
 }

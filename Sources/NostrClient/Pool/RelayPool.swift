@@ -77,11 +77,17 @@ public actor RelayPool {
     private struct ActiveSubscription {
         let token: Int
         let filters: [Filter]
+        /// Per relay filters of a routed subscription (only these relays get it); nil: every relay
+        /// gets `filters`.
+        var routes: [String: [Filter]]?
         let continuation: AsyncStream<PoolSubscriptionMessage>.Continuation
         var forwarders: [String: Task<Void, Never>] = [:]
         var seen: BoundedIDSet
         var finishedRelays: Set<String> = []
         var caughtUpReported = false
+
+        /// Whether the subscription is sent to `url`.
+        func targets(_ url: String) -> Bool { routes.map { $0[url] != nil } ?? true }
     }
 
     public nonisolated let configuration: RelayClientConfiguration
@@ -162,7 +168,7 @@ public actor RelayPool {
         members[url] = member
         order.append(url)
         watchStatuses()
-        for id in subscriptions.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+        for id in subscriptions.keys.sorted(by: { $0.rawValue < $1.rawValue }) where subscriptions[id]?.targets(url) == true {
             await attach(id, to: url, client: member.client)
         }
         if wantsConnection { await member.client.connect() }
@@ -183,7 +189,13 @@ public actor RelayPool {
 
     /// Publishes to every relay at once and reports each one's verdict.
     public func publish(_ event: Event) async -> PoolPublishResult {
-        let targets = order.compactMap { url in members[url].map { (url, $0.client) } }
+        await publish(event, to: nil)
+    }
+
+    /// Publishes to the pool's relays among `relays` (every relay with nil) at once and reports each
+    /// one's verdict; a relay not in the pool is left out (so is absent from the result).
+    public func publish(_ event: Event, to relays: Set<String>?) async -> PoolPublishResult {
+        let targets = order.filter { relays?.contains($0) ?? true }.compactMap { url in members[url].map { (url, $0.client) } }
         var results: [String: PublishResult] = [:]
         await withTaskGroup(of: (String, PublishResult).self) { group in
             for (url, client) in targets {
@@ -200,17 +212,51 @@ public actor RelayPool {
 
     /// Subscribes on every relay; each event is delivered once, whichever relay sends it first.
     public func subscribe(_ filters: [Filter], id: SubscriptionID = .random()) async -> PoolSubscription {
+        await startSubscription(id, filters: filters, routes: nil)
+    }
+
+    /// Subscribes each relay of `routes` with its own filters, and no other relay: a relay is told
+    /// only what it serves (a relay chosen by one group never sees another group's `h` tag). A relay
+    /// of `routes` that joins the pool later is subscribed then; `caughtUp` comes once every routed
+    /// relay in the pool has sent EOSE (at once when none is in the pool).
+    public func subscribe(routes: [String: [Filter]], id: SubscriptionID = .random()) async -> PoolSubscription {
+        await startSubscription(id, filters: [], routes: routes.filter { !$0.value.isEmpty })
+    }
+
+    private func startSubscription(_ id: SubscriptionID, filters: [Filter], routes: [String: [Filter]]?) async -> PoolSubscription {
         if let old = subscriptions[id] { await end(id, old) }
         let (stream, continuation) = AsyncStream.makeStream(of: PoolSubscriptionMessage.self)
         let token = nextWatcher
         nextWatcher += 1
-        subscriptions[id] = ActiveSubscription(token: token, filters: filters, continuation: continuation,
+        subscriptions[id] = ActiveSubscription(token: token, filters: filters, routes: routes, continuation: continuation,
                                                seen: BoundedIDSet(capacity: configuration.deduplicationCapacity))
         continuation.onTermination = { [weak self] _ in Task { await self?.consumerGone(id, token: token) } }
-        for url in order {
+        for url in order where subscriptions[id]?.targets(url) == true {
             if let client = members[url]?.client { await attach(id, to: url, client: client) }
         }
+        checkCaughtUp(id)
         return PoolSubscription(id: id, stream: stream)
+    }
+
+    /// Changes the relays and filters of a routed subscription (`subscribe(routes:id:)`): a relay
+    /// left out is sent CLOSE, one whose filters changed gets the new REQ under the same id, a new
+    /// one is subscribed; relays whose filters are unchanged are left alone. Nothing for an
+    /// unrouted or unknown subscription.
+    public func reroute(_ id: SubscriptionID, routes: [String: [Filter]]) async {
+        guard let old = subscriptions[id]?.routes else { return }
+        let new = routes.filter { !$0.value.isEmpty }
+        guard new != old else { return }
+        subscriptions[id]?.routes = new
+        for url in order where old[url] != new[url] {
+            subscriptions[id]?.forwarders.removeValue(forKey: url)?.cancel()
+            guard let client = members[url]?.client else { continue }
+            await client.unsubscribe(id)
+            if new[url] != nil {
+                subscriptions[id]?.finishedRelays.remove(url)
+                await attach(id, to: url, client: client)
+            }
+        }
+        checkCaughtUp(id)
     }
 
     /// Ends a pool subscription on every relay.
@@ -240,7 +286,9 @@ public actor RelayPool {
     }
 
     private func attach(_ id: SubscriptionID, to url: String, client: RelayClient) async {
-        guard let filters = subscriptions[id]?.filters else { return }
+        guard let subscription = subscriptions[id] else { return }
+        let filters = subscription.routes.map { $0[url] ?? [] } ?? subscription.filters
+        guard !filters.isEmpty else { return }
         let relaySubscription = await client.subscribe(filters, id: id)
         let forwarder = Task { [weak self] in
             for await message in relaySubscription {
@@ -267,18 +315,23 @@ public actor RelayPool {
     }
 
     private func markFinished(_ id: SubscriptionID, relay: String) {
-        guard var subscription = subscriptions[id] else { return }
-        subscription.finishedRelays.insert(relay)
-        if !subscription.caughtUpReported, Set(order).isSubset(of: subscription.finishedRelays) {
-            subscription.caughtUpReported = true
-            subscription.continuation.yield(.caughtUp)
-        }
+        subscriptions[id]?.finishedRelays.insert(relay)
+        checkCaughtUp(id)
+    }
+
+    /// Reports `caughtUp` once every relay the subscription is on has finished its stored events.
+    private func checkCaughtUp(_ id: SubscriptionID) {
+        guard var subscription = subscriptions[id], !subscription.caughtUpReported else { return }
+        let targets = order.filter { subscription.targets($0) }
+        guard Set(targets).isSubset(of: subscription.finishedRelays) else { return }
+        subscription.caughtUpReported = true
+        subscription.continuation.yield(.caughtUp)
         subscriptions[id] = subscription
     }
 
     private func end(_ id: SubscriptionID, _ subscription: ActiveSubscription) async {
         for task in subscription.forwarders.values { task.cancel() }
-        for url in order { await members[url]?.client.unsubscribe(id) }
+        for url in order where subscription.targets(url) { await members[url]?.client.unsubscribe(id) }
         subscription.continuation.finish()
     }
 

@@ -120,4 +120,56 @@ import Testing
         await a.stop()
         await b.stop()
     }
+
+    /// A routed subscription goes only to the relays it names, each with its own filters; a
+    /// routed publish only to the relays named (issue 26: a relay learns only what it serves).
+    @Test func routedSubscriptionAndPublishReachOnlyTheNamedRelays() async throws {
+        let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
+        let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"
+        let pool = RelayPool(relays: [urlA, urlB], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
+        await pool.connect()
+        let stored = try TestEvents.make(content: "on both", createdAt: ClientTestSupport.now - 5)
+        #expect(await pool.publish(stored).accepted.count == 2)
+        let onlyA = try TestEvents.make(content: "only A", createdAt: ClientTestSupport.now - 4)
+        let routed = await pool.publish(onlyA, to: [urlA])
+        #expect(routed.accepted == [urlA] && routed.results.count == 1)
+        #expect(try await a.storedEventCount() == 2)
+        #expect(try await b.storedEventCount() == 1)
+
+        let (inbox, pump) = ClientTestSupport.inbox(await pool.subscribe(routes: [urlA: [Filter(kinds: [.textNote])]]))
+        defer { pump.cancel() }
+        var messages: [PoolSubscriptionMessage] = []
+        while let message = await inbox.next() {
+            messages.append(message)
+            if message == .caughtUp { break }
+        }
+        #expect(messages.allSatisfy { if case .event(_, let relay) = $0 { relay == urlA } else { true } })
+        #expect(messages.contains(.endOfStoredEvents(relay: urlA)) && !messages.contains(.endOfStoredEvents(relay: urlB)))
+        #expect(await b.connectionCounts()?.subscriptions == 0, "relay B was never sent the REQ")
+        await pool.disconnect()
+        await a.stop()
+        await b.stop()
+    }
+
+    /// Rerouting a subscription closes it where it is no longer wanted and opens it where it now is.
+    @Test func reroutedSubscriptionMovesToTheNewRelays() async throws {
+        let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
+        let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"
+        let pool = RelayPool(relays: [urlA, urlB], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
+        await pool.connect()
+        let filter = Filter(kinds: [.textNote])
+        let subscription = await pool.subscribe(routes: [urlA: [filter]])
+        let (inbox, pump) = ClientTestSupport.inbox(subscription)
+        defer { pump.cancel() }
+        #expect(await inbox.next() == .endOfStoredEvents(relay: urlA))
+        await pool.reroute(subscription.id, routes: [urlB: [filter]])
+        #expect(await inbox.first { if case .endOfStoredEvents = $0 { true } else { false } } == .endOfStoredEvents(relay: urlB))
+        #expect(await a.connectionCounts()?.subscriptions == 0, "closed on A")
+        let onB = try TestEvents.make(createdAt: ClientTestSupport.now)
+        #expect(await pool.publish(onB, to: [urlB]).isSent)
+        #expect(await inbox.first { if case .event = $0 { true } else { false } } == .event(onB, relay: urlB))
+        await pool.disconnect()
+        await a.stop()
+        await b.stop()
+    }
 }

@@ -31,6 +31,7 @@ extension AppCore {
         state.network.chatsLoaded = chatsLoaded
         session.relaysShown = true
         state.network.relays = relayEntries(session)
+        state.network.groupRelays = groupRelayEntries(session)
         updateSync()
         logger.info("relays", metadata: ["connected": "\(status.connected)", "total": "\(status.total)"])
     }

@@ -56,6 +56,7 @@ extension AppCore {
             session.relayURLs = urls
             session.relaysShown = true
             state.network.relays = relayEntries(session)
+            state.network.groupRelays = groupRelayEntries(session)
             finish(.changeRelays, .ok)
         case .failure(let error):
             finish(.changeRelays, error.code, "Could not change the relays: \(error.reason)")
@@ -69,14 +70,28 @@ extension AppCore {
     /// The session's relays in the user's order, from the last relay report: a relay not reported
     /// yet is connecting.
     func relayEntries(_ session: Session) -> [RelayEntry] {
-        let status = session.relayStatus
-        return session.relayURLs.map { url in
-            let key = url.absoluteString
-            let detail = status?.details[key] ?? RelayDetail(state: status?.relays[key] == true ? .connected : .connecting)
-            return RelayEntry(
-                url: key, state: detail.state, lastEventAt: detail.lastEventAt,
-                statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt))
+        session.relayURLs.map { relayEntry($0.absoluteString, session) }
+    }
+
+    /// The relays chats brought (issue 26), in the messaging layer's order, each with the chats
+    /// naming it; one that is also the user's own is listed only there.
+    func groupRelayEntries(_ session: Session) -> [GroupRelayEntry] {
+        let own = Set(session.relayURLs.map(\.absoluteString))
+        return (session.relayStatus?.groupRelays ?? []).filter { !own.contains($0.url) }.map { origin in
+            let chats = origin.chats.map { id in
+                GroupRelayEntry.Origin(chatID: id, title: session.chats[id].map { formatter.chatTitle($0.info) } ?? "a chat")
+            }
+            return GroupRelayEntry(
+                relay: relayEntry(origin.url, session), chats: chats, originText: formatter.relayOrigin(chats.map(\.title)))
         }
+    }
+
+    private func relayEntry(_ key: String, _ session: Session) -> RelayEntry {
+        let status = session.relayStatus
+        let detail = status?.details[key] ?? RelayDetail(state: status?.relays[key] == true ? .connected : .connecting)
+        return RelayEntry(
+            url: key, state: detail.state, lastEventAt: detail.lastEventAt,
+            statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt))
     }
 
     /// Schedules, on the core's timer, the next moment a relay's "last event … ago" text may change;

@@ -15,7 +15,7 @@ extension MarmotMessagingService {
         } catch {
             throw MarmotMessagingError.friendly(error)
         }
-        let kept = Set(relays.map(\.string))
+        let kept = Set(relays.map(\.string)).union(groupRelays.map(\.url))
         for url in relayStates.keys where !kept.contains(url) { relayStates[url] = nil }
         for url in relayDetails.keys where !kept.contains(url) { relayDetails[url] = nil }
         continuation?.yield(.relayStatus(relayStatus(total: relays.count)))

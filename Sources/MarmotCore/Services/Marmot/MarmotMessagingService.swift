@@ -30,6 +30,8 @@ actor MarmotMessagingService: MessagingService {
     var relayStates: [String: Bool] = [:]
     /// Each relay's state and last activity as last reported to the core (issue 17).
     var relayDetails: [String: RelayDetail] = [:]
+    /// The relays chats brought, as the client last reported them (issue 26).
+    var groupRelays: [GroupRelayOrigin] = []
     /// Calls that arrived before `start()`; the core may ask for chats while the service starts.
     var startWaiters: [CheckedContinuation<Void, Never>] = []
     var stopped = false
@@ -351,6 +353,12 @@ actor MarmotMessagingService: MessagingService {
             await reportLiveOnce(client)
         case .failure(let chat, let reason):
             logger.warning("background step failed", metadata: ["chat": "\(chat?.description ?? "-")", "reason": "\(reason)"])
+        case .groupRelaysChanged(let foreign):
+            groupRelays = foreign.map { GroupRelayOrigin(url: $0.url.string, chats: $0.groups.map(Self.chatID)) }
+            let inUse = Set(await client.relays.map(\.string)).union(groupRelays.map(\.url))
+            for url in relayStates.keys where !inUse.contains(url) { relayStates[url] = nil }
+            for url in relayDetails.keys where !inUse.contains(url) { relayDetails[url] = nil }
+            continuation.yield(.relayStatus(relayStatus(total: max(relayStates.count, context.relayURLs.count))))
         }
     }
 
@@ -391,7 +399,8 @@ actor MarmotMessagingService: MessagingService {
     /// The relays as last reported, for the core.
     func relayStatus(total: Int) -> RelayStatus {
         RelayStatus(
-            connected: relayStates.values.filter { $0 }.count, total: total, relays: relayStates, details: relayDetails)
+            connected: relayStates.values.filter { $0 }.count, total: total, relays: relayStates, details: relayDetails,
+            groupRelays: groupRelays)
     }
 
     /// A pool report in the core's terms: failing (with the failure's words) while down after a

@@ -22,6 +22,20 @@ struct SettingsRenderTests {
         #expect(lines[size.rows - 1].contains("a add  r remove"))
     }
 
+    /// Relays a chat's group brought (issue 26) are listed under the user's own, with their origin.
+    @Test(arguments: sizes)
+    func relaysListsGroupRelaysWithTheirChats(size: TerminalSize) {
+        var state = S.relays()
+        state.network.groupRelays = [
+            GroupRelayEntry(
+                relay: RelayEntry(url: "wss://group.example", connected: true),
+                chats: [.init(chatID: "c1", title: "Book club")], originText: "from Book club")
+        ]
+        let lines = F.renderFitting(state, size) { $0.selectedRelay = S.first }
+        #expect(lines.contains { $0.contains("Group relays") })
+        #expect(lines.contains { $0.hasPrefix("   wss://group.example") && $0.contains("connected · from Book club") })
+    }
+
     @Test func relaysShowsTheAddFieldAndTheFailedChange() {
         let failed = OperationOutcome(
             operation: .changeRelays, code: .failed, message: "Not a relay address: use ws:// or wss://", sequence: 4)

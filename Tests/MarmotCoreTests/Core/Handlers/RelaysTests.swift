@@ -1,5 +1,6 @@
 import Foundation
 import MarmotCore
+import Nostr
 import Testing
 
 /// The session's relays: the core validates, the messaging layer switches, the state lists them.
@@ -79,5 +80,66 @@ import Testing
         #expect(formatter.relayStatus(.connecting, lastEventAt: now) == "connecting…")
         #expect(formatter.relayStatus(.failing(reason: "connection timed out"), lastEventAt: now - 600)
             == "failing: connection timed out · last event 10 min ago")
+    }
+}
+
+/// Relays the user did not choose (issue 26): a chat's group names them; the relays screen lists
+/// them apart from the user's own, with the chats that brought them, and drops them when the
+/// messaging layer stops using them.
+@Suite("Group relays") struct GroupRelaysTests {
+    static let own = "wss://own.example", g1 = "wss://g1.example", g2 = "wss://g2.example"
+
+    @Test("listed with their chats and connection, apart from the user's own, and gone once unused")
+    func listedWithOrigin() async throws {
+        let h = AppHarness(relays: [URL(string: Self.own)!])
+        try await h.createAccount()
+        let service = try #require(h.service)
+        var book = ChatInfo(chatID: "book", peer: Keys.generate().publicKey, createdAt: AppHarness.nowSeconds)
+        book.groupName = "Book club"
+        book.isDirect = false
+        var team = ChatInfo(chatID: "team", peer: Keys.generate().publicKey, createdAt: AppHarness.nowSeconds)
+        team.groupName = "Team"
+        team.isDirect = false
+        await service.invite(book)
+        await service.invite(team)
+        try await h.waitFor("chats listed") { $0.chatList.count == 2 }
+
+        await service.emit(.relayStatus(RelayStatus(
+            connected: 2, total: 3, relays: [Self.own: true, Self.g1: true, Self.g2: false],
+            details: [Self.g2: RelayDetail(state: .failing(reason: "connection refused"))],
+            groupRelays: [
+                GroupRelayOrigin(url: Self.g1, chats: ["book", "team"]),
+                GroupRelayOrigin(url: Self.g2, chats: ["team"]),
+                // One of the user's own relays that a group also names is listed only as the user's.
+                GroupRelayOrigin(url: Self.own, chats: ["book"]),
+            ])))
+        try await h.waitFor("group relays listed") { $0.network.groupRelays.count == 2 }
+        let network = h.state().network
+        #expect(network.relays.map(\.url) == [Self.own], "the user's own list is unchanged")
+        let listed = network.groupRelays
+        #expect(listed.map(\.url) == [Self.g1, Self.g2])
+        #expect(listed[0].chats.map(\.chatID) == ["book", "team"])
+        #expect(listed[0].chats.map(\.title) == ["Book club", "Team"])
+        #expect(listed[0].originText == "from Book club, Team")
+        #expect(listed[0].relay.connected && listed[0].relay.statusText == "connected")
+        #expect(listed[1].originText == "from Team")
+        #expect(listed[1].relay.statusText == "failing: connection refused")
+        try await h.waitForListener()
+        #expect(h.recorder.mirror(from: AppState.initial)?.network == h.state().network, "the update stream carries it")
+
+        // The layer stopped using g2 (no group names it any more).
+        await service.emit(.relayStatus(RelayStatus(
+            connected: 2, total: 2, relays: [Self.own: true, Self.g1: true],
+            groupRelays: [GroupRelayOrigin(url: Self.g1, chats: ["book"])])))
+        try await h.waitFor("g2 gone") { $0.network.groupRelays.map(\.url) == [Self.g1] }
+        #expect(h.state().network.groupRelays.first?.originText == "from Book club")
+    }
+
+    @Test("origin words")
+    func originWords() {
+        let formatter = DisplayFormatter(clock: .fixed(AppHarness.now))
+        #expect(formatter.relayOrigin([]) == "from a chat")
+        #expect(formatter.relayOrigin(["A"]) == "from A")
+        #expect(formatter.relayOrigin(["A", "B", "C", "D"]) == "from A, B +2")
     }
 }

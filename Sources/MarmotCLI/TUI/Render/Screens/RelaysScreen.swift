@@ -37,6 +37,7 @@ enum RelaysScreen {
         let room = max(layout.bodyRows - head.count - tail.count, 1)
         let first = selected >= room ? selected - room + 1 : 0
         head += rows[min(first, rows.count)..<min(first + room, rows.count)]
+        head += groupRelayLines(state.network.groupRelays, room: layout.bodyRows - head.count - tail.count, width: width)
         let padding = max(layout.bodyRows - head.count - tail.count, 0)
         return head + Array(repeating: StyledLine.blank, count: padding) + tail
     }
@@ -54,5 +55,17 @@ enum RelaysScreen {
         return StyledLine.justified(
             [Span(selected ? " > " : "   ", .bold), Span(TextWidth.sanitized(relay.url), urlStyle)],
             [Span(TextWidth.sanitized(relay.statusText), status), Span(" ")], width: width)
+    }
+
+    /// The relays chats brought (issue 26), under the user's own and not selectable: each with its
+    /// status and the chats it came from, as many as fit.
+    static func groupRelayLines(_ relays: [GroupRelayEntry], room: Int, width: Int) -> [StyledLine] {
+        guard !relays.isEmpty, room >= 2 else { return [] }
+        let header = StyledLine([Span(" Group relays", .bold), Span(" · named by your chats", .dim)]).clipped(to: width)
+        return [header] + relays.prefix(room - 1).map { entry in
+            var shown = entry.relay
+            shown.statusText += " · " + entry.originText
+            return row(shown, selected: false, width: width)
+        }
     }
 }
