@@ -1,6 +1,14 @@
 import ArgumentParser
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `marmot`: the terminal client of Marmot, a thin renderer of the app core.
 ///
 /// A platform target like the SwiftUI app (seed 001 §4.4, core-based): commands dispatch
@@ -35,6 +43,9 @@ struct MarmotCommand: AsyncParsableCommand {
     /// Parses and runs a command, mapping failures to one stderr line and `CLIExitCode`s (usage
     /// errors exit with 2).
     static func main() async {
+        // Owner-only for whatever this process creates (SQLite journals, temporary files); the files
+        // of $MARMOT_HOME also get their modes set explicitly (MarmotHome, RelayFiles, StoreFiles).
+        umask(0o077)
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

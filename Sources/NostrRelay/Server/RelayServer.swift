@@ -31,6 +31,7 @@ public actor RelayServer {
         let task: Task<Void, Never>
         let store: EventStore
         let hub: RelayHub
+        let admission: RelayAdmission
         let port: Int
     }
 
@@ -57,11 +58,14 @@ public actor RelayServer {
     @discardableResult
     public func start() async throws -> Int {
         guard running == nil, pendingBind == nil else { throw RelayServerError.alreadyRunning }
-        let store = try EventStore(storage: configuration.storage)
+        let store = try EventStore(storage: configuration.storage, maxStoredBytes: configuration.maxStoredBytes)
         let hub = RelayHub(logger: logger)
-        let engine = RelayEngine(
+        var engine = RelayEngine(
             store: store, hub: hub, limits: configuration.limits, logger: logger, faults: configuration.faults)
-        let app = makeApplication(engine: engine)
+        engine.globalRate = configuration.globalEventRate.map { TokenBucket($0) }
+        let admission = RelayAdmission(
+            allowedOrigins: configuration.allowedOrigins, maxConnections: configuration.maxConnections)
+        let app = makeApplication(engine: engine, admission: admission)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { [weak self] in
             var failure: (any Error)?
@@ -70,7 +74,7 @@ public actor RelayServer {
         }
         do {
             let port = try await withCheckedThrowingContinuation { pendingBind = $0 }
-            running = Running(group: group, task: task, store: store, hub: hub, port: port)
+            running = Running(group: group, task: task, store: store, hub: hub, admission: admission, port: port)
             logger.info("relay listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
             return port
         } catch {
@@ -112,6 +116,12 @@ public actor RelayServer {
         return try await store.count()
     }
 
+    /// Bytes of event JSON stored, summed from the database (what `maxStoredBytes` bounds); nil when stopped.
+    public func storedEventBytes() async throws -> Int64? {
+        guard let store = running?.store else { return nil }
+        return try await store.measuredStoredBytes()
+    }
+
     /// Open connections and live subscriptions; nil when stopped.
     public func connectionCounts() async -> (connections: Int, subscriptions: Int)? {
         guard let hub = running?.hub else { return nil }
@@ -134,7 +144,7 @@ public actor RelayServer {
         }
     }
 
-    private func makeApplication(engine: RelayEngine) -> some Service {
+    private func makeApplication(engine: RelayEngine, admission: RelayAdmission) -> some Service {
         let information = RelayInformation(configuration: configuration)
         let router = Router()
         router.get("/") { request, _ -> Response in
@@ -143,14 +153,35 @@ public actor RelayServer {
         router.on("/", method: .options) { _, _ -> Response in
             Response(status: .noContent, headers: Self.corsHeaders)
         }
-        let maxMessage = max(configuration.limits.maxMessageLength, 1 << 24)
+        // The frame decoder refuses a frame whose header announces more than this (close 1009) before
+        // reading its payload; `messages(maxSize:)` does the same for a message sent in fragments.
+        let maxMessage = configuration.limits.maxMessageLength
         let logger = self.logger
         let limits = configuration.limits
+        let connectionRate = configuration.connectionEventRate
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
-        wsRouter.ws("/") { inbound, outbound, _ in
-            await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
-                                       engine: engine, limits: limits, logger: logger)
-        }
+        wsRouter.ws(
+            "/",
+            shouldUpgrade: { request, _ in
+                // Refused upgrades get an HTTP error response and no WebSocket (hummingbird-websocket
+                // answers 400 and closes).
+                if let reason = admission.refusal(origin: request.headers[.origin]) {
+                    logger.notice("WebSocket upgrade refused", metadata: ["reason": "\(reason)"])
+                    return .dontUpgrade
+                }
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, _ in
+                guard admission.enter() else {
+                    logger.notice("connection refused: too many connections", metadata: ["max": "\(admission.maxConnections)"])
+                    try? await outbound.close(.unknown(1013), reason: "too many connections")
+                    return
+                }
+                defer { admission.leave() }
+                await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
+                                           engine: engine, limits: limits, rate: connectionRate.map { TokenBucket($0) },
+                                           logger: logger)
+            })
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(
@@ -167,7 +198,7 @@ public actor RelayServer {
     /// and live events; returns when the client goes away, the relay stops, or the client reads too slowly.
     private static func serveConnection(
         inbound: WebSocketInboundMessageStream, outbound: WebSocketOutboundWriter,
-        engine: RelayEngine, limits: RelayLimits, logger baseLogger: Logger
+        engine: RelayEngine, limits: RelayLimits, rate: TokenBucket?, logger baseLogger: Logger
     ) async {
         let queue = OutboundQueue(capacity: limits.maxPendingMessages, logger: baseLogger)
         let id = await engine.hub.register(outbound: queue)
@@ -186,7 +217,7 @@ public actor RelayServer {
                 for try await message in inbound {
                     switch message {
                     case .text(let text):
-                        await engine.handle(text, connection: id, outbound: queue)
+                        await engine.handle(text, connection: id, outbound: queue, connectionRate: rate)
                     case .binary:
                         queue.send(RelayWire.notice("invalid: binary messages are not supported"))
                     }
