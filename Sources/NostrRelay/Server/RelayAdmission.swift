@@ -1,11 +1,11 @@
 import Foundation
 
-/// Who may open a WebSocket to the relay: a client without a browser `Origin` (or with an allowed
+/// Who may open a WebSocket to the relay: a client without a web page's `Origin` (or with an allowed
 /// one) while fewer than `maxConnections` are open.
 ///
 /// Why: the relay listens on loopback, but any web page the user opens can make the browser connect
-/// to 127.0.0.1 (cross-site WebSocket hijacking); browsers always send `Origin` on the upgrade
-/// (RFC 6455 §4.1 item 8, §10.2), native clients do not. The connection cap keeps a flood of sockets
+/// to 127.0.0.1 (cross-site WebSocket hijacking); browsers always send the page's `Origin` on the
+/// upgrade (RFC 6455 §4.1 item 8, §10.2), native clients send none or a `ws:`/`wss:` one. The connection cap keeps a flood of sockets
 /// from exhausting file descriptors and memory.
 final class RelayAdmission: @unchecked Sendable {
     let allowedOrigins: Set<String>
@@ -26,9 +26,18 @@ final class RelayAdmission: @unchecked Sendable {
         return text
     }
 
+    /// True for an `Origin` a web page can have: anything but the `ws:`/`wss:` origin that WebSocket
+    /// client libraries (swift-websocket, ours) send on their own. A page's origin is its own
+    /// scheme, host and port (http, https, file and data as `null`, extensions), never `ws:`, and a
+    /// page cannot set the header itself (a forbidden header name, Fetch §2.2.2).
+    static func isFromAPage(_ origin: String) -> Bool {
+        let text = normalize(origin)
+        return !(text.hasPrefix("ws://") || text.hasPrefix("wss://"))
+    }
+
     /// Why an upgrade is refused, or nil when it may proceed (a slot is still taken by `enter()`).
     func refusal(origin: String?) -> String? {
-        if let origin, !allowedOrigins.contains(Self.normalize(origin)) {
+        if let origin, Self.isFromAPage(origin), !allowedOrigins.contains(Self.normalize(origin)) {
             return "Origin \(origin) is not allowed (see --allow-origin)"
         }
         if lock.withLock({ open >= maxConnections }) {

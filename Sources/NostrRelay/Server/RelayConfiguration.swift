@@ -65,8 +65,9 @@ public struct RelayConfiguration: Sendable {
     /// Origins (`scheme://host[:port]`, as browsers send them) whose pages may open a WebSocket.
     ///
     /// Why: any web page the user opens can make the browser connect to a relay on 127.0.0.1 and
-    /// read or fill it; browsers always send `Origin` on a WebSocket upgrade, native clients send
-    /// none. Empty (the default) refuses every upgrade that carries an `Origin`.
+    /// read or fill it; browsers always send the page's `Origin` on a WebSocket upgrade, native
+    /// clients send none or a `ws:`/`wss:` one. Empty (the default) refuses every upgrade carrying a
+    /// page's `Origin`.
     public var allowedOrigins: Set<String> = []
     /// Bytes of event JSON the relay stores at most; when full, EVENT gets `OK false "blocked: ..."`.
     /// Nil: no quota.

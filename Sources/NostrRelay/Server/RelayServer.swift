@@ -178,7 +178,7 @@ public actor RelayServer {
                     return
                 }
                 defer { admission.leave() }
-                await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
+                try await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
                                            engine: engine, limits: limits, rate: connectionRate.map { TokenBucket($0) },
                                            logger: logger)
             })
@@ -196,23 +196,28 @@ public actor RelayServer {
 
     /// Reads messages in order and hands them to the engine while a second task writes the answers
     /// and live events; returns when the client goes away, the relay stops, or the client reads too slowly.
+    ///
+    /// A read that ends in an error (a message over the limit in fragments) is rethrown without a
+    /// normal close, so hummingbird-websocket closes with that error's code (1009, RFC 6455 §7.4.1).
     private static func serveConnection(
         inbound: WebSocketInboundMessageStream, outbound: WebSocketOutboundWriter,
         engine: RelayEngine, limits: RelayLimits, rate: TokenBucket?, logger baseLogger: Logger
-    ) async {
+    ) async throws {
         let queue = OutboundQueue(capacity: limits.maxPendingMessages, logger: baseLogger)
         let id = await engine.hub.register(outbound: queue)
         var logger = baseLogger
         logger[metadataKey: "conn"] = "\(id)"
         logger.debug("connection opened")
-        await withTaskGroup(of: Void.self) { group in
+        let failure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
             group.addTask {
                 for await text in queue.stream {
                     do { try await outbound.write(.text(text)) } catch { break }
                 }
-                // The queue ends when the reader is done or when it overflowed; close either way.
-                try? await outbound.close(.normalClosure, reason: nil)
+                // The queue ends when the reader is done or when it overflowed; close either way,
+                // unless the read failed (then the error's close code is sent instead).
+                if !Task.isCancelled { try? await outbound.close(.normalClosure, reason: nil) }
             }
+            var failure: (any Error)?
             do {
                 for try await message in inbound {
                     switch message {
@@ -224,11 +229,15 @@ public actor RelayServer {
                 }
             } catch {
                 logger.debug("connection read ended", metadata: ["error": "\(error)"])
+                failure = error
+                group.cancelAll()
             }
             queue.finish()
             await engine.hub.unregister(id)
+            return failure
         }
         logger.debug("connection closed")
+        if let failure { throw failure }
     }
 
     static let corsHeaders: HTTPFields = [

@@ -10,7 +10,8 @@ import Foundation
 /// client never sends: an upgrade carrying a browser `Origin`, a frame header announcing more than the
 /// relay's limit, a message split into fragments that add up to too much.
 ///
-/// Blocking I/O with a receive timeout; each test uses its own sockets.
+/// Blocking I/O with a receive timeout, on a thread of its own (never on Swift's cooperative pool,
+/// which the relay under test needs); each test uses its own sockets.
 final class HandshakeSocket: @unchecked Sendable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
@@ -80,7 +81,7 @@ final class HandshakeSocket: @unchecked Sendable {
 
     /// Sends a WebSocket upgrade for `/` (with `Origin` when given) and returns the response status
     /// code and head (101 when upgraded).
-    func upgrade(port: Int, origin: String?) throws -> (status: Int, head: String) {
+    private func upgradeNow(port: Int, origin: String?) throws -> (status: Int, head: String) {
         var request = "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         if let origin { request += "Origin: \(origin)\r\n" }
@@ -100,7 +101,7 @@ final class HandshakeSocket: @unchecked Sendable {
 
     /// Sends one masked client frame: `payload`, with a header announcing `announcedLength`
     /// (default: the payload's length), `fin` false for a fragment.
-    func sendFrame(opcode: UInt8, payload: [UInt8], announcedLength: Int? = nil, fin: Bool = true) throws {
+    private func sendFrameNow(opcode: UInt8, payload: [UInt8], announcedLength: Int?, fin: Bool) throws {
         let length = announcedLength ?? payload.count
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         if length < 126 {
@@ -119,7 +120,7 @@ final class HandshakeSocket: @unchecked Sendable {
     }
 
     /// The next server frame (servers do not mask), or nil when the connection ended first.
-    func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
+    private func readFrameNow() -> (opcode: UInt8, payload: [UInt8])? {
         guard let head = try? take(2) else { return nil }
         var length = Int(head[1] & 0x7F)
         if length == 126 {
@@ -135,8 +136,8 @@ final class HandshakeSocket: @unchecked Sendable {
 
     /// The close code of the server's close frame, skipping other frames; nil when the connection
     /// ended (or timed out) without one.
-    func closeCode() -> Int? {
-        while let frame = readFrame() {
+    private func closeCodeNow() -> Int? {
+        while let frame = readFrameNow() {
             if frame.opcode == 0x8 {
                 return frame.payload.count >= 2 ? Int(frame.payload[0]) << 8 | Int(frame.payload[1]) : 1005
             }
@@ -145,12 +146,55 @@ final class HandshakeSocket: @unchecked Sendable {
     }
 
     /// True when the server closed the TCP connection (end of stream) within the receive timeout.
-    func endOfStream() -> Bool {
+    private func endOfStreamNow() -> Bool {
         while true {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count == 0 { return true }
             if count < 0 { return errno == ECONNRESET }
         }
+    }
+
+    // MARK: Off the cooperative pool
+
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Sends a WebSocket upgrade for `/` (with `Origin` when given) and returns the response status
+    /// code and head (101 when upgraded).
+    func upgrade(port: Int, origin: String?) async throws -> (status: Int, head: String) {
+        try await blocking { try self.upgradeNow(port: port, origin: origin) }
+    }
+
+    /// Sends one masked client frame: `payload`, with a header announcing `announcedLength`
+    /// (default: the payload's length), `fin` false for a fragment.
+    func sendFrame(opcode: UInt8, payload: [UInt8], announcedLength: Int? = nil, fin: Bool = true) async throws {
+        try await blocking { try self.sendFrameNow(opcode: opcode, payload: payload, announcedLength: announcedLength, fin: fin) }
+    }
+
+    /// The next server frame, or nil when the connection ended first.
+    func readFrame() async -> (opcode: UInt8, payload: [UInt8])? {
+        let frame = try? await blocking { self.readFrameNow().map { Frame(opcode: $0.opcode, payload: $0.payload) } }
+        return frame?.tuple
+    }
+
+    /// The close code of the server's close frame, skipping other frames; nil when the connection
+    /// ended (or timed out) without one.
+    func closeCode() async -> Int? {
+        try? await blocking { self.closeCodeNow() }
+    }
+
+    /// True when the server closed the TCP connection (end of stream) within the receive timeout.
+    func endOfStream() async -> Bool {
+        (try? await blocking { self.endOfStreamNow() }) ?? false
+    }
+
+    private struct Frame: Sendable {
+        let opcode: UInt8
+        let payload: [UInt8]
+        var tuple: (opcode: UInt8, payload: [UInt8]) { (opcode, payload) }
     }
 }
