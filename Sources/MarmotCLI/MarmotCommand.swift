@@ -21,7 +21,8 @@ struct MarmotCommand: AsyncParsableCommand {
         abstract: "End-to-end encrypted chats over Nostr relays (MLS, Marmot protocol).",
         discussion: """
             Files live in $MARMOT_HOME (default ~/.local/share/marmot): the account's nsec in `nsec` \
-            (mode 0600), chats in `data/`, the embedded relay's events in `relay.sqlite`.
+            (mode 0600), chats in `data/`, the embedded relay's events in `relay.sqlite`. The folder is \
+            kept 0700 and its files 0600; a home owned by another user is refused (exit code 2).
 
             Relays: --relay URL (repeatable), else MARMOT_RELAYS (comma or space separated), else \
             $MARMOT_HOME/relays (one URL per line), else an embedded relay on 127.0.0.1 started by the \

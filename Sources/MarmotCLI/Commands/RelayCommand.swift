@@ -14,8 +14,8 @@ struct RelayCommand: AsyncParsableCommand {
             Events are stored in a SQLite file (default: $MARMOT_HOME/relay.sqlite, mode 0600) and survive restarts.
 
             Limits (advertised in the NIP-11 document): web pages cannot connect (a WebSocket upgrade \
-            carrying a browser Origin is refused unless --allow-origin names it; native clients send \
-            none); stored events are capped at --quota-mb (then EVENT gets "blocked: storage quota ..."); \
+            carrying a page's Origin is refused unless --allow-origin names it; native clients send \
+            none, or a ws: one); stored events are capped at --quota-mb (then EVENT gets "blocked: storage quota ..."); \
             each connection may publish --event-rate events per second and all together \
             --relay-event-rate (then "rate-limited: ..."); at most --max-connections sockets are open; a \
             message over 1 MiB closes the connection (1009) before it is read.
