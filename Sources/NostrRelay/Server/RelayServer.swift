@@ -187,7 +187,13 @@ public actor RelayServer {
             server: .http1WebSocketUpgrade(
                 webSocketRouter: wsRouter,
                 configuration: .init(ws: .init(maxFrameSize: maxMessage, autoPing: .enabled(timePeriod: .seconds(30))))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            // Every TCP connection (also ones that never upgrade) counts against a backstop a little
+            // above the WebSocket cap; beyond it the relay stops accepting until one closes, so a
+            // socket flood cannot exhaust file descriptors (NIP-11 requests still fit in the margin).
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: .maximum(
+                    configuration.maxConnections + Self.nonWebSocketMargin, logger: logger)),
             onServerRunning: { [weak self] channel in
                 await self?.didBind(channel.localAddress?.port ?? 0)
             },
@@ -239,6 +245,9 @@ public actor RelayServer {
         logger.debug("connection closed")
         if let failure { throw failure }
     }
+
+    /// TCP connections beyond `maxConnections` the relay still accepts (NIP-11 requests, refused upgrades).
+    static let nonWebSocketMargin = 16
 
     static let corsHeaders: HTTPFields = [
         .accessControlAllowOrigin: "*",
