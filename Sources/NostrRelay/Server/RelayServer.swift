@@ -31,7 +31,6 @@ public actor RelayServer {
         let task: Task<Void, Never>
         let store: EventStore
         let hub: RelayHub
-        let admission: RelayAdmission
         let port: Int
     }
 
@@ -74,7 +73,7 @@ public actor RelayServer {
         }
         do {
             let port = try await withCheckedThrowingContinuation { pendingBind = $0 }
-            running = Running(group: group, task: task, store: store, hub: hub, admission: admission, port: port)
+            running = Running(group: group, task: task, store: store, hub: hub, port: port)
             logger.info("relay listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
             return port
         } catch {
