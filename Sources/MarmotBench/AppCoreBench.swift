@@ -20,7 +20,7 @@ enum AppCoreBench {
         Bench.section("App core (MarmotApp + Marmot messaging, embedded relay)")
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let server = RelayServer(configuration: RelayConfiguration(), logger: logger)
+        let server = RelayServer(configuration: .benchmark, logger: logger)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         do {

@@ -26,7 +26,7 @@ enum MarmotProtocolBench {
         }
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let server = RelayServer(configuration: RelayConfiguration(), logger: logger)
+        let server = RelayServer(configuration: .benchmark, logger: logger)
         let url: String
         do {
             url = "ws://127.0.0.1:\(try await server.start())"

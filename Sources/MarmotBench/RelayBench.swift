@@ -25,7 +25,7 @@ enum RelayBench {
             return
         }
 
-        let server = RelayServer(configuration: RelayConfiguration(), logger: logger)
+        let server = RelayServer(configuration: .benchmark, logger: logger)
         do {
             let port = try await server.start()
             await measure("embedded relay", url: "ws://127.0.0.1:\(port)", events: events, logger: logger)
@@ -201,4 +201,16 @@ private final class LineBox: @unchecked Sendable {
     private var value: String?
     func set(_ text: String) { lock.lock(); value = text; lock.unlock() }
     func get() -> String? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+extension RelayConfiguration {
+    /// The embedded relay without its abuse limits (event rates, storage quota), so a benchmark
+    /// measures the relay and the client, not the throttle.
+    static var benchmark: RelayConfiguration {
+        var configuration = RelayConfiguration()
+        configuration.connectionEventRate = nil
+        configuration.globalEventRate = nil
+        configuration.maxStoredBytes = nil
+        return configuration
+    }
 }

@@ -1,6 +1,14 @@
 import ArgumentParser
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `marmot`: the terminal client of Marmot, a thin renderer of the app core.
 ///
 /// A platform target like the SwiftUI app (seed 001 §4.4, core-based): commands dispatch
@@ -13,7 +21,8 @@ struct MarmotCommand: AsyncParsableCommand {
         abstract: "End-to-end encrypted chats over Nostr relays (MLS, Marmot protocol).",
         discussion: """
             Files live in $MARMOT_HOME (default ~/.local/share/marmot): the account's nsec in `nsec` \
-            (mode 0600), chats in `data/`, the embedded relay's events in `relay.sqlite`.
+            (mode 0600), chats in `data/`, the embedded relay's events in `relay.sqlite`. The folder is \
+            kept 0700 and its files 0600; a home owned by another user is refused (exit code 2).
 
             Relays: --relay URL (repeatable), else MARMOT_RELAYS (comma or space separated), else \
             $MARMOT_HOME/relays (one URL per line), else an embedded relay on 127.0.0.1 started by the \
@@ -35,6 +44,9 @@ struct MarmotCommand: AsyncParsableCommand {
     /// Parses and runs a command, mapping failures to one stderr line and `CLIExitCode`s (usage
     /// errors exit with 2).
     static func main() async {
+        // Owner-only for whatever this process creates (SQLite journals, temporary files); the files
+        // of $MARMOT_HOME also get their modes set explicitly (MarmotHome, RelayFiles, StoreFiles).
+        umask(0o077)
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -48,7 +48,9 @@ struct TestHome: Sendable {
 
     init(_ name: String) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-cli-\(name)-\(UUID().uuidString)")
+        // 0700 as `marmot` makes it (a wider one is tightened with a note on stderr: HomePermissionsTests).
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
 
     var path: String { url.path }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Nostr
 import NostrClient
 import Testing
@@ -58,5 +61,31 @@ struct RelayCommandTests {
         #expect(received == [note.id])
         await second.stop()
         #expect(await second.exitStatus(timeout: 20) == 0)
+    }
+
+    /// The abuse limits are flags, checked (exit code 2) and stated in the NIP-11 `limitation`.
+    @Test func limitFlagsAreCheckedAndAdvertised() async throws {
+        for bad in [["--allow-origin", "ftp://example.com"], ["--allow-origin", "http://example.com/path"],
+                    ["--quota-mb", "-1"], ["--max-connections", "0"], ["--event-rate", "-5"]] {
+            let result = try await CLI.run(["relay", "--port", "0", "--memory"] + bad, home: nil, timeout: 30)
+            #expect(result.status == 2, "\(result)")
+        }
+        let relay = try ChildProcess(
+            "marmot relay", executable: Self.marmot,
+            arguments: ["relay", "--port", "0", "--memory", "--quota-mb", "5", "--max-connections", "7",
+                        "--event-rate", "3", "--relay-event-rate", "0", "--allow-origin", "http://localhost:8000"])
+        let url = try #require(await relay.nextLine(timeout: 20))
+        let port = try #require(URLComponents(string: url)?.port)
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/")))
+        request.setValue("application/nostr+json", forHTTPHeaderField: "Accept")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        await relay.stop()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let limitation = try #require(object["limitation"] as? [String: Any])
+        #expect(limitation["max_message_length"] as? Int == 1 << 20)
+        #expect(limitation["max_stored_bytes"] as? Int == 5 << 20)
+        #expect(limitation["max_connections"] as? Int == 7)
+        #expect(limitation["max_events_per_second"] as? Double == 3)
+        #expect(limitation["max_relay_events_per_second"] == nil)
     }
 }

@@ -5,7 +5,8 @@ Checks: the gate refuses requests without the token, with a foreign Host or a fo
 create accounts; Alice starts a chat by npub; Bob accepts the invitation; messages both ways with
 the ✓ mark; the chat's protocol in the header and the row; an unread badge; a reload mid-chat
 brings the state back; Bob sets his name and adds, sees connected and removes a second relay
-(EXTRA_RELAY). Screenshots of each screen.
+(EXTRA_RELAY); a page on another origin cannot open a WebSocket to `marmot relay` (RELAY_PORT)
+unless that relay was started with --allow-origin for it. Screenshots of each screen.
 """
 import base64
 import os
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import socket
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -75,6 +77,66 @@ def check_gate(url):
     assert websocket_status(url, token, "http://evil.example") != 101, "a foreign Origin must be refused"
     assert websocket_status(url, token, None) != 101, "a WebSocket without Origin must be refused"
     print("web_test: gate refuses no token, wrong token, foreign Host, foreign Origin")
+
+
+SOCKET_SCRIPT = """
+const url = arguments[0], done = arguments[arguments.length - 1];
+let opened = false, finished = false;
+const finish = (result) => { if (!finished) { finished = true; done(result); } };
+const socket = new WebSocket(url);
+socket.onopen = () => { opened = true; socket.send(JSON.stringify(["REQ", "origin-check", {"limit": 1}])); };
+socket.onmessage = (message) => { if (JSON.parse(message.data)[0] === "EOSE") { socket.close(); finish("open"); } };
+socket.onerror = () => { if (!opened) finish("refused"); };
+socket.onclose = () => { if (!opened) finish("refused"); };
+setTimeout(() => finish(opened ? "open without EOSE" : "timeout"), 10000);
+"""
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def relay_origin_check():
+    """A page served from another origin (python's http.server on another port) runs
+    `new WebSocket("ws://127.0.0.1:<relay port>")`: refused by the running relay (no --allow-origin),
+    opened (REQ answered with EOSE) by a `marmot relay --allow-origin <that origin>`."""
+    started = time.monotonic()
+    site = tempfile.mkdtemp()
+    with open(os.path.join(site, "index.html"), "w") as page:
+        page.write("<!doctype html><title>elsewhere</title><p>a page on another origin")
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", site],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, MARMOT_HOME=os.path.join(site, "home"))
+    allowing = subprocess.Popen([os.environ["MARMOT_BIN"], "relay", "--port", "0", "--memory", "--allow-origin", origin],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    driver = browser()
+    try:
+        allowing_url = allowing.stdout.readline().strip()
+        assert allowing_url.startswith("ws://127.0.0.1:"), f"marmot relay --allow-origin printed {allowing_url!r}"
+        for _ in range(100):
+            if http_status(origin + "/") == 200:
+                break
+            time.sleep(0.1)
+        driver.get(origin + "/")
+        assert driver.title == "elsewhere"
+        driver.set_script_timeout(20)
+        relay_url = f"ws://127.0.0.1:{os.environ['RELAY_PORT']}"
+        refused = driver.execute_async_script(SOCKET_SCRIPT, relay_url)
+        assert refused == "refused", f"a page on {origin} reached {relay_url}: {refused}"
+        opened = driver.execute_async_script(SOCKET_SCRIPT, allowing_url)
+        assert opened == "open", f"--allow-origin {origin}: the page's WebSocket to {allowing_url} gave {opened}"
+        print(f"web_test: a page on another origin is refused by the relay, let in with --allow-origin "
+              f"({time.monotonic() - started:.1f}s)")
+    finally:
+        driver.quit()
+        server.terminate()
+        allowing.terminate()
+        server.wait()
+        allowing.wait()
 
 
 class Page:
@@ -254,6 +316,8 @@ def main():
     os.makedirs(shots, exist_ok=True)
     started = time.monotonic()
     check_gate(alice_url)
+    if os.environ.get("RELAY_PORT"):
+        relay_origin_check()
     alice, bob = Page("alice", alice_url, shots), Page("bob", bob_url, shots)
     try:
         for page in (alice, bob):

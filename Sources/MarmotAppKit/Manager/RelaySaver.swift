@@ -4,6 +4,14 @@
     import MarmotCore
     import Observation
 
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
     /// Keeps a relays file (one URL per line, what `RelayDefaults.configured(file:)` reads at the next
     /// start) in step with the relays the core accepted: the CLI's `$MARMOT_HOME/relays` (terminal UI,
     /// web page) and the app's `<data>/relays` (`AppManager.relaysFile`), so relay changes outlive a
@@ -36,11 +44,35 @@
             relays.map(\.url).filter { $0 != embeddedURL }
         }
 
-        /// Writes `relays` to `file`, one URL per line (creating its folder if needed).
+        /// Writes `relays` to `file`, one URL per line (creating its folder, 0700, if needed), mode 0600.
+        ///
+        /// Owner-only whatever the umask: the list tells which relays, hence which people, this
+        /// account talks to. Written to a 0600 temporary file first, then renamed over `file`.
         public nonisolated static func write(_ relays: [RelayEntry], embeddedURL: String?, to file: URL) throws {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try (lines(relays, embeddedURL: embeddedURL).joined(separator: "\n") + "\n")
-                .write(to: file, atomically: true, encoding: .utf8)
+            let manager = FileManager.default
+            let folder = file.deletingLastPathComponent()
+            if !manager.fileExists(atPath: folder.path) {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+            }
+            let text = lines(relays, embeddedURL: embeddedURL).joined(separator: "\n") + "\n"
+            let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+            guard manager.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+            }
+            do {
+                try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
+                let handle = try FileHandle(forWritingTo: temporary)
+                defer { try? handle.close() }
+                try handle.write(contentsOf: Data(text.utf8))
+                try handle.synchronize()
+                if rename(temporary.path, file.path) != 0 {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+                }
+            } catch {
+                try? manager.removeItem(at: temporary)
+                throw error
+            }
         }
 
         /// Registers for the next state change; the handler runs at `willSet`, so it hops back to the

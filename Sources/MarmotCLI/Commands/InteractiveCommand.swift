@@ -32,12 +32,7 @@ struct InteractiveCommand: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CLIError(.usage, "the interactive client needs a terminal; try `marmot demo` or `marmot --help`")
         }
-        let home: URL
-        do {
-            home = try MarmotHome.prepare()
-        } catch {
-            throw CLIError(.failure, "cannot create \(MarmotHome.url.path): \(error.localizedDescription)")
-        }
+        let home = try MarmotHome.prepare()
         let plan = try RelayPlan.resolve(options: relay.relays, home: home)
         var configuration = CLISession.Configuration(
             home: home, relays: plan, logLevel: verbose >= 2 ? .debug : verbose == 1 ? .info : .warning)

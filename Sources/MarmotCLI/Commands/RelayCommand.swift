@@ -11,7 +11,18 @@ struct RelayCommand: AsyncParsableCommand {
         abstract: "Run the embedded Nostr relay in the foreground until interrupted.",
         discussion: """
             Prints the relay's ws:// URL as the first line on stdout once it accepts connections.
-            Events are stored in a SQLite file (default: $MARMOT_HOME/relay.sqlite) and survive restarts.
+            Events are stored in a SQLite file (default: $MARMOT_HOME/relay.sqlite, mode 0600) and survive restarts.
+
+            Limits (advertised in the NIP-11 document): web pages cannot connect (a WebSocket upgrade \
+            carrying a page's Origin is refused unless --allow-origin names it; native clients send \
+            none, or a ws: one); stored events are capped at --quota-mb (then EVENT gets "blocked: storage quota ..."); \
+            each connection may publish --event-rate events per second and all together \
+            --relay-event-rate (then "rate-limited: ..."); at most --max-connections sockets are open; a \
+            message over 1 MiB closes the connection (1009) before it is read.
+
+            Examples:
+              marmot relay --port 7447
+              marmot relay --allow-origin http://localhost:8000 --quota-mb 100
             """
     )
 
@@ -27,8 +38,59 @@ struct RelayCommand: AsyncParsableCommand {
     @Flag(help: "Keep events in memory only (nothing survives a restart).")
     var memory = false
 
+    @Option(name: .customLong("allow-origin"),
+            help: ArgumentHelp("Let web pages from this origin (e.g. http://localhost:8000) connect; repeatable.",
+                               valueName: "URL"))
+    var allowedOrigins: [String] = []
+
+    @Option(help: "Quota on stored event JSON in MiB; 0 for none.")
+    var quotaMb = 1024
+
+    @Option(help: "Open WebSocket connections at most.")
+    var maxConnections = 256
+
+    @Option(help: "EVENTs per second one connection may publish (bursts of 10 times as many); 0 for no limit.")
+    var eventRate = 50
+
+    @Option(help: "EVENTs per second all connections together may publish (bursts of 10 times as many); 0 for no limit.")
+    var relayEventRate = 500
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard quotaMb >= 0 else { throw ValidationError("--quota-mb must be 0 (no quota) or more") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard eventRate >= 0, relayEventRate >= 0 else { throw ValidationError("event rates must be 0 (no limit) or more") }
+        for origin in allowedOrigins where Self.origin(origin) == nil {
+            throw ValidationError("--allow-origin \(origin): expected scheme://host[:port], e.g. http://localhost:8000")
+        }
+    }
+
+    /// `text` as a browser sends it in `Origin` (`scheme://host[:port]`, no path), or nil when it is
+    /// not one; `null` (sandboxed and `data:` pages) is taken as is.
+    static func origin(_ text: String) -> String? {
+        if text == "null" { return text }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty,
+              components.path.isEmpty || components.path == "/", components.query == nil, components.user == nil
+        else { return nil }
+        return "\(scheme)://\(host.lowercased())" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The relay's configuration from the flags.
+    func relayConfiguration(storage: RelayStorage) -> RelayConfiguration {
+        var configuration = RelayConfiguration(host: host, port: port, storage: storage)
+        configuration.allowedOrigins = Set(allowedOrigins.compactMap(Self.origin))
+        configuration.maxStoredBytes = quotaMb == 0 ? nil : Int64(quotaMb) << 20
+        configuration.maxConnections = maxConnections
+        configuration.connectionEventRate = eventRate == 0
+            ? nil : EventRate(perSecond: Double(eventRate), burst: Double(eventRate) * 10)
+        configuration.globalEventRate = relayEventRate == 0
+            ? nil : EventRate(perSecond: Double(relayEventRate), burst: Double(relayEventRate) * 10)
+        return configuration
+    }
 
     func run() async throws {
         let storage: RelayStorage
@@ -40,7 +102,7 @@ struct RelayCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "marmot.relay")
         logger.logLevel = logLevel
-        let server = RelayServer(configuration: RelayConfiguration(host: host, port: port, storage: storage), logger: logger)
+        let server = RelayServer(configuration: relayConfiguration(storage: storage), logger: logger)
         do {
             try await server.start()
         } catch {

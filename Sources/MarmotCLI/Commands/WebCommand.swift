@@ -31,12 +31,7 @@ struct WebCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard (0...65535).contains(port) else { throw CLIError(.usage, "--port must be 0...65535") }
-        let home: URL
-        do {
-            home = try MarmotHome.prepare()
-        } catch {
-            throw CLIError(.failure, "cannot create \(MarmotHome.url.path): \(error.localizedDescription)")
-        }
+        let home = try MarmotHome.prepare()
         let level: Logger.Level = verbose >= 2 ? .debug : verbose == 1 ? .info : .warning
         let plan = try RelayPlan.resolve(options: relay.relays, home: home)
         var configuration = CLISession.Configuration(home: home, relays: plan, logLevel: level)

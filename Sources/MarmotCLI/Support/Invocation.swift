@@ -19,13 +19,9 @@ struct Invocation: Sendable {
         self.logLevel = output.logLevel
     }
 
-    /// `$MARMOT_HOME`, created (0700) when missing.
+    /// `$MARMOT_HOME`, created (0700) when missing, refused when another user owns it.
     func home() throws(CLIError) -> URL {
-        do {
-            return try MarmotHome.prepare()
-        } catch {
-            throw CLIError(.failure, "cannot create \(MarmotHome.url.path): \(error.localizedDescription)")
-        }
+        try MarmotHome.prepare()
     }
 
     /// Checks the relay configuration (usage errors first), then fails with `.noAccount` when

@@ -12,11 +12,14 @@ struct RelayEngine: Sendable {
     let limits: RelayLimits
     let logger: Logger
     var faults: RelayFaults = .none
+    /// The rate of EVENTs all connections together may send; nil: unlimited.
+    var globalRate: TokenBucket? = nil
     /// Current Unix time in seconds (injected for tests of the `created_at` limit).
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
-    /// Handles one text message received on `connection`, queueing the answers on `outbound`.
-    func handle(_ text: String, connection: ConnectionID, outbound: OutboundQueue) async {
+    /// Handles one text message received on `connection`, queueing the answers on `outbound`;
+    /// `connectionRate` is that connection's EVENT rate (nil: unlimited).
+    func handle(_ text: String, connection: ConnectionID, outbound: OutboundQueue, connectionRate: TokenBucket? = nil) async {
         let size = text.utf8.count
         if size > limits.maxMessageLength {
             logger.notice("message too large", metadata: ["bytes": "\(size)"])
@@ -42,6 +45,11 @@ struct RelayEngine: Sendable {
         }
         switch message {
         case .event(let event):
+            // Before the signature check, so a flood costs the relay as little as possible.
+            if let reason = rateRefusal(connectionRate) {
+                outbound.send(RelayWire.ok(event.id, accepted: false, reason))
+                return
+            }
             if let reason = faults.rejectWith(event) {
                 logger.notice("fault: event rejected", metadata: ["event": "\(event.id.hex)", "reason": "\(reason)"])
                 outbound.send(RelayWire.ok(event.id, accepted: false, reason))
@@ -63,6 +71,23 @@ struct RelayEngine: Sendable {
     }
 
     // MARK: EVENT
+
+    /// The NIP-01 `rate-limited:` reason when the connection's or the relay's bucket is empty.
+    private func rateRefusal(_ connectionRate: TokenBucket?) -> String? {
+        if let bucket = connectionRate, !bucket.take() {
+            logger.debug("event refused: connection rate", metadata: ["rate": "\(bucket.rate.perSecond)"])
+            return "rate-limited: slow down, at most \(Self.format(bucket.rate.perSecond)) events per second per connection"
+        }
+        if let bucket = globalRate, !bucket.take() {
+            logger.debug("event refused: relay rate", metadata: ["rate": "\(bucket.rate.perSecond)"])
+            return "rate-limited: the relay is busy, at most \(Self.format(bucket.rate.perSecond)) events per second in all"
+        }
+        return nil
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
 
     /// Verifies, stores (or only broadcasts, for ephemeral kinds) and returns the `OK` answer.
     func accept(_ event: Event) async -> String {
@@ -102,6 +127,9 @@ struct RelayEngine: Sendable {
             return RelayWire.ok(event.id, accepted: true, "duplicate: already have this event")
         case .outdated:
             return RelayWire.ok(event.id, accepted: false, "duplicate: a newer version of this replaceable event is stored")
+        case .quotaExceeded(let limit):
+            logger.debug("event refused: storage quota full", metadata: ["id": "\(event.id.hex)", "quota": "\(limit)"])
+            return RelayWire.ok(event.id, accepted: false, "blocked: storage quota of \(limit) bytes is full")
         }
     }
 

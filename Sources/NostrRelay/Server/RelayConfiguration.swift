@@ -3,7 +3,10 @@
 /// Defaults are sized for Marmot: gift-wrapped welcomes are ~5 KB and key packages ~1 KB, far
 /// below `maxMessageLength`.
 public struct RelayLimits: Sendable, Equatable {
-    /// Largest client message (bytes of UTF-8 JSON) the relay acts upon (NIP-11 `max_message_length`).
+    /// Largest client message (bytes of UTF-8 JSON) the relay accepts (NIP-11 `max_message_length`).
+    ///
+    /// Enforced on the WebSocket frame header: a larger frame (or fragmented message) closes the
+    /// connection with 1009 (RFC 6455 §7.4.1) before its payload is buffered.
     public var maxMessageLength: Int = 1 << 20
     /// Active subscriptions per connection (NIP-11 `max_subscriptions`).
     public var maxSubscriptions: Int = 50
@@ -27,7 +30,22 @@ public struct RelayLimits: Sendable, Equatable {
     public init() {}
 }
 
+/// A token-bucket rate: `perSecond` events on average, with bursts of up to `burst` at once.
+public struct EventRate: Sendable, Equatable {
+    public var perSecond: Double
+    public var burst: Double
+
+    public init(perSecond: Double, burst: Double) {
+        self.perSecond = perSecond
+        self.burst = burst
+    }
+}
+
 /// How to run an embedded relay.
+///
+/// The defaults suit a personal relay on loopback: browser pages are refused (no allowed Origin),
+/// stored events are capped at 1 GiB, each connection may publish 50 events/s (bursts of 500) and all
+/// together 500/s (bursts of 5000), at most 256 connections are open at once.
 public struct RelayConfiguration: Sendable {
     /// Interface to bind; loopback by default so the relay is never exposed by accident.
     public var host: String
@@ -44,6 +62,22 @@ public struct RelayConfiguration: Sendable {
     public var version: String
     /// Faults to show, for tests; none by default.
     public var faults: RelayFaults = .none
+    /// Origins (`scheme://host[:port]`, as browsers send them) whose pages may open a WebSocket.
+    ///
+    /// Why: any web page the user opens can make the browser connect to a relay on 127.0.0.1 and
+    /// read or fill it; browsers always send the page's `Origin` on a WebSocket upgrade, native
+    /// clients send none or a `ws:`/`wss:` one. Empty (the default) refuses every upgrade carrying a
+    /// page's `Origin`.
+    public var allowedOrigins: Set<String> = []
+    /// Bytes of event JSON the relay stores at most; when full, EVENT gets `OK false "blocked: ..."`.
+    /// Nil: no quota.
+    public var maxStoredBytes: Int64? = 1 << 30
+    /// EVENTs one connection may send (`OK false "rate-limited: ..."` beyond); nil: no limit.
+    public var connectionEventRate: EventRate? = EventRate(perSecond: 50, burst: 500)
+    /// EVENTs all connections together may send; nil: no limit.
+    public var globalEventRate: EventRate? = EventRate(perSecond: 500, burst: 5000)
+    /// Open WebSocket connections at most; further upgrades are refused.
+    public var maxConnections: Int = 256
 
     public init(
         host: String = "127.0.0.1",

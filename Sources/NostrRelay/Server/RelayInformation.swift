@@ -13,6 +13,14 @@ public struct RelayInformation: Codable, Sendable, Equatable {
         public var authRequired: Bool
         public var paymentRequired: Bool
         public var restrictedWrites: Bool
+        /// Not in NIP-11: this relay's quota on stored event JSON in bytes (absent: none).
+        public var maxStoredBytes: Int64?
+        /// Not in NIP-11: EVENTs per second one connection may send (absent: no limit).
+        public var maxEventsPerSecond: Double?
+        /// Not in NIP-11: EVENTs per second all connections together may send (absent: no limit).
+        public var maxRelayEventsPerSecond: Double?
+        /// Not in NIP-11: open WebSocket connections at most.
+        public var maxConnections: Int?
 
         enum CodingKeys: String, CodingKey {
             case maxMessageLength = "max_message_length"
@@ -26,6 +34,10 @@ public struct RelayInformation: Codable, Sendable, Equatable {
             case authRequired = "auth_required"
             case paymentRequired = "payment_required"
             case restrictedWrites = "restricted_writes"
+            case maxStoredBytes = "max_stored_bytes"
+            case maxEventsPerSecond = "max_events_per_second"
+            case maxRelayEventsPerSecond = "max_relay_events_per_second"
+            case maxConnections = "max_connections"
         }
     }
 
@@ -63,6 +75,10 @@ public struct RelayInformation: Codable, Sendable, Equatable {
             createdAtUpperLimit: limits.createdAtUpperLimit,
             authRequired: false,
             paymentRequired: false,
-            restrictedWrites: false)
+            restrictedWrites: false,
+            maxStoredBytes: configuration.maxStoredBytes,
+            maxEventsPerSecond: configuration.connectionEventRate?.perSecond,
+            maxRelayEventsPerSecond: configuration.globalEventRate?.perSecond,
+            maxConnections: configuration.maxConnections)
     }
 }

@@ -57,11 +57,14 @@ public actor RelayServer {
     @discardableResult
     public func start() async throws -> Int {
         guard running == nil, pendingBind == nil else { throw RelayServerError.alreadyRunning }
-        let store = try EventStore(storage: configuration.storage)
+        let store = try EventStore(storage: configuration.storage, maxStoredBytes: configuration.maxStoredBytes)
         let hub = RelayHub(logger: logger)
-        let engine = RelayEngine(
+        var engine = RelayEngine(
             store: store, hub: hub, limits: configuration.limits, logger: logger, faults: configuration.faults)
-        let app = makeApplication(engine: engine)
+        engine.globalRate = configuration.globalEventRate.map { TokenBucket($0) }
+        let admission = RelayAdmission(
+            allowedOrigins: configuration.allowedOrigins, maxConnections: configuration.maxConnections)
+        let app = makeApplication(engine: engine, admission: admission)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { [weak self] in
             var failure: (any Error)?
@@ -112,6 +115,12 @@ public actor RelayServer {
         return try await store.count()
     }
 
+    /// Bytes of event JSON stored, summed from the database (what `maxStoredBytes` bounds); nil when stopped.
+    public func storedEventBytes() async throws -> Int64? {
+        guard let store = running?.store else { return nil }
+        return try await store.measuredStoredBytes()
+    }
+
     /// Open connections and live subscriptions; nil when stopped.
     public func connectionCounts() async -> (connections: Int, subscriptions: Int)? {
         guard let hub = running?.hub else { return nil }
@@ -134,7 +143,7 @@ public actor RelayServer {
         }
     }
 
-    private func makeApplication(engine: RelayEngine) -> some Service {
+    private func makeApplication(engine: RelayEngine, admission: RelayAdmission) -> some Service {
         let information = RelayInformation(configuration: configuration)
         let router = Router()
         router.get("/") { request, _ -> Response in
@@ -143,20 +152,47 @@ public actor RelayServer {
         router.on("/", method: .options) { _, _ -> Response in
             Response(status: .noContent, headers: Self.corsHeaders)
         }
-        let maxMessage = max(configuration.limits.maxMessageLength, 1 << 24)
+        // The frame decoder refuses a frame whose header announces more than this (close 1009) before
+        // reading its payload; `messages(maxSize:)` does the same for a message sent in fragments.
+        let maxMessage = configuration.limits.maxMessageLength
         let logger = self.logger
         let limits = configuration.limits
+        let connectionRate = configuration.connectionEventRate
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
-        wsRouter.ws("/") { inbound, outbound, _ in
-            await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
-                                       engine: engine, limits: limits, logger: logger)
-        }
+        wsRouter.ws(
+            "/",
+            shouldUpgrade: { request, _ in
+                // Refused upgrades get an HTTP error response and no WebSocket (hummingbird-websocket
+                // answers 400 and closes).
+                if let reason = admission.refusal(origin: request.headers[.origin]) {
+                    logger.notice("WebSocket upgrade refused", metadata: ["reason": "\(reason)"])
+                    return .dontUpgrade
+                }
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, _ in
+                guard admission.enter() else {
+                    logger.notice("connection refused: too many connections", metadata: ["max": "\(admission.maxConnections)"])
+                    try? await outbound.close(.unknown(1013), reason: "too many connections")
+                    return
+                }
+                defer { admission.leave() }
+                try await Self.serveConnection(inbound: inbound.messages(maxSize: maxMessage), outbound: outbound,
+                                           engine: engine, limits: limits, rate: connectionRate.map { TokenBucket($0) },
+                                           logger: logger)
+            })
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(
                 webSocketRouter: wsRouter,
                 configuration: .init(ws: .init(maxFrameSize: maxMessage, autoPing: .enabled(timePeriod: .seconds(30))))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            // Every TCP connection (also ones that never upgrade) counts against a backstop a little
+            // above the WebSocket cap; beyond it the relay stops accepting until one closes, so a
+            // socket flood cannot exhaust file descriptors (NIP-11 requests still fit in the margin).
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: .maximum(
+                    configuration.maxConnections + Self.nonWebSocketMargin, logger: logger)),
             onServerRunning: { [weak self] channel in
                 await self?.didBind(channel.localAddress?.port ?? 0)
             },
@@ -165,40 +201,52 @@ public actor RelayServer {
 
     /// Reads messages in order and hands them to the engine while a second task writes the answers
     /// and live events; returns when the client goes away, the relay stops, or the client reads too slowly.
+    ///
+    /// A read that ends in an error (a message over the limit in fragments) is rethrown without a
+    /// normal close, so hummingbird-websocket closes with that error's code (1009, RFC 6455 §7.4.1).
     private static func serveConnection(
         inbound: WebSocketInboundMessageStream, outbound: WebSocketOutboundWriter,
-        engine: RelayEngine, limits: RelayLimits, logger baseLogger: Logger
-    ) async {
+        engine: RelayEngine, limits: RelayLimits, rate: TokenBucket?, logger baseLogger: Logger
+    ) async throws {
         let queue = OutboundQueue(capacity: limits.maxPendingMessages, logger: baseLogger)
         let id = await engine.hub.register(outbound: queue)
         var logger = baseLogger
         logger[metadataKey: "conn"] = "\(id)"
         logger.debug("connection opened")
-        await withTaskGroup(of: Void.self) { group in
+        let failure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
             group.addTask {
                 for await text in queue.stream {
                     do { try await outbound.write(.text(text)) } catch { break }
                 }
-                // The queue ends when the reader is done or when it overflowed; close either way.
-                try? await outbound.close(.normalClosure, reason: nil)
+                // The queue ends when the reader is done or when it overflowed; close either way,
+                // unless the read failed (then the error's close code is sent instead).
+                if !Task.isCancelled { try? await outbound.close(.normalClosure, reason: nil) }
             }
+            var failure: (any Error)?
             do {
                 for try await message in inbound {
                     switch message {
                     case .text(let text):
-                        await engine.handle(text, connection: id, outbound: queue)
+                        await engine.handle(text, connection: id, outbound: queue, connectionRate: rate)
                     case .binary:
                         queue.send(RelayWire.notice("invalid: binary messages are not supported"))
                     }
                 }
             } catch {
                 logger.debug("connection read ended", metadata: ["error": "\(error)"])
+                failure = error
+                group.cancelAll()
             }
             queue.finish()
             await engine.hub.unregister(id)
+            return failure
         }
         logger.debug("connection closed")
+        if let failure { throw failure }
     }
+
+    /// TCP connections beyond `maxConnections` the relay still accepts (NIP-11 requests, refused upgrades).
+    static let nonWebSocketMargin = 16
 
     static let corsHeaders: HTTPFields = [
         .accessControlAllowOrigin: "*",

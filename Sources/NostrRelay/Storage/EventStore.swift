@@ -24,10 +24,18 @@ public enum EventStoreError: Error, Sendable, CustomStringConvertible {
 ///
 /// Every write is one transaction, so the replacement rule (newest wins, ties to the lowest id,
 /// NIP-01 "Kinds") is checked and applied atomically.
-final class EventStore: Sendable {
+///
+/// With `maxStoredBytes`, the bytes of stored event JSON are counted (read at open, kept up to date in
+/// the write transaction) and an event that would exceed the quota is refused (`.quotaExceeded`).
+final class EventStore: @unchecked Sendable {
     private let writer: any DatabaseWriter
+    let maxStoredBytes: Int64?
+    // Bytes of stored event JSON; changed only inside write transactions (serialized), read under `lock`.
+    private var usedBytes: Int64 = 0
+    private let lock = NSLock()
 
-    init(storage: RelayStorage) throws {
+    init(storage: RelayStorage, maxStoredBytes: Int64? = nil) throws {
+        self.maxStoredBytes = maxStoredBytes
         var config = Configuration()
         config.label = "NostrRelay.EventStore"
         config.busyMode = .timeout(5)
@@ -39,15 +47,27 @@ final class EventStore: Sendable {
         case .inMemory:
             writer = try DatabaseQueue(configuration: config)
         case .file(let path):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try RelayFiles.prepare(databasePath: path)
                 writer = try DatabasePool(path: path, configuration: config)
             } catch {
                 throw EventStoreError.cannotOpen(path: path, underlying: "\(error)")
             }
         }
         try EventSchema.migrator.migrate(writer)
+        usedBytes = try writer.read { db in try Self.sumOfJSONBytes(db) }
+    }
+
+    /// Bytes of event JSON stored, as counted for the quota.
+    var storedBytes: Int64 { lock.withLock { usedBytes } }
+
+    /// Bytes of event JSON stored, summed from the database (tests, diagnostics).
+    func measuredStoredBytes() async throws -> Int64 {
+        try await writer.read { db in try Self.sumOfJSONBytes(db) }
+    }
+
+    private static func sumOfJSONBytes(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(CAST(json AS BLOB))), 0) FROM event") ?? 0
     }
 
     /// Releases the database file (for a restart on the same path).
@@ -59,17 +79,19 @@ final class EventStore: Sendable {
     ///
     /// Ephemeral events must not be passed here; the engine broadcasts them without storing.
     func store(_ event: StoredEvent) async throws -> StoreOutcome {
-        try await writer.write { db in
+        try await writer.write { [self] db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM event WHERE id = ?", arguments: [event.id]) == true {
                 return .duplicate
             }
             var replaced: [String] = []
+            let added = Int64(event.json.utf8.count)
+            var freed: Int64 = 0
             let storageClass = event.storageClass
             if storageClass == .replaceable || storageClass == .addressable {
                 let dTag: String? = storageClass == .addressable ? event.dTag : nil
                 let rows = try Row.fetchAll(
                     db,
-                    sql: "SELECT seq, id, created_at FROM event WHERE pubkey = ? AND kind = ? AND d_tag IS ?",
+                    sql: "SELECT seq, id, created_at, LENGTH(CAST(json AS BLOB)) AS bytes FROM event WHERE pubkey = ? AND kind = ? AND d_tag IS ?",
                     arguments: [event.pubkey, event.kind, dTag])
                 for row in rows {
                     let existingID: String = row["id"]
@@ -79,10 +101,17 @@ final class EventStore: Sendable {
                     if existingWins { return .outdated }
                 }
                 for row in rows {
+                    let bytes: Int64 = row["bytes"]
+                    freed += bytes
+                }
+                if let limit = maxStoredBytes, storedBytes - freed + added > limit { return .quotaExceeded(limit: limit) }
+                for row in rows {
                     let seq: Int64 = row["seq"]
                     try db.execute(sql: "DELETE FROM event WHERE seq = ?", arguments: [seq])
                     replaced.append(row["id"])
                 }
+            } else if let limit = maxStoredBytes, storedBytes + added > limit {
+                return .quotaExceeded(limit: limit)
             }
             try db.execute(
                 sql: "INSERT INTO event (id, pubkey, created_at, kind, d_tag, json) VALUES (?, ?, ?, ?, ?, ?)",
@@ -94,6 +123,8 @@ final class EventStore: Sendable {
                     sql: "INSERT INTO tag (event_seq, name, value) VALUES (?, ?, ?)",
                     arguments: [seq, tag.name, tag.value])
             }
+            // Last, after every statement succeeded; the writer runs one transaction at a time.
+            lock.withLock { usedBytes += added - freed }
             return .stored(replaced: replaced)
         }
     }
@@ -152,5 +183,32 @@ final class EventStore: Sendable {
         sql += " ORDER BY created_at DESC, id ASC LIMIT ?"
         values.append(query.limit)
         return (sql, StatementArguments(values))
+    }
+}
+
+/// Owner-only permissions of the relay database (0600) and a folder it creates (0700), set
+/// explicitly whatever the umask, and tightened when an existing file is wider.
+///
+/// Why: the database holds every event the relay stored (gift-wrapped welcomes, group messages,
+/// who talks to whom). The file is created here, before SQLite opens it, because SQLite gives the
+/// `-wal` and `-shm` files it creates the database file's mode.
+enum RelayFiles {
+    static func prepare(databasePath path: String) throws {
+        let manager = FileManager.default
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !manager.fileExists(atPath: folder) {
+            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                        attributes: [.posixPermissions: 0o700])
+            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+        }
+        if !manager.fileExists(atPath: path) {
+            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where manager.fileExists(atPath: file) {
+            let mode = (try manager.attributesOfItem(atPath: file)[.posixPermissions] as? Int).map { $0 & 0o777 }
+            if mode != 0o600 { try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
+        }
     }
 }

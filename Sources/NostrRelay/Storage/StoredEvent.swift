@@ -64,6 +64,8 @@ enum StoreOutcome: Sendable, Equatable {
     case duplicate
     /// A replaceable/addressable event newer than this one (or as new with a lower id) is stored.
     case outdated
+    /// Storing it would take the stored event JSON over `limit` bytes.
+    case quotaExceeded(limit: Int64)
 }
 
 /// One NIP-01 filter in storage terms. `nil` lists are unconstrained; an empty list matches nothing.

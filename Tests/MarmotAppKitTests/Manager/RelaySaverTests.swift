@@ -37,4 +37,23 @@ struct RelaySaverTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == "wss://a.example\nwss://b.example\n")
         withExtendedLifetime(saver) {}
     }
+
+    @Test("the relays file is owner-only (0600) whatever the umask, also when it replaces a wider one")
+    func theFileIsOwnerOnly() throws {
+        let folder = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("sub").appendingPathComponent("relays")
+        func mode(_ url: URL) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) & 0o777
+        }
+        try RelaySaver.write([RelayEntry(url: "wss://a.example", connected: true)], embeddedURL: nil, to: file)
+        #expect(try mode(file) == 0o600)
+        #expect(try mode(file.deletingLastPathComponent()) == 0o700)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        try RelaySaver.write([RelayEntry(url: "wss://b.example", connected: true)], embeddedURL: nil, to: file)
+        #expect(try mode(file) == 0o600)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "wss://b.example\n")
+        // No temporary file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["relays"])
+    }
 }

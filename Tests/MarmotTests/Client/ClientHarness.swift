@@ -176,7 +176,11 @@ enum ClientHarness {
 
     /// An embedded relay on a free loopback port.
     static func startRelay() async throws -> (RelayServer, String) {
-        let server = RelayServer(logger: logger("relay"))
+        // No event rates: FloodTests floods from one connection on purpose, to test the client.
+        var configuration = RelayConfiguration()
+        configuration.connectionEventRate = nil
+        configuration.globalEventRate = nil
+        let server = RelayServer(configuration: configuration, logger: logger("relay"))
         let port = try await server.start()
         return (server, "ws://127.0.0.1:\(port)")
     }
