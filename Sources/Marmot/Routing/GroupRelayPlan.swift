@@ -6,7 +6,7 @@ import MLS
 ///
 /// Why: a group's 0xF2EE `relays` (MIP-01) are written by its admins, so a hostile admin could name
 /// thousands of relays, or hosts on our own network. Here each group uses at most `perGroup` of its
-/// relays that the `RelayDestinationPolicy` allows (MDK's v2 cap is 16), all groups together add at
+/// relays that the `RelayDestinationPolicy` allows (MDK's v2 cap is 16; ours among them first), all groups together add at
 /// most `foreignCap` relays that are not ours, and the pool holds exactly our relays and these, so a
 /// relay no active group names any more leaves the pool. A group none of whose relays is usable is
 /// read and written on our relays, as before it had any.
@@ -39,7 +39,12 @@ public struct GroupRelayPlan: Sendable, Equatable {
         var foreignIndex: [String: Int] = [:]
         var refused: [(RelayURL, RelayDestinationPolicy.Refusal)] = []
         for group in groups {
-            let usable = policy.filter(group.relays) { refused.append(($0, $1)) }
+            // Relays of ours the group names come first: they cost no new connection and show our
+            // address to no one new, and the group's order (MDK keeps relays as a sorted set) must
+            // not decide whether they are used.
+            let allowed = policy.filter(group.relays) { refused.append(($0, $1)) }
+            let usable = allowed.filter { ownByKey[RelayDestinationPolicy.sameRelayKey($0)] != nil }
+                + allowed.filter { ownByKey[RelayDestinationPolicy.sameRelayKey($0)] == nil }
             capped += usable.dropFirst(perGroup)
             var route: [String] = []
             for relay in usable.prefix(perGroup) {

@@ -58,9 +58,12 @@ enum TUIFixtures {
     static func message(
         _ id: MessageID, _ content: String, mine: Bool, delivery: MessageDeliveryState = .sent, time: String = "14:05"
     ) -> ChatMessage {
-        ChatMessage(
+        var message = ChatMessage(
             id: id, senderPubkey: mine ? pubkey : "cd", content: content, timestamp: 1_700_000_000, isMine: mine,
             delivery: delivery, displayTimestamp: time)
+        // As the core's projection says: our own texts may be deleted.
+        message.canDelete = mine
+        return message
     }
 
     static let conversation: [ChatMessage] = [

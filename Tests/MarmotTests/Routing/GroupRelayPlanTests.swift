@@ -24,6 +24,17 @@ import Testing
         #expect(plan.capped.count == 3000 - 15)
     }
 
+    /// Ours is used whatever its place in the group's list (MDK keeps the list sorted, so a port
+    /// number would otherwise decide it), and the cap counts it.
+    @Test func oursNamedLastIsStillAmongTheSixteen() throws {
+        let g = Self.group()
+        let named = Self.relays("r", 40) + [try RelayURL("wss://own.example")]
+        let plan = GroupRelayPlan(own: Self.own, groups: [(g, named)], policy: Self.policy, perGroup: 16, foreignCap: 32)
+        #expect(plan.routes[g]?.first == "wss://own.example")
+        #expect(plan.routes[g]?.count == 16)
+        #expect(plan.foreign.count == 15)
+    }
+
     @Test func relaysNotOursAreCappedOverAllGroupsOldestFirst() throws {
         let (a, b, c) = (Self.group(), Self.group(), Self.group())
         let plan = GroupRelayPlan(

@@ -44,6 +44,11 @@ struct MessageKindsRenderTests {
         // Not ours: no edit or delete.
         #expect(F.press([.control("e")], on: state, ui: onTheirs.ui).actions.isEmpty)
         #expect(F.press([.control("d")], on: state, ui: onTheirs.ui).actions.isEmpty)
+        // Where the core says we may delete it (an admin's moderation grant), ^D deletes it.
+        var moderating = state
+        moderating.currentChat?.messages[0].canDelete = true
+        #expect(F.press([.control("d")], on: moderating, ui: onTheirs.ui).actions == [.deleteMessage(chatID: F.alice, messageID: "m1")])
+        #expect(F.press([.control("e")], on: moderating, ui: onTheirs.ui).actions.isEmpty, "but never edits it")
 
         let replying = F.press([.control("y")] + F.typing("sure") + [.enter], on: state, ui: onTheirs.ui)
         #expect(replying.actions == [.reply(chatID: F.alice, messageID: "m1", content: "sure")])
