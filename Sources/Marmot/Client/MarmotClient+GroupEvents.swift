@@ -21,6 +21,8 @@ extension MarmotClient {
         var resend: [EventID] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
         var proposalToCommit = false
+        /// A proposal was kept pending (a parked commit that refers to it may apply now).
+        var newProposal = false
         /// Our group-data commit lost a race: this change is made again on the winning branch.
         var reissueGroupData: GroupDataIntent?
     }
@@ -48,7 +50,8 @@ extension MarmotClient {
             record(event.id, applied.outcome, group: applied.group)
             if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
             if applied.newNostrGroupID { await resubscribe(applied.group) }
-            if applied.newEpoch { retryParked(applied.group) }
+            // Before any commit of our own: a parked commit of that proposal may apply now.
+            if applied.newEpoch || applied.newProposal { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
             // During a catch-up the commit of that leave may be among the stored events still to
             // come: it is committed, if still pending, once they are read (`flush`).
@@ -58,7 +61,7 @@ extension MarmotClient {
             if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
-            if case .undecryptable = error, let group {
+            if error.waitsForOtherEvents, let group {
                 // Not recorded as processed: anyone who knows the `h` tag can push parked events out
                 // with junk, and an evicted genuine one must be tried again at the next catch-up
                 // instead of being lost for good (issue 24 N8).
@@ -150,6 +153,7 @@ extension MarmotClient {
             logger.info("proposal \(proposal.proposal.type) pending in \(session.id)")
             var applied = Applied(group: session.id, outcome: .processed)
             applied.proposalToCommit = session.rules.willCommit(proposal, in: next)
+            applied.newProposal = true
             return applied
         case .ownCommit, .ownProposal:
             return Applied(group: session.id, outcome: .own)
@@ -317,9 +321,9 @@ extension MarmotClient {
                     parked[group]?.removeAll { $0.id == event.id }
                     saveParked(group)
                     record(event.id, applied.outcome, group: applied.group)
-                    logger.info("parked event \(event.id.hex) opened after a commit")
+                    logger.info("parked event \(event.id.hex) opened after a commit or proposal")
                     progress = true
-                } catch .undecryptable {
+                } catch where error.waitsForOtherEvents {
                     continue
                 } catch {
                     parked[group]?.removeAll { $0.id == event.id }

@@ -71,6 +71,16 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
 
 /// Why an incoming event was dropped (reported through `MarmotClientEvent.dropped`).
 public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Whether the event may open once other events of its group arrive, so it is parked rather
+    /// than dropped: it does not decrypt yet (its epoch's commit is still to come), or it is a
+    /// commit whose proposal is still to come (relays do not keep a group's order, RFC 9420 §12.4).
+    var waitsForOtherEvents: Bool {
+        switch self {
+        case .undecryptable, .mls(.missingProposal): true
+        default: false
+        }
+    }
+
     /// A kind-445 envelope failed validation (§5.5 steps 2-3).
     case invalidGroupEvent(GroupEventError)
     /// A v2 kind-445 event's tags are not exactly `h` and an optional `expiration`.

@@ -42,4 +42,35 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// Relays do not keep a group's order (a catch-up cut short by its timer hands stored events
+    /// over newest first): Alice gets Bob's message, then Bob's commit of Carol's leave, then Carol's
+    /// SelfRemove proposal. The commit waits, parked, for its proposal and applies when it comes, so
+    /// Alice neither drops it for good nor commits the leave herself and forks (found by a CI run).
+    @Test func aCommitThatArrivesBeforeItsProposalWaitsForIt() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, carol, id) = try await V2Fixtures.trio(url)
+        let h = try #require(try await alice.client.chat(id)).nostrGroupID.hex
+        let filter = Filter(kinds: [.groupMessage], tags: ["h": [h]])
+        let before = Set(try await RelayReads.fetch(filter, from: url).map(\.id))
+        await alice.pool.disconnect()
+
+        let leave = try await carol.client.leaveGroup(id)
+        _ = try await bob.waitForCommit(epoch: 4, by: bob.publicKey)
+        let sent = try await bob.client.send(text: "after carol left", to: id)
+        let messageID = try #require(sent.message.outerEventID)
+        let fresh = try await RelayReads.fetch(filter, from: url).filter { !before.contains($0.id) }
+        let proposal = try #require(fresh.first { $0.id == leave.eventID })
+        let message = try #require(fresh.first { $0.id == messageID })
+        let commit = try #require(fresh.first { $0.id != proposal.id && $0.id != message.id }, "\(fresh.count) new events")
+
+        for event in [message, commit, proposal] { await alice.client.deliverForTesting(event) }
+        _ = try await alice.waitForMessage("after carol left")
+        #expect(await alice.epochState(id)?.authenticator == (await bob.epochState(id))?.authenticator)
+        #expect(Set(try #require(try await alice.client.chat(id)).members) == [alice.publicKey, bob.publicKey])
+        await alice.shutdown()
+        await bob.shutdown()
+        await carol.shutdown()
+        await server.stop()
+    }
 }
