@@ -15,8 +15,22 @@ struct GroupSession: Sendable {
     /// The rules of the protocol version the group speaks.
     var rules: any GroupRules { stored.version.rules }
 
-    /// The group's metadata as its current MLS state states it.
-    var metadata: GroupMetadata? { rules.metadataIfValid(mls.extensions) }
+    /// The group's metadata as its current MLS state states it (parsed once per distinct group
+    /// data: it is read for every message, and a hostile admin's relay list may be thousands long).
+    var metadata: GroupMetadata? {
+        let extensions = mls.extensions
+        let rules = rules
+        return GroupSession.metadataCache.value(for: MetadataKey(version: stored.version, extensions: extensions)) {
+            rules.metadataIfValid(extensions)
+        }
+    }
+
+    private struct MetadataKey: Hashable, Sendable {
+        let version: MarmotVersion
+        let extensions: [Extension]
+    }
+
+    private static let metadataCache = ParseCache<MetadataKey, GroupMetadata?>(limit: 256)
 
     /// The members' Nostr identities (MIP-00 basic credentials), by leaf order.
     var memberKeys: [PublicKey] { mls.members.compactMap { NostrIdentity.publicKey($0.credential) } }
@@ -32,10 +46,13 @@ struct GroupSession: Sendable {
 
 /// The Nostr identity inside an MLS credential (MIP-00: basic, raw 32-byte x-only key).
 enum NostrIdentity {
+    /// The key, checked on the curve once per distinct identity (members are listed per message).
     static func publicKey(_ credential: Credential) -> PublicKey? {
         guard case .basic(let identity) = credential else { return nil }
-        return try? PublicKey(bytes: identity)
+        return keys.value(for: identity) { try? PublicKey(bytes: identity) }
     }
+
+    private static let keys = ParseCache<Data, PublicKey?>(limit: 4_096)
 
     static func credential(_ key: PublicKey) -> Credential { .basic(identity: Data(key.bytes)) }
 }

@@ -43,7 +43,9 @@ extension MarmotClient {
     func scheduleExpirySweep() {
         expirySweep?.cancel()
         expirySweep = nil
+        expirySweepAt = nil
         guard started, let next = (try? store.nextMessageExpiry()) ?? nil else { return }
+        expirySweepAt = next
         let delay = max(0, next - now())
         expirySweep = Task { [weak self] in
             if delay > 0 {
@@ -60,7 +62,8 @@ extension MarmotClient {
         guard let expiresAt else { return }
         if expiresAt <= now() {
             sweepExpiredMessages()
-        } else {
+        } else if expirySweepAt.map({ expiresAt < $0 }) ?? true {
+            // Only an earlier expiry than the wake-up already set needs the store asked again.
             scheduleExpirySweep()
         }
     }

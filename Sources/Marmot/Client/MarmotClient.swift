@@ -120,6 +120,8 @@ public actor MarmotClient {
     var receivedInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
+    /// When `expirySweep` wakes (the earliest stored expiry when it was set).
+    var expirySweepAt: Int64?
     /// The next run of `housekeep`.
     var housekeeping: Task<Void, Never>?
     /// When each version's key package was last rotated after a Welcome, and rotations waiting.
@@ -257,6 +259,7 @@ public actor MarmotClient {
         started = false
         expirySweep?.cancel()
         expirySweep = nil
+        expirySweepAt = nil
         housekeeping?.cancel()
         housekeeping = nil
         startFeedsPending = []
@@ -505,7 +508,8 @@ public actor MarmotClient {
 
     /// Reports an event we cannot use and, with `record`, remembers it so it is never tried again.
     func drop(_ event: Event, _ reason: DropReason, group: GroupID?, record: Bool = true) {
-        logger.notice("dropped kind \(event.kind) \(event.id.hex): \(reason)")
+        // A reason may quote what the event's author wrote (a parse error): printed as one clean line.
+        logger.notice("dropped kind \(event.kind) \(event.id.hex): \(UntrustedText.line("\(reason)", limit: 300))")
         if record { self.record(event.id, .failed, group: group) }
         emit(.dropped(eventID: event.id, reason: reason))
     }
