@@ -77,8 +77,8 @@ import Testing
             #expect(await server.connectionCounts()?.connections == 3)
             let request = Array(ClientMessage.req("s", [Filter(kinds: [.textNote])]).jsonString.utf8)
             try await held[0].sendFrame(opcode: 0x1, payload: request)
-            let answer = try #require(await held[0].readFrame())
-            #expect(String(decoding: answer.payload, as: UTF8.self) == RelayMessage.eose("s").jsonString)
+            let answer = try #require(await held[0].readTextFrame())
+            #expect(String(decoding: answer, as: UTF8.self) == RelayMessage.eose("s").jsonString)
             // When one goes, a new one may come.
             held.removeFirst()
             try await waitUntil("2 connections") { await server.connectionCounts()?.connections == 2 }

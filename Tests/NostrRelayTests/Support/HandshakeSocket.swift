@@ -134,6 +134,17 @@ final class HandshakeSocket: @unchecked Sendable {
         return (head[0] & 0x0F, payload)
     }
 
+    /// The next text frame, skipping control frames (the server pings an idle connection, and a
+    /// loaded machine makes any connection idle for a while); nil when the connection ended first.
+    func readTextFrame() async -> [UInt8]? {
+        while let frame = await readFrame() {
+            if frame.opcode == 0x1 { return frame.payload }
+            guard frame.opcode == 0x9 || frame.opcode == 0xA else { return nil }
+            if frame.opcode == 0x9 { try? await sendFrame(opcode: 0xA, payload: frame.payload) }
+        }
+        return nil
+    }
+
     /// The close code of the server's close frame, skipping other frames; nil when the connection
     /// ended (or timed out) without one.
     private func closeCodeNow() -> Int? {
