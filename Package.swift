@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "NostrRelayTests", dependencies: ["NostrRelay", "NostrClient", "TestSupport"]),
         .testTarget(
             name: "NostrClientTests",
-            dependencies: ["NostrClient", "NostrRelay", "TestSupport"],
+            dependencies: ["NostrClient", "NostrRelay", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")],
             exclude: ["Fixtures"]
         ),
         .testTarget(

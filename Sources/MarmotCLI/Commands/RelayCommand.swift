@@ -10,8 +10,15 @@ struct RelayCommand: AsyncParsableCommand {
         commandName: "relay",
         abstract: "Run the embedded Nostr relay in the foreground until interrupted.",
         discussion: """
-            Prints the relay's ws:// URL as the first line on stdout once it accepts connections.
+            Prints the relay's ws:// URL as the first line on stdout once it accepts connections, and \
+            "blossom http://…" (its Blossom server's URL) as the second unless --no-blossom.
             Events are stored in a SQLite file (default: $MARMOT_HOME/relay.sqlite, mode 0600) and survive restarts.
+
+            Blossom (BUD-01/02/11/12) on the same port: GET/HEAD /<sha256>, PUT /upload, GET /list/<pubkey>, \
+            DELETE /<sha256>, with kind-24242 authorization for uploads and deletes. Blobs are files in a \
+            blobs/ folder beside the database (a temporary folder with --memory); one blob may be at most \
+            --max-blob bytes (413), all together --blob-quota bytes (507). Uploads, deletes and lists from \
+            a web page are refused unless --allow-origin names it; blob reads are open (CORS).
 
             Limits (advertised in the NIP-11 document): web pages cannot connect (a WebSocket upgrade \
             carrying a page's Origin is refused unless --allow-origin names it; native clients send \
@@ -23,6 +30,7 @@ struct RelayCommand: AsyncParsableCommand {
             Examples:
               marmot relay --port 7447
               marmot relay --allow-origin http://localhost:8000 --quota-mb 100
+              marmot relay --max-blob 20000000 --blob-quota 5000000000
             """
     )
 
@@ -55,6 +63,15 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "EVENTs per second all connections together may publish (bursts of 10 times as many); 0 for no limit.")
     var relayEventRate = 500
 
+    @Option(help: ArgumentHelp("Largest blob the Blossom server accepts, in bytes.", valueName: "BYTES"))
+    var maxBlob: Int64 = 100 << 20
+
+    @Option(help: ArgumentHelp("Bytes of blobs the Blossom server stores at most; 0 for no quota.", valueName: "BYTES"))
+    var blobQuota: Int64 = 1 << 30
+
+    @Flag(help: "Serve no Blossom endpoints (only the Nostr relay).")
+    var noBlossom = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
 
@@ -63,6 +80,8 @@ struct RelayCommand: AsyncParsableCommand {
         guard quotaMb >= 0 else { throw ValidationError("--quota-mb must be 0 (no quota) or more") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard eventRate >= 0, relayEventRate >= 0 else { throw ValidationError("event rates must be 0 (no limit) or more") }
+        guard maxBlob >= 1 else { throw ValidationError("--max-blob must be at least 1 byte") }
+        guard blobQuota >= 0 else { throw ValidationError("--blob-quota must be 0 (no quota) or more") }
         for origin in allowedOrigins where Self.origin(origin) == nil {
             throw ValidationError("--allow-origin \(origin): expected scheme://host[:port], e.g. http://localhost:8000")
         }
@@ -89,6 +108,14 @@ struct RelayCommand: AsyncParsableCommand {
             ? nil : EventRate(perSecond: Double(eventRate), burst: Double(eventRate) * 10)
         configuration.globalEventRate = relayEventRate == 0
             ? nil : EventRate(perSecond: Double(relayEventRate), burst: Double(relayEventRate) * 10)
+        if noBlossom {
+            configuration.blossom = nil
+        } else {
+            var blossom = BlossomConfiguration()
+            blossom.maxBlobBytes = maxBlob
+            blossom.quotaBytes = blobQuota == 0 ? nil : blobQuota
+            configuration.blossom = blossom
+        }
         return configuration
     }
 
@@ -110,6 +137,7 @@ struct RelayCommand: AsyncParsableCommand {
         }
         // Unbuffered, so a parent process reading a pipe sees the URL at once.
         if let url = await server.url { FileHandle.standardOutput.write(Data((url + "\n").utf8)) }
+        if let blossom = await server.blossomURL { FileHandle.standardOutput.write(Data(("blossom " + blossom + "\n").utf8)) }
         await Signals.waitForTermination()
         await server.stop()
     }

@@ -78,6 +78,8 @@ public struct RelayConfiguration: Sendable {
     public var globalEventRate: EventRate? = EventRate(perSecond: 500, burst: 5000)
     /// Open WebSocket connections at most; further upgrades are refused.
     public var maxConnections: Int = 256
+    /// The embedded Blossom server on the same port (BUD-01, BUD-02, BUD-12); nil: none.
+    public var blossom: BlossomConfiguration? = BlossomConfiguration()
 
     public init(
         host: String = "127.0.0.1",

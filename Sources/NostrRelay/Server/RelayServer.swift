@@ -31,12 +31,15 @@ public actor RelayServer {
         let task: Task<Void, Never>
         let store: EventStore
         let hub: RelayHub
+        let blobs: BlobStore?
         let port: Int
     }
 
     private var running: Running?
     private var pendingBind: CheckedContinuation<Int, any Error>?
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Told the bound port once (routes that need it before `start()` returns).
+    private var bindObservers: [@Sendable (Int) -> Void] = []
 
     public init(configuration: RelayConfiguration = RelayConfiguration(), logger: Logger = Logger(label: "NostrRelay")) {
         self.configuration = configuration
@@ -53,18 +56,31 @@ public actor RelayServer {
         return "ws://\(host):\(port)"
     }
 
+    /// `http://host:port`, the embedded Blossom server's base URL, while running with Blossom on.
+    public var blossomURL: String? {
+        guard configuration.blossom != nil, let url else { return nil }
+        return "http" + url.dropFirst(2)
+    }
+
     /// Opens the database, binds, and returns the bound port once connections are accepted.
     @discardableResult
     public func start() async throws -> Int {
         guard running == nil, pendingBind == nil else { throw RelayServerError.alreadyRunning }
         let store = try EventStore(storage: configuration.storage, maxStoredBytes: configuration.maxStoredBytes)
+        let blobs: BlobStore?
+        do {
+            blobs = try configuration.blossom.map { try Self.openBlobStore($0, storage: configuration.storage, logger: logger) }
+        } catch {
+            try? store.close()
+            throw error
+        }
         let hub = RelayHub(logger: logger)
         var engine = RelayEngine(
             store: store, hub: hub, limits: configuration.limits, logger: logger, faults: configuration.faults)
         engine.globalRate = configuration.globalEventRate.map { TokenBucket($0) }
         let admission = RelayAdmission(
             allowedOrigins: configuration.allowedOrigins, maxConnections: configuration.maxConnections)
-        let app = makeApplication(engine: engine, admission: admission)
+        let app = makeApplication(engine: engine, admission: admission, blobs: blobs)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { [weak self] in
             var failure: (any Error)?
@@ -73,11 +89,12 @@ public actor RelayServer {
         }
         do {
             let port = try await withCheckedThrowingContinuation { pendingBind = $0 }
-            running = Running(group: group, task: task, store: store, hub: hub, port: port)
+            running = Running(group: group, task: task, store: store, hub: hub, blobs: blobs, port: port)
             logger.info("relay listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
             return port
         } catch {
             try? store.close()
+            try? blobs?.close()
             throw error
         }
     }
@@ -104,6 +121,9 @@ public actor RelayServer {
         do { try current.store.close() } catch {
             logger.warning("closing the relay database failed", metadata: ["error": "\(error)"])
         }
+        do { try current.blobs?.close() } catch {
+            logger.warning("closing the blob index failed", metadata: ["error": "\(error)"])
+        }
         logger.info("relay stopped")
         for waiter in stopWaiters { waiter.resume() }
         stopWaiters.removeAll()
@@ -121,6 +141,30 @@ public actor RelayServer {
         return try await store.measuredStoredBytes()
     }
 
+    /// Bytes of blobs the Blossom server stores (as counted for its quota); nil when stopped or off.
+    public func storedBlobBytes() -> Int64? { running?.blobs?.storedBytes }
+
+    /// The folder of blob files (tests, diagnostics); nil when stopped or off.
+    public var blobDirectory: URL? { running?.blobs?.directory }
+
+    /// Opens the blob store: the configured folder, else `blobs/` beside the database file, else
+    /// (events in memory) a temporary folder removed on stop.
+    static func openBlobStore(_ blossom: BlossomConfiguration, storage: RelayStorage, logger: Logger) throws -> BlobStore {
+        if let directory = blossom.directory {
+            return try BlobStore(directory: URL(fileURLWithPath: directory, isDirectory: true), temporary: false,
+                                 inMemoryIndex: false, configuration: blossom, logger: logger)
+        }
+        switch storage {
+        case .file(let path):
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("blobs", isDirectory: true)
+            return try BlobStore(directory: folder, temporary: false, inMemoryIndex: false, configuration: blossom, logger: logger)
+        case .inMemory:
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("marmot-blobs-\(UUID().uuidString)", isDirectory: true)
+            return try BlobStore(directory: folder, temporary: true, inMemoryIndex: true, configuration: blossom, logger: logger)
+        }
+    }
+
     /// Open connections and live subscriptions; nil when stopped.
     public func connectionCounts() async -> (connections: Int, subscriptions: Int)? {
         guard let hub = running?.hub else { return nil }
@@ -130,6 +174,8 @@ public actor RelayServer {
     // MARK: Internals
 
     private func didBind(_ port: Int) {
+        for observer in bindObservers { observer(port) }
+        bindObservers.removeAll()
         pendingBind?.resume(returning: port)
         pendingBind = nil
     }
@@ -143,14 +189,23 @@ public actor RelayServer {
         }
     }
 
-    private func makeApplication(engine: RelayEngine, admission: RelayAdmission) -> some Service {
+    private func makeApplication(engine: RelayEngine, admission: RelayAdmission, blobs: BlobStore?) -> some Service {
         let information = RelayInformation(configuration: configuration)
-        let router = Router()
+        let router = Router(context: RelayRequestContext.self)
         router.get("/") { request, _ -> Response in
             Self.informationResponse(request: request, information: information)
         }
         router.on("/", method: .options) { _, _ -> Response in
             Response(status: .noContent, headers: Self.corsHeaders)
+        }
+        if let blobs {
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            let boundPort = BoundPort()
+            BlossomRoutes(
+                store: blobs, admission: admission, logger: logger,
+                fallbackBase: { "http://\(host):\(boundPort.value)" }, publicBase: nil
+            ).register(on: router)
+            bindObservers.append { boundPort.value = $0 }
         }
         // The frame decoder refuses a frame whose header announces more than this (close 1009) before
         // reading its payload; `messages(maxSize:)` does the same for a message sent in fragments.
@@ -243,6 +298,16 @@ public actor RelayServer {
         }
         logger.debug("connection closed")
         if let failure { throw failure }
+    }
+
+    /// The port once bound, for closures built before binding.
+    final class BoundPort: @unchecked Sendable {
+        private let lock = NSLock()
+        private var port = 0
+        var value: Int {
+            get { lock.withLock { port } }
+            set { lock.withLock { port = newValue } }
+        }
     }
 
     /// TCP connections beyond `maxConnections` the relay still accepts (NIP-11 requests, refused upgrades).
