@@ -35,6 +35,12 @@ public struct V1MediaScheme: MediaScheme {
         _ plaintext: Data, mimeType: String, filename: String, dimensions: MediaDimensions?, secret: MediaSecret
     ) throws(MediaError) -> EncryptedMedia {
         let type = try Self.canonicalMediaType(mimeType)
+        if type.hasPrefix("image/") {
+            let detected = Self.imageType(of: plaintext)
+            guard detected == type else {
+                throw .invalidMediaType("the file is \(detected ?? "not a known image"), not \(type)")
+            }
+        }
         try Self.checkFilename(filename)
         let sealed = try sealFile(plaintext, mimeType: type, filename: filename, secret: secret)
         let blobHash = MediaCipher.sha256(sealed.ciphertext)
@@ -120,6 +126,26 @@ public struct V1MediaScheme: MediaScheme {
             throw .invalidMediaType("\(canonical) is not an allowed type (MDK 0.8.0's list)")
         }
         return canonical
+    }
+
+    /// The image type a file's first bytes announce (the signatures MDK 0.8.0's `image` crate
+    /// guesses from, for the types on its allow-list), or nil. MDK refuses to encrypt an image whose
+    /// bytes are not the type it is sent as (`validate_mime_type_matches_data`).
+    public static func imageType(of data: Data) -> String? {
+        let b = [UInt8](data.prefix(12))
+        func starts(_ prefix: [UInt8]) -> Bool { b.count >= prefix.count && Array(b.prefix(prefix.count)) == prefix }
+        func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
+        if starts([0x89] + ascii("PNG\r\n") + [0x1a, 0x0a]) { return "image/png" }
+        if starts([0xff, 0xd8, 0xff]) { return "image/jpeg" }
+        if starts(ascii("GIF89a")) || starts(ascii("GIF87a")) { return "image/gif" }
+        if starts(ascii("RIFF")), b.count >= 12, Array(b[8..<12]) == ascii("WEBP") { return "image/webp" }
+        if starts(ascii("MM") + [0, 0x2a]) || starts(ascii("II") + [0x2a, 0]) { return "image/tiff" }
+        if starts(ascii("BM")) { return "image/bmp" }
+        if starts([0, 0, 1, 0]) { return "image/x-icon" }
+        if b.count >= 12, Array(b[4..<12]) == ascii("ftypavif") { return "image/avif" }
+        if starts(ascii("qoif")) { return "image/qoi" }
+        if starts(ascii("farbfeld")) { return "image/x-farbfeld" }
+        return nil
     }
 
     /// MDK 0.8.0 `validate_filename`: 1…210 bytes, no `/` or `\`, no control character.

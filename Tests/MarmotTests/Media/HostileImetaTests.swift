@@ -43,8 +43,15 @@ struct HostileImetaTests {
                 try scheme.reference(imeta: Self.tag(scheme, url: url), policy: Self.policy)
             }
         }
-        // A public host, and our own server on loopback, are fine.
-        #expect(throws: Never.self) { try scheme.reference(imeta: Self.tag(scheme), policy: Self.policy) }
+        // A public host or address, and our own server on loopback, are fine.
+        for url in ["https://blossom.example/\(b)", "https://93.184.216.34/\(b)", "https://[2606:4700::1111]/\(b)",
+                    "http://cdn.hzrd149.com:8080/\(b).png", "https://8.8.8.8./\(b)"] {
+            #expect(throws: Never.self, "\(url) refused") { try scheme.reference(imeta: Self.tag(scheme, url: url), policy: Self.policy) }
+        }
+        for url in ["https://[2001:db8::1]/\(b)", "https://[ff02::1]/\(b)", "https://[::]/\(b)", "https://224.0.0.1/\(b)",
+                    "https://198.18.0.1/\(b)", "https://999.1.1.1/\(b)"] {
+            #expect(throws: MediaError.self, "\(url) accepted") { try scheme.reference(imeta: Self.tag(scheme, url: url), policy: Self.policy) }
+        }
         #expect(throws: Never.self) {
             try scheme.reference(imeta: Self.tag(scheme, url: "http://127.0.0.1:4455/\(b)"), policy: Self.policy)
         }

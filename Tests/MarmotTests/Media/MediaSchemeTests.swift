@@ -36,7 +36,8 @@ struct MediaSchemeTests {
         let secret = try scheme.secret(of: group)
         #expect(secret.bytes.count == 32)
         #expect(secret.description == "MediaSecret(redacted)")
-        let file = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        // A PNG signature first: v1 refuses to send an image whose bytes are another type, as MDK 0.8.0 does.
+        let file = Data([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) + Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let encrypted = try scheme.encrypt(
             file, mimeType: " Image/PNG; charset=x ", filename: "holiday.png", dimensions: MediaDimensions(width: 640, height: 480),
             secret: secret)
@@ -140,6 +141,18 @@ struct MediaSchemeTests {
         // v1 allows only MDK 0.8.0's list; v2 any well-formed type.
         #expect(throws: MediaError.self) { try V1MediaScheme.canonicalMediaType("application/zip") }
         #expect(try V2MediaScheme.canonicalMediaType("Application/Zip; x=1") == "application/zip")
+        // v1 checks that an image's bytes are the type it is sent as (MDK 0.8.0); v2 does not.
+        let secret = MediaSecret(bytes: Data(repeating: 1, count: 32))
+        let jpeg = Data([0xff, 0xd8, 0xff, 0xe0]) + Data(repeating: 7, count: 100)
+        #expect(V1MediaScheme.imageType(of: jpeg) == "image/jpeg")
+        #expect(throws: MediaError.invalidMediaType("the file is image/jpeg, not image/png")) {
+            try v1.encrypt(jpeg, mimeType: "image/png", filename: "a.png", dimensions: nil, secret: secret)
+        }
+        #expect(throws: MediaError.invalidMediaType("the file is not a known image, not image/gif")) {
+            try v1.encrypt(Data("GIF? no".utf8), mimeType: "image/gif", filename: "a.gif", dimensions: nil, secret: secret)
+        }
+        #expect(throws: Never.self) { try v1.encrypt(jpeg, mimeType: "image/jpeg", filename: "a.jpg", dimensions: nil, secret: secret) }
+        #expect(throws: Never.self) { try v2.encrypt(jpeg, mimeType: "image/png", filename: "a.png", dimensions: nil, secret: secret) }
         #expect(v1.maxPlaintextBytes == 100 * 1024 * 1024)
         #expect(v2.maxPlaintextBytes == 512 * 1024 * 1024 - 16)
     }
