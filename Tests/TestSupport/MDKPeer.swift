@@ -26,11 +26,13 @@ public final class MDKPeer: Sendable {
     private let reader: Task<Void, Never>
     private let errorLog = ErrorLog()
 
-    /// Starts the peer and waits for its `ready` event.
-    public init(_ name: String) async throws {
+    /// Starts the peer and waits for its `ready` event. `script` may be a wrapper of `mdk_peer.py`
+    /// that adds commands (e.g. `scripts/interop/mdk_media_peer.py`); it is given `MARMOT_SHARED`.
+    public init(_ name: String, script: String = InteropKit.mdkPeer) async throws {
         self.name = name
         process = try ChildProcess(
-            "mdk_peer.py(\(name))", executable: InteropKit.python, arguments: [InteropKit.mdkPeer], interactive: true)
+            "mdk_peer.py(\(name))", executable: InteropKit.python, arguments: [script],
+            environment: ["MARMOT_SHARED": SharedFixtures.sharedRoot.path], interactive: true)
         let process = self.process, replies = self.replies, events = self.events, errorLog = self.errorLog
         reader = Task {
             while !Task.isCancelled {

@@ -6,4 +6,5 @@ import Logging
 enum MarmotLog {
     static let groupData = Logger(label: "marmot.group-data")
     static let groupEvents = Logger(label: "marmot.group-events")
+    static let media = Logger(label: "marmot.media")
 }

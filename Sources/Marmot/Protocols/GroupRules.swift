@@ -11,6 +11,9 @@ package protocol GroupRules: Sendable {
     var version: MarmotVersion { get }
     /// The MLS policy a group of this version runs with (framing of handshakes, credentials).
     var configuration: GroupConfiguration { get }
+    /// How this version encrypts media and reads its `imeta` references (v1: MIP-04 `mip04-v2`;
+    /// v2: component 0x800b `encrypted-media-v2`).
+    var media: any MediaScheme { get }
 
     /// Our leaf in a new group or after a signer rotation: capabilities and leaf extensions (v2 binds
     /// the signature key to our account with a signed proof, so the extensions depend on `signer`).

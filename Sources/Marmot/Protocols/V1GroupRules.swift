@@ -9,6 +9,7 @@ package struct V1GroupRules: GroupRules {
 
     package var version: MarmotVersion { .v1 }
     package var configuration: GroupConfiguration { .marmot }
+    package var media: any MediaScheme { V1MediaScheme() }
 
     package func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
         (.marmotDefault(grease: true), [])

@@ -11,12 +11,14 @@ package struct V2GroupRules: GroupRules {
 
     package var version: MarmotVersion { .v2 }
     package var configuration: GroupConfiguration { .marmotV2 }
+    package var media: any MediaScheme { V2MediaScheme() }
 
     /// The components a group we create requires of every member: profile, admin policy, routing,
-    /// the identity proof and lifecycle (MDK `default_group_components` plus routing and 0x8009).
+    /// the identity proof, encrypted media v2 and lifecycle (MDK `default_group_components` plus
+    /// routing, 0x8009 and the 0x800b White Noise adds to every new group, `client/mod.rs` 1241-1262).
     static let requiredComponents: [UInt16] = [
         MarmotComponentID.groupProfile, MarmotComponentID.adminPolicy, MarmotComponentID.nostrRouting,
-        MarmotComponentID.accountIdentityProof, MarmotComponentID.lifecycle,
+        MarmotComponentID.accountIdentityProof, MarmotComponentID.encryptedMediaV2, MarmotComponentID.lifecycle,
     ]
 
     package func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
@@ -26,8 +28,9 @@ package struct V2GroupRules: GroupRules {
     }
 
     /// required_capabilities (extension 0x0006, proposals AppDataUpdate and SelfRemove), then the
-    /// dictionary with 0x0001, 0x8001, 0x8003, 0x8004 and 0x800c, as MDK orders them. Every invitee
-    /// must support every required component.
+    /// dictionary with 0x0001, 0x8001, 0x8003, 0x8004, 0x800b (Blossom at MDK's default servers,
+    /// `EncryptedMediaPolicy.blossom()`) and 0x800c, as MDK orders them. Every invitee must support
+    /// every required component.
     package func groupContextExtensions(_ metadata: GroupMetadata, invitees: [KeyPackage]) throws -> [Extension] {
         for invitee in invitees {
             let supported = Set(V2KeyPackageEvent.leafComponents(invitee.leafNode))
@@ -37,6 +40,7 @@ package struct V2GroupRules: GroupRules {
         var dictionary = try AppDataDictionary()
         dictionary.set(MarmotComponentID.appComponents, Data(ComponentsList(Self.requiredComponents).bytes))
         try Self.write(metadata, into: &dictionary)
+        dictionary.set(MarmotComponentID.encryptedMediaV2, Data(try EncryptedMediaPolicy.blossom().bytes))
         dictionary.set(MarmotComponentID.lifecycle, Data(GroupLifecycle.active.bytes))
         let required = RequiredCapabilities(
             extensionTypes: [.appDataDictionary], proposalTypes: [.appDataUpdate, .selfRemove], credentialTypes: [])

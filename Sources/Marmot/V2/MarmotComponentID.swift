@@ -25,7 +25,8 @@ public enum MarmotComponentID {
     public static let privateUseStart: UInt16 = 0x8000
 
     /// The components this implementation understands in a GroupContext; a required id outside this
-    /// set makes a Welcome unjoinable. 0x8006 and 0x800b are parsed only to be preserved.
+    /// set makes a Welcome unjoinable. 0x8006 is parsed only to be preserved; 0x800b is read by
+    /// `EncryptedMediaPolicy` (groups we create require it).
     public static let supported: Set<UInt16> = [
         appComponents, safeAAD, groupProfile, adminPolicy, nostrRouting, messageRetention, agentTextStream,
         accountIdentityProof, encryptedMediaV2, lifecycle,

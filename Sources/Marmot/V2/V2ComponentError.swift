@@ -21,6 +21,7 @@ public enum V2ComponentError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidRelayURL(String)
     case unknownLifecycleState(UInt8)
     case wrongLength(String, expected: Int, actual: Int)
+    case invalidMediaPolicy(String)
 
     public var description: String {
         switch self {
@@ -43,6 +44,7 @@ public enum V2ComponentError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidRelayURL(let why): "routing relay URL invalid: \(why)"
         case .unknownLifecycleState(let b): "lifecycle state \(b) is unknown"
         case .wrongLength(let what, let e, let a): "\(what) must be \(e) bytes, got \(a)"
+        case .invalidMediaPolicy(let why): "encrypted media policy (0x800b): \(why)"
         }
     }
 }

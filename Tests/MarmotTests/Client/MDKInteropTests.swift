@@ -73,14 +73,15 @@ final class InteropContext: Sendable {
     /// Runs `body` with a fresh relay of `kind`, MDK peer and client; everything is stopped at the
     /// end, and MDK must not have reported any rejected event.
     static func run(
-        _ kind: InteropRelay, allowMDKErrors: Bool = false, _ body: @Sendable (InteropContext) async throws -> Void
+        _ kind: InteropRelay, allowMDKErrors: Bool = false, peerScript: String = InteropKit.mdkPeer,
+        _ body: @Sendable (InteropContext) async throws -> Void
     ) async throws {
         try InteropKit.require()
         let relay = try await RunningRelay.start(kind)
         var mdk: MDKPeer?
         var context: InteropContext?
         do {
-            let peer = try await MDKPeer("mdk")
+            let peer = try await MDKPeer("mdk", script: peerScript)
             mdk = peer
             let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-peer-\(UUID().uuidString)").path
             let initialised = try await peer.call(["cmd": "init", "relay": relay.url, "data_dir": dataDir, "name": "mdk"])

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""MDK 0.8.0 peer with MIP-04 media commands, for the media interop tests.
+
+Runs the interop kit's `mdk_peer.py` (from $MARMOT_SHARED/interop, default ../shared/interop;
+never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media API:
+
+  {"cmd":"encrypt_media","group_id":ID,"data_b64":B64,"mime_type":"image/png","filename":"a.png",
+   "url_base":"https://blossom.example/"}
+     -> {"ok":true,"imeta":[...],"ciphertext_b64":B64,"encrypted_hash":HEX,"original_hash":HEX}
+     MDK encrypts with the group's current epoch (encrypt_media_for_upload_with_options; EXIF
+     sanitising and preview hashes off so the bytes stay as given) and builds the tag with
+     create_media_imeta_tag for url_base + hex(sha256(ciphertext)).
+  {"cmd":"decrypt_media","group_id":ID,"ciphertext_b64":B64,"imeta":[...]}
+     -> {"ok":true,"data_b64":B64,"sha256":HEX}
+     parse_media_imeta_tag then decrypt_media_from_download (MDK finds the epoch from the stored
+     message whose imeta names the file, else uses the current one).
+"""
+import base64
+import hashlib
+import importlib.util
+import os
+import sys
+
+_shared = os.environ.get("MARMOT_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
+_path = os.path.join(_shared, "interop", "mdk_peer.py")
+_spec = importlib.util.spec_from_file_location("mdk_peer", _path)
+mdk_peer = importlib.util.module_from_spec(_spec)
+sys.modules["mdk_peer"] = mdk_peer
+_spec.loader.exec_module(mdk_peer)
+
+import mdk as _mdk  # noqa: E402  (after mdk_peer, which reports a failed import as a fatal event)
+
+
+def _b64(c, key):
+    value = c.get(key)
+    if not isinstance(value, str):
+        raise mdk_peer.PeerError(f"{key} must be base64 text")
+    return base64.b64decode(value, validate=True)
+
+
+class MediaPeer(mdk_peer.Peer):
+    async def cmd_encrypt_media(self, c):
+        self._need_init()
+        g = self._resolve_group(c.get("group_id"))
+        data = _b64(c, "data_b64")
+        options = _mdk.MediaProcessingOptionsInput(
+            sanitize_exif=False, generate_blurhash=False, generate_thumbhash=False,
+            max_dimension=None, max_file_size=None, max_filename_length=None)
+        upload = self.mdk.encrypt_media_for_upload_with_options(
+            g.mls_group_id, data, c.get("mime_type", ""), c.get("filename", ""), options)
+        url = str(c.get("url_base", "https://blossom.example/")) + bytes(upload.encrypted_hash).hex()
+        tags = self.mdk.create_media_imeta_tag(g.mls_group_id, upload, url)
+        return {"imeta": tags[0], "ciphertext_b64": base64.b64encode(bytes(upload.encrypted_data)).decode(),
+                "encrypted_hash": bytes(upload.encrypted_hash).hex(),
+                "original_hash": bytes(upload.original_hash).hex(), "url": url}
+
+    async def cmd_decrypt_media(self, c):
+        self._need_init()
+        g = self._resolve_group(c.get("group_id"))
+        imeta = c.get("imeta")
+        if not (isinstance(imeta, list) and all(isinstance(x, str) for x in imeta)):
+            raise mdk_peer.PeerError("imeta must be a list of strings")
+        reference = self.mdk.parse_media_imeta_tag(g.mls_group_id, [imeta])
+        data = bytes(self.mdk.decrypt_media_from_download(g.mls_group_id, _b64(c, "ciphertext_b64"), reference))
+        return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+mdk_peer.Peer = MediaPeer
+
+if __name__ == "__main__":
+    import asyncio
+    try:
+        asyncio.run(mdk_peer.main())
+    except KeyboardInterrupt:
+        pass
+    try:
+        mdk_peer._proto_out.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    os._exit(0)
