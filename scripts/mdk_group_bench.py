@@ -16,13 +16,12 @@ cost alone (`TMPDIR=/dev/shm .build/release/marmot-bench groups` does it for bot
 """
 import argparse
 import json
-import math
 import os
 import shutil
-import statistics
 import sys
 import tempfile
-import time
+
+from group_bench_common import median_ms, run_sizes, runs_for, timed
 
 try:
     from mdk import new_mdk_with_key
@@ -55,19 +54,6 @@ class Member:
         return ev.id().to_hex(), ev.as_json()
 
 
-def runs_for(size):
-    """Runs per operation: a few for small groups, fewer for big ones (median taken)."""
-    return 7 if size <= 10 else 5 if size <= 50 else 3
-
-
-def ms(seconds_list):
-    return f"{statistics.median(seconds_list) * 1000:.2f} ms"
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
 
 
 def rumor_for(rumors, kp_event_id, index):
@@ -153,7 +139,7 @@ def measure(size, root):
                 raise RuntimeError("message not decrypted")
         msg_t.append(timed(message)[0])
 
-    return [str(size), ms(create_t), ms(join_t), ms(add_t), ms(remove_t), ms(upd_c), ms(upd_p), ms(msg_t)]
+    return [median_ms(v) for v in (create_t, join_t, add_t, remove_t, upd_c, upd_p, msg_t)]
 
 
 def main():
@@ -163,37 +149,15 @@ def main():
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
-    start = time.monotonic()
-    rows, skipped = [], []
-    done = []  # (size, seconds) of the sizes measured, to estimate the next
-    for size in sizes:
-        used = time.monotonic() - start
-        if done:
-            # Growth measured between the last two sizes, between linear and quadratic.
-            growth = 1.0
-            if len(done) >= 2:
-                (s0, t0), (s1, t1) = done[-2], done[-1]
-                growth = min(2.0, max(1.0, math.log(t1 / t0) / math.log(s1 / s0)))
-            estimate = done[-1][1] * (size / done[-1][0]) ** growth
-            if used + estimate > args.budget:
-                skipped.append(f"{size} (estimated {estimate:.0f} s, {args.budget - used:.0f} s left of {args.budget:.0f} s)")
-                continue
+
+    def measure_in_folder(size):
         root = tempfile.mkdtemp(prefix=f"mdk-bench-{size}-")
         try:
-            t0 = time.monotonic()
-            rows.append(measure(size, root))
-            done.append((size, time.monotonic() - t0))
-            print(f"  {size} members: {done[-1][1]:.1f} s with setup", file=sys.stderr, flush=True)
+            return measure(size, root)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    print("members | create | join | add 1 (commit+process) | remove 1 (commit+process) | self-update create | self-update process | message enc+dec")
-    for row in rows:
-        print(" | ".join(row))
-    if skipped:
-        print("skipped (over the time budget): " + ", ".join(skipped))
-    print(f"(MDK run: {time.monotonic() - start:.0f} s)")
-
+    run_sizes(sizes, args.budget, measure_in_folder, "MDK")
 
 if __name__ == "__main__":
     main()

@@ -16,9 +16,9 @@ Run with the interop venv's python (.venv-interop or $MDK_VENV).
 """
 import argparse
 import json
-import statistics
 import sys
-import time
+
+from group_bench_common import median_ms, run_sizes, runs_for, timed
 
 try:
     from mls_rs_uniffi import CipherSuite, Client, client_config_default, generate_signature_keypair
@@ -33,17 +33,6 @@ COLUMNS = ["create", "join", "add", "remove", "update_create", "update_process",
 def client(name):
     keys = generate_signature_keypair(CipherSuite.CURVE25519_AES128)
     return Client(name.encode(), keys, client_config_default())
-
-
-def runs_for(size):
-    """Runs per operation: a few for small groups, fewer for big ones (median taken)."""
-    return 7 if size <= 10 else 5 if size <= 50 else 3
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
 
 
 def commit_and_apply(group, make):
@@ -106,7 +95,7 @@ def measure(size):
                 raise RuntimeError("message not decrypted")
         msg_t.append(timed(message)[0])
 
-    return [statistics.median(v) * 1000 for v in (create_t, join_t, add_t, remove_t, upd_c, upd_p, msg_t)]
+    return [median_ms(v) for v in (create_t, join_t, add_t, remove_t, upd_c, upd_p, msg_t)]
 
 
 def main():
@@ -116,20 +105,7 @@ def main():
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
-    start = time.monotonic()
-    rows, skipped = {}, []
-    for size in sizes:
-        if time.monotonic() - start > args.budget:
-            skipped.append(str(size))
-            continue
-        rows[size] = measure(size)
-
-    print("members | create | join | add 1 (commit+process) | remove 1 (commit+process) | self-update create | self-update process | message enc+dec")
-    for size, row in rows.items():
-        print(" | ".join([str(size)] + [f"{v:.2f} ms" for v in row]))
-    if skipped:
-        print("skipped (over the time budget): " + ", ".join(skipped))
-    print(f"(mls-rs run: {time.monotonic() - start:.0f} s)")
+    rows = run_sizes(sizes, args.budget, measure, "mls-rs")
     print("mls-rs-json " + json.dumps({str(s): dict(zip(COLUMNS, row)) for s, row in rows.items()}))
 
 

@@ -75,15 +75,9 @@ enum GroupChatBench {
 
     static func measure(size: Int, store: GRDBMarmotStore) throws -> [String] {
         let runs = iterations(size)
-        let creatorKeys = Keys.generate()
-        let invitees = try (1..<size).map { _ in
-            try KeyPackage.create(
-                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
-        }
-        let relay = try RelayURL("ws://127.0.0.1:7777")
-        let groupData = NostrGroupData(
-            nostrGroupID: .random(), name: "bench \(size)", description: "", admins: [creatorKeys.publicKey], relays: [relay])
-        let groupID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
+        let setup = try BenchGroup(size: size, name: "bench \(size)")
+        let groupData = setup.groupData
+        let groupID = setup.groupID
         // The admin's and the member's rows live in one store here, so they need distinct `h` values.
         let memberID = GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16))
         let memberH = NostrGroupID.random()
@@ -98,32 +92,24 @@ enum GroupChatBench {
         var creator: MLSGroup?
         var welcome: Welcome?
         let create = try timed(runs) {
-            var group = try MLSGroup.create(
-                groupID: groupID, signer: .generate(), credential: .basic(identity: Data(creatorKeys.publicKey.bytes)),
-                capabilities: .marmotDefault(grease: true),
-                groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
-                    groupData: groupData, invitees: invitees.map(\.keyPackage)),
-                configuration: .marmot)
-            let pending = try group.commit(adding: invitees.map(\.keyPackage))
+            let pending = try setup.found()
             try save(pending.newGroup, id: groupID)
             creator = pending.newGroup
             welcome = pending.welcome
         }
-        guard var admin = creator, let welcome, let first = invitees.first else { throw BenchSkip("no group") }
+        guard var admin = creator, let welcome else { throw BenchSkip("no group") }
 
         // Join: the first invitee opens the Welcome and stores its state.
         var joined: MLSGroup?
         let join = try timed(runs) {
-            let group = try MLSGroup.join(
-                welcome: welcome, keyPackage: first.keyPackage, privateMaterial: first.privateMaterial, configuration: .marmot)
+            let group = try setup.joinFirst(welcome)
             try save(group, id: memberID)
             joined = group
         }
         guard let member = joined else { throw BenchSkip("no join") }
 
         // Add one: commit + Welcome by the admin, processed by the member; both stored.
-        let newcomer = try KeyPackage.create(
-            identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+        let newcomer = try BenchGroup.keyPackage()
         let add = try timed(runs) {
             var a = admin
             let pending = try a.commit(adding: [newcomer.keyPackage])

@@ -17,8 +17,7 @@ enum ProfileTargets {
         Bench.section("MLS operations at \(size) members, once each (for callgrind)")
         do {
             let (admin, member) = try group(size: size)
-            let newcomer = try KeyPackage.create(
-                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
+            let newcomer = try BenchGroup.keyPackage()
             let update = try measuredUpdateCreate(admin)
             try measuredUpdateProcess(member, update.message)
             let add = try measuredAddCreate(admin, newcomer.keyPackage)
@@ -34,26 +33,10 @@ enum ProfileTargets {
 
     /// An admin's group of `size` members as `GroupChatBench` builds it, and one member joined.
     static func group(size: Int) throws -> (admin: MLSGroup, member: MLSGroup) {
-        let creatorKeys = Keys.generate()
-        let invitees = try (1..<size).map { _ in
-            try KeyPackage.create(
-                identity: Data(Keys.generate().publicKey.bytes), keyPackageExtensions: [Extension(LastResortExtension())])
-        }
-        let relay = try RelayURL("ws://127.0.0.1:7777")
-        let groupData = NostrGroupData(
-            nostrGroupID: .random(), name: "profile \(size)", description: "", admins: [creatorKeys.publicKey],
-            relays: [relay])
-        var group = try MLSGroup.create(
-            groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)), signer: .generate(),
-            credential: .basic(identity: Data(creatorKeys.publicKey.bytes)), capabilities: .marmotDefault(grease: true),
-            groupContextExtensions: MarmotGroupExtensions.groupContextExtensions(
-                groupData: groupData, invitees: invitees.map(\.keyPackage)),
-            configuration: .marmot)
-        let pending = try group.commit(adding: invitees.map(\.keyPackage))
-        guard let welcome = pending.welcome, let first = invitees.first else { throw BenchSkip("no Welcome") }
-        let member = try MLSGroup.join(
-            welcome: welcome, keyPackage: first.keyPackage, privateMaterial: first.privateMaterial, configuration: .marmot)
-        return (pending.newGroup, member)
+        let setup = try BenchGroup(size: size, name: "profile \(size)")
+        let pending = try setup.found()
+        guard let welcome = pending.welcome else { throw BenchSkip("no Welcome") }
+        return (pending.newGroup, try setup.joinFirst(welcome))
     }
 
     @inline(never)

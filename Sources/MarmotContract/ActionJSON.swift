@@ -70,6 +70,21 @@ extension ContractJSON {
         case "createChat": return .createChat(peerNpub: try fields.string("peerNpub"))
         case "sendMessage":
             return .sendMessage(chatID: ChatID(try fields.string("chatId")), content: try fields.string("content"))
+        case "sendAttachment":
+            // The file as standard base64 (the C ABI and the web page carry bytes as JSON text).
+            guard let text = object["data"] as? String, let data = Data(base64Encoded: text) else {
+                throw .invalidField("data")
+            }
+            return .sendAttachment(
+                chatID: ChatID(try fields.string("chatId")), data: data, filename: try fields.string("filename"),
+                mimeType: try fields.string("mimeType"), caption: (object["caption"] as? String) ?? "")
+        case "downloadAttachment":
+            guard let index = object["index"] as? Int, index >= 0 else { throw .invalidField("index") }
+            return .downloadAttachment(
+                chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
+                index: index)
+        case "addBlossomServer": return .addBlossomServer(url: try fields.string("url"))
+        case "removeBlossomServer": return .removeBlossomServer(url: try fields.string("url"))
         case "retryMessage":
             return .retryMessage(
                 chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")))
@@ -163,6 +178,17 @@ extension ContractJSON {
         case .createChat(let npub): object.merge(["type": "createChat", "peerNpub": npub]) { $1 }
         case .sendMessage(let chatID, let content):
             object.merge(["type": "sendMessage", "chatId": chatID.rawValue, "content": content]) { $1 }
+        case .sendAttachment(let chatID, let data, let filename, let mimeType, let caption):
+            object.merge([
+                "type": "sendAttachment", "chatId": chatID.rawValue, "data": data.base64EncodedString(),
+                "filename": filename, "mimeType": mimeType, "caption": caption,
+            ]) { $1 }
+        case .downloadAttachment(let chatID, let messageID, let index):
+            object.merge([
+                "type": "downloadAttachment", "chatId": chatID.rawValue, "messageId": messageID.rawValue, "index": index,
+            ]) { $1 }
+        case .addBlossomServer(let url): object.merge(["type": "addBlossomServer", "url": url]) { $1 }
+        case .removeBlossomServer(let url): object.merge(["type": "removeBlossomServer", "url": url]) { $1 }
         case .retryMessage(let chatID, let messageID):
             object.merge(["type": "retryMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
         case .openChat(let chatID): object.merge(["type": "openChat", "chatId": chatID.rawValue]) { $1 }

@@ -118,6 +118,18 @@ extension ContractJSON {
             "mentionedPubkeys": message.mentionedPubkeys, "mentionsMe": message.mentionsMe,
             "canModify": message.canModify,
             "canDelete": message.canDelete,
+            "attachments": message.attachments.map(attachment),
+        ]
+    }
+
+    /// `{"index","filename","mimeType","size","width","height","isImage","state","reason","label","canDownload"}`
+    /// (issue 28).
+    static func attachment(_ attachment: ChatAttachment) -> Object {
+        [
+            "index": attachment.index, "filename": attachment.filename, "mimeType": attachment.mimeType,
+            "size": orNull(attachment.size), "width": orNull(attachment.width), "height": orNull(attachment.height),
+            "isImage": attachment.isImage, "state": attachment.state.name, "reason": orNull(attachment.state.reason),
+            "label": attachment.label, "canDownload": attachment.canDownload,
         ]
     }
 
@@ -151,6 +163,8 @@ extension ContractJSON {
             "keyPackagePublished": orNull(network.keyPackagePublished), "statusText": network.statusText,
             "sync": network.sync.rawValue, "invitesLoaded": network.invitesLoaded, "chatsLoaded": network.chatsLoaded,
             "relays": network.relays.map(relay), "groupRelays": network.groupRelays.map(groupRelay),
+            "blossomServers": network.blossomServers, "blossomServersNamed": network.blossomServersNamed,
+            "blossomServersLoaded": network.blossomServersLoaded,
         ]
     }
 

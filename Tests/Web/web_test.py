@@ -6,7 +6,9 @@ create accounts; Alice starts a chat by npub; Bob accepts the invitation; messag
 the ✓ mark; the chat's protocol in the header and the row; an unread badge; a reload mid-chat
 brings the state back; Bob sets his name and adds, sees connected and removes a second relay
 (EXTRA_RELAY); a page on another origin cannot open a WebSocket to `marmot relay` (RELAY_PORT)
-unless that relay was started with --allow-origin for it. Screenshots of each screen.
+unless that relay was started with --allow-origin for it; a picture each way (issue 28): sent with 📎,
+shown inline on the sender's page at once and on the receiver's after "Show", the bytes the same,
+and `/attachment` refused without the token. Screenshots of each screen.
 """
 import base64
 import os
@@ -20,6 +22,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import struct
+import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -249,6 +253,64 @@ def group_scenario(alice, bob, bob_npub, started):
     print(f"web_test: group created, accepted, renamed at {time.monotonic() - started:.1f}s")
 
 
+def png(width, height, seed):
+    """A real PNG (a colour gradient) that Chromium draws: what the picture test sends."""
+    rows = b"".join(
+        b"\x00" + b"".join(bytes(((x * 255 // width + seed) % 256, (y * 255 // height) % 256, (seed * 3) % 256))
+                           for x in range(width))
+        for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def send_picture(page, path):
+    """Chooses `path` in the page's hidden 📎 file input (as a user's file dialog would)."""
+    field = page.driver.find_element(By.ID, "attach")
+    page.driver.execute_script("arguments[0].style.display = 'block';", field)
+    field.send_keys(path)
+
+
+def picture_scenario(alice, bob, started, scratch):
+    """A picture each way: the sender's page shows it at once, the receiver's after Show; the bytes
+    served to the page are the file's; `/attachment` without the token is refused."""
+    for sender, receiver, seed in ((alice, bob, 40), (bob, alice, 160)):
+        data = png(96, 64, seed)
+        path = os.path.join(scratch, f"{sender.name}.png")
+        with open(path, "wb") as out:
+            out.write(data)
+        sender.type("composer", f"picture from {sender.name}")
+        send_picture(sender, path)
+        own = "#messages .message.mine .attachment.available img"
+        sender.wait("own picture shown", lambda d: d.execute_script(
+            "const i = document.querySelector(arguments[0]); return i && i.complete && i.naturalWidth === 96;", own))
+        sender.wait("✓ on the picture", lambda d: d.execute_script(
+            "const a = [...document.querySelectorAll('#messages .message.mine')].pop(); return a && a.querySelector('.mark.sent') !== null;"))
+        theirs = "#messages .message.theirs .attachment"
+        receiver.wait("the picture's message", lambda d: any(
+            f"{sender.name}.png" in e.text for e in d.find_elements(By.CSS_SELECTOR, theirs)))
+        show = [b for b in receiver.driver.find_elements(By.CSS_SELECTOR, theirs + " .download")
+                if f"{sender.name}.png" in b.find_element(By.XPATH, "..").text]
+        assert show, f"{receiver.name}: no Show button for {sender.name}.png"
+        show[-1].click()
+        shown = theirs + ".available img"
+        receiver.wait("the picture drawn", lambda d: d.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].some(i => i.complete && i.naturalWidth === 96 && i.alt === arguments[1]);",
+            shown, f"{sender.name}.png"))
+        src = receiver.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].find(i => i.alt === arguments[1]).src;", shown, f"{sender.name}.png")
+        with urllib.request.urlopen(src, timeout=10) as response:
+            assert response.read() == data, "the page's picture is not the file sent"
+            assert response.headers["Content-Type"] == "image/png"
+        stripped = re.sub(r"token=[0-9a-f]+", "token=", src)
+        assert http_status(stripped) == 403, f"/attachment without the token: {http_status(stripped)}"
+        sender.shot(f"5c-picture-sent-by-{sender.name}")
+        receiver.shot(f"5d-picture-from-{sender.name}")
+    print(f"web_test: a picture each way, shown inline, bytes checked at {time.monotonic() - started:.1f}s")
+
+
 def back_to_chat_list(page):
     while "shown" not in page.driver.find_element(By.ID, "screen-chatList").get_attribute("class"):
         page.click("section.shown .back")
@@ -370,6 +432,8 @@ def main():
         bob.click(reactions)
         alice.wait("reaction taken back", lambda d: not d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .reactions button"))
         print(f"web_test: reaction shown and taken back at {time.monotonic() - started:.1f}s")
+        with tempfile.TemporaryDirectory() as scratch:
+            picture_scenario(alice, bob, started, scratch)
 
         alice.click("#screen-chat .back")
         alice.screen("chatList")

@@ -194,6 +194,8 @@ extension MarmotClient {
         }
         noteExpiry(message.expiresAt)
         noteModeration(&message, in: session)
+        noteMediaEpoch(message, epoch: application.epoch)
+        message = withAttachments([message])[0]
         if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }

@@ -7,11 +7,10 @@ import Nostr
 /// removes only its author's own. The grant is decided once, by the group state that opened (or,
 /// for ours, queued) the deletion, and kept, so a later demotion does not bring the message back.
 extension MarmotClient {
-    /// Whether `sender` holds the grant in `session`'s state: an admin, in a group that is not two
-    /// members with no name (MDK `marmot-app/src/groups.rs` 1858-1866, `delete_moderation_grant`).
+    /// Whether `sender` holds the grant in `session`'s state (`ModerationGrant`).
     static func grantsModeration(_ sender: PublicKey, in session: GroupSession) -> Bool {
-        let direct = session.mls.members.count == 2 && session.stored.name.trimmingCharacters(in: .whitespaces).isEmpty
-        return !direct && session.stored.admins.contains(sender)
+        ModerationGrant.holds(
+            sender, admins: session.stored.admins, memberCount: session.mls.members.count, groupName: session.stored.name)
     }
 
     /// Records the grant of a deletion just stored, and sets it on `message`.

@@ -31,6 +31,7 @@ extension MarmotClient {
             return
         }
         for (group, messages) in Dictionary(grouping: expired, by: \.mlsGroupID) {
+            messages.forEach(forgetMedia)
             refreshRow(group)
             logger.info("\(messages.count) messages of \(group) expired and were deleted")
             if let chat = sessions[group]?.chat { emit(.messagesExpired(chat, messages.map(\.rumorID))) }

@@ -46,6 +46,8 @@ extension MarmotClient {
     /// peers (who record event ids) never get a second copy.
     public func deliverQueued(_ rumorID: EventID, in chat: GroupID) async throws -> SentMessage {
         try requireStarted()
+        // A media message's blob is on its server before the message that names it goes out.
+        try await uploadPendingMedia(rumorID, in: chat)
         await acquire()
         let prepared: (message: StoredMessage, event: Event)
         do {

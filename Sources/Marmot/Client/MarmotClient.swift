@@ -297,13 +297,13 @@ public actor MarmotClient {
     /// A page of a chat's messages, newest first (`before` from the previous page's `nextCursor`).
     public func messages(in chat: GroupID, before: MessageCursor? = nil, limit: Int = 50) throws -> MessagePage {
         var page = try storage { try store.messages(mlsGroupID: chat, before: before, limit: limit) }
-        page.messages = withModerationGrants(page.messages)
+        page.messages = withAttachments(withModerationGrants(page.messages))
         return page
     }
 
     /// One stored message of a chat by its rumor id.
     public func message(_ id: EventID, in chat: GroupID) throws -> StoredMessage? {
-        try storage { try store.message(mlsGroupID: chat, rumorID: id) }.map { withModerationGrants([$0])[0] }
+        try storage { try store.message(mlsGroupID: chat, rumorID: id) }.map { withAttachments(withModerationGrants([$0]))[0] }
     }
 
     /// Sets the chat's unread count to zero.
@@ -492,6 +492,7 @@ public actor MarmotClient {
         try store.saveGroupEventKey(key, epoch: epoch, mlsGroupID: id)
         try store.pruneGroupEventKeys(mlsGroupID: id, keepingFrom: epoch >= 5 ? epoch - 5 : 0)
         sessions[id]?.eventKeys = try store.groupEventKeys(mlsGroupID: id).filter { $0.epoch <= epoch }
+        storeCurrentMediaSecret(id)
     }
 
     func record(_ id: EventID, _ outcome: ProcessedOutcome, group: GroupID?) {

@@ -40,6 +40,8 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
     case storage(String)
     /// A value could not be built (event signing, encoding).
     case encoding(String)
+    /// A picture or file could not be sent or opened (MIP-04, Blossom); the reason says why.
+    case media(String)
 
     public var description: String {
         switch self {
@@ -65,6 +67,7 @@ public enum MarmotClientError: Error, Sendable, CustomStringConvertible {
         case .mls(let error): "client: MLS: \(error)"
         case .storage(let why): "client: storage: \(why)"
         case .encoding(let why): "client: \(why)"
+        case .media(let why): "client: \(why)"
         }
     }
 }

@@ -158,6 +158,9 @@ public struct StoredMessage: Sendable, Hashable {
     /// removes other members' messages too (MDK's moderation grant). Kept by the client beside the
     /// row, not in it; false in rows read straight from the store.
     public var moderationGrant = false
+    /// Its pictures and files: the `imeta` references that passed the checks, and whether each one's
+    /// content is on this device. Filled in by the client beside the row, not stored in it.
+    public var attachments: [MessageAttachment] = []
 
     public init(
         rumorID: EventID, mlsGroupID: GroupID, sender: PublicKey, kind: Kind = .chatMessage, content: String,

@@ -1,3 +1,4 @@
+import Foundation
 import MarmotCore
 
 /// The three calls a platform makes on the core (MVP spec, FFI Surface), behind a protocol so the
@@ -9,6 +10,8 @@ public protocol AppCoreHandle: AnyObject, Sendable {
     func dispatch(_ action: AppAction)
     /// Delivers every update, in rev order, to `reconciler`.
     func listenForUpdates(_ reconciler: any AppReconciler)
+    /// The bytes of a message's attachment (downloaded and decrypted by the core when not here).
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data
 }
 
 extension MarmotApp: AppCoreHandle {}

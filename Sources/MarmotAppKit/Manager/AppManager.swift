@@ -138,6 +138,12 @@
 
         // MARK: Intents
 
+        /// The bytes of attachment `index` of a message, for showing or saving it (issue 28); the
+        /// core downloads and decrypts it first when it is not on this device.
+        public func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data {
+            try await core.attachmentData(chatID: chatID, messageID: messageID, index: index)
+        }
+
         /// Forwards `action` to the core.
         public func dispatch(_ action: AppAction) {
             if case .logout = action { restorePendingAfterRev = nil }

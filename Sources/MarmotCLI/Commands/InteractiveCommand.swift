@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MarmotCore
 import Logging
 
 /// `marmot` (or `marmot ui`): the full-screen terminal client, the screens of the app.
@@ -45,10 +46,14 @@ struct InteractiveCommand: AsyncParsableCommand {
             } else {
                 session.relayURLs.map(\.absoluteString).joined(separator: ", ")
             }
+        let saver = AttachmentSaver(folder: home.appendingPathComponent("downloads", isDirectory: true)) {
+            chatID, messageID, index throws(AttachmentError) -> Data in
+            try await session.attachmentData(chatID: chatID, messageID: messageID, index: index)
+        }
         do {
             try await TerminalUI.run(
                 manager: session.manager, statusLine: { where_ },
-                logFile: home.appendingPathComponent("marmot.log"))
+                logFile: home.appendingPathComponent("marmot.log"), saver: saver)
         } catch {
             await session.close()
             throw CLIError(.failure, "terminal: \(error)")

@@ -66,12 +66,26 @@ enum MessagesFlow {
         let reactions: [Reaction]
         let mentionsMe: Bool
         let delivery: String
+        /// Pictures and files (issue 28): `marmot media save` takes their index.
+        let attachments: [Attachment]
         /// `text` as one line, for the text output (not encoded).
         let line: String
 
         enum CodingKeys: String, CodingKey {
             case type, id, chat, senderPubkey, mine, text, at, time, edited, replyTo, reactions, mentionsMe, delivery
+            case attachments
         }
+    }
+
+    struct Attachment: Encodable {
+        let index: Int
+        let filename: String
+        let mimeType: String
+        let size: Int?
+        /// uploading, upload_failed, remote, downloading, available, failed.
+        let state: String
+        /// "photo.jpg · image/jpeg · 1.2 MB".
+        let label: String
     }
 
     static func run(chat: String, limit: Int, before: String?, _ invocation: Invocation) async throws {
@@ -123,7 +137,13 @@ enum MessagesFlow {
             time: message.displayTimestamp, edited: message.isEdited,
             replyTo: message.replyTo.map { Quote(id: $0.messageID.rawValue, available: $0.isAvailable, text: $0.text) },
             reactions: message.reactions.map { Reaction(emoji: $0.emoji, count: $0.count, senders: $0.senderPubkeys) },
-            mentionsMe: message.mentionsMe, delivery: delivery, line: message.line)
+            mentionsMe: message.mentionsMe, delivery: delivery,
+            attachments: message.attachments.map {
+                Attachment(
+                    index: $0.index, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, state: $0.state.name,
+                    label: $0.label)
+            },
+            line: message.line)
     }
 
     static func text(_ row: Row) -> String {
@@ -132,6 +152,7 @@ enum MessagesFlow {
         let quote = row.replyTo.map { "  ↳ re: \($0.text)\n" } ?? ""
         let edited = row.edited ? " (edited)" : ""
         let reactions = row.reactions.isEmpty ? "" : "  " + row.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: " ")
-        return "\(quote)[\(row.time)] \(who): \(row.line)\(edited)\(reactions)  [id \(row.id)]"
+        let files = row.attachments.map { "\n  📎 [\($0.index)] \($0.label) (\($0.state))" }.joined()
+        return "\(quote)[\(row.time)] \(who): \(row.line)\(edited)\(reactions)  [id \(row.id)]\(files)"
     }
 }

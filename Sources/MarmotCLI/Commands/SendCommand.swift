@@ -12,30 +12,40 @@ struct SendCommand: AsyncParsableCommand {
             npub has no key package (no chat can be started), 4 for an invalid npub, 10 when you are no \
             longer a member of that chat (you left or were removed; it stays readable).
 
+            With --file, sends a picture or file (MIP-04): encrypted for the chat, uploaded to your \
+            first Blossom server (`marmot blossom`), and referenced by the message; the text, if any, \
+            is its caption. Exit code 6 also when the upload failed.
+
             Examples:
               marmot send npub1… "hello"
               marmot send 3f2a…e9 "see you at 6" --json
+              marmot send 3f2a…e9 --file ~/photo.jpg "the view"
             """
     )
 
     @Argument(help: ArgumentHelp("An npub, or a chat id from `marmot chats`.", valueName: "npub|chat-id"))
     var target: String
 
-    @Argument(help: ArgumentHelp("The message; several words are joined with spaces.", valueName: "text"))
-    var text: [String]
+    @Argument(help: ArgumentHelp("The message; several words are joined with spaces (with --file: the caption, optional).", valueName: "text"))
+    var text: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A picture or file to send (at most 100 MB).", valueName: "path"))
+    var file: String?
 
     @OptionGroup var relay: RelayOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         // The core ignores blank messages; say so instead of waiting for one that never comes.
-        if text.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if file == nil, text.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw ValidationError("the message is empty")
         }
     }
 
     func run() async throws {
-        try await SendFlow.run(target: target, text: text.joined(separator: " "), Invocation(relay: relay, output: output))
+        let attachment = try file.map(SendFlow.readAttachment)
+        try await SendFlow.run(
+            target: target, text: text.joined(separator: " "), attachment: attachment, Invocation(relay: relay, output: output))
     }
 }
 
@@ -51,7 +61,7 @@ enum SendFlow {
         let ms: Int
     }
 
-    static func run(target: String, text: String, _ invocation: Invocation) async throws {
+    static func run(target: String, text: String, attachment: OutgoingAttachment? = nil, _ invocation: Invocation) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
@@ -68,7 +78,7 @@ enum SendFlow {
                 }
             }
             let start = ContinuousClock.now
-            let sent = try await session.send(text, in: chat.chatID)
+            let sent = try await session.send(text, attachment: attachment, in: chat.chatID)
             let outcome = try await session.untilDelivered(sent, in: chat.chatID)
             let ms = start.duration(to: .now).milliseconds
             switch outcome.delivery {
@@ -89,6 +99,22 @@ enum SendFlow {
 }
 
 extension SendFlow {
+    /// Reads a file to send: its bytes, its name and a MIME type guessed from its extension.
+    nonisolated static func readAttachment(_ path: String) throws -> OutgoingAttachment {
+        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        guard let size else { throw CLIError(.usage, "cannot read \(path): no such file") }
+        guard size <= 100 * 1024 * 1024 else { throw CLIError(.usage, "\(path) is larger than 100 MB") }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CLIError(.usage, "cannot read \(path): \(error.localizedDescription)")
+        }
+        guard !data.isEmpty else { throw CLIError(.usage, "\(path) is empty") }
+        return OutgoingAttachment(data: data, filename: url.lastPathComponent, mimeType: MIMEType.guess(url.pathExtension))
+    }
+
     /// Adds that a target which is not an npub was not a known chat id either.
     static func explain(_ error: CLIError, target: String) -> CLIError {
         guard error.code == .invalidKey, !target.hasPrefix("npub") else { return error }
@@ -101,12 +127,23 @@ extension CLISession {
     /// one the core's outcome for this send names (in any delivery state: on a fast relay it is sent
     /// before this watch sees it pending), or a new message of ours still pending. A message of ours
     /// that merely appears (loaded from the store) is never taken for it.
-    func send(_ text: String, in chatID: ChatID, timeout: Duration = .seconds(30)) async throws(CLIError) -> MessageID {
+    func send(
+        _ text: String, attachment: OutgoingAttachment? = nil, in chatID: ChatID, timeout: Duration = .seconds(30)
+    ) async throws(CLIError) -> MessageID {
         let mark = outcomeMark
         let known = Set(state.currentChat?.messages.map(\.id) ?? [])
-        dispatch(.sendMessage(chatID: chatID, content: text))
+        let operation: UserOperation
+        if let attachment {
+            operation = .sendAttachment
+            dispatch(.sendAttachment(
+                chatID: chatID, data: attachment.data, filename: attachment.filename, mimeType: attachment.mimeType,
+                caption: text))
+        } else {
+            operation = .sendMessage
+            dispatch(.sendMessage(chatID: chatID, content: text))
+        }
         return try await until("the message to be queued", timeout: timeout) { state throws(CLIError) in
-            try Self.queuedMessage(in: state, chatID: chatID, after: mark, known: known)
+            try Self.queuedMessage(in: state, chatID: chatID, after: mark, known: known, operation: operation)
         }
     }
 
@@ -114,14 +151,15 @@ extension CLISession {
     /// one its outcome names (sent, failed or pending), else a new pending message of ours (not in
     /// `known`); nil while neither is there. A failure of the send other than "not sent" throws.
     static func queuedMessage(
-        in state: AppState, chatID: ChatID, after mark: UInt64, known: Set<MessageID>
+        in state: AppState, chatID: ChatID, after mark: UInt64, known: Set<MessageID>,
+        operation: UserOperation = .sendMessage
     ) throws(CLIError) -> MessageID? {
-        if let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == .sendMessage,
+        if let outcome = state.lastOutcome, outcome.sequence > mark, outcome.operation == operation,
             let id = outcome.messageID
         {
             return id
         }
-        if let failure = OutcomeExit.failure(in: state, after: mark, of: [.sendMessage]), state.lastOutcome?.code != .notSent {
+        if let failure = OutcomeExit.failure(in: state, after: mark, of: [operation]), state.lastOutcome?.code != .notSent {
             throw failure
         }
         guard let chat = state.currentChat, chat.chatID == chatID else { return nil }

@@ -127,6 +127,11 @@ final class CLISession {
     /// The mirrored state.
     var state: AppState { manager.state }
 
+    /// The bytes of an attachment, through the core (downloaded and decrypted when not here).
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data {
+        try await tap.app.attachmentData(chatID: chatID, messageID: messageID, index: index)
+    }
+
     /// Forwards an intent to the core through the manager.
     func dispatch(_ action: AppAction) { manager.dispatch(action) }
 

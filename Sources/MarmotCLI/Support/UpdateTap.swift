@@ -16,6 +16,9 @@ final class UpdateTap: AppCoreHandle, @unchecked Sendable {
 
     func state() -> AppState { app.state() }
     func dispatch(_ action: AppAction) { app.dispatch(action) }
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data {
+        try await app.attachmentData(chatID: chatID, messageID: messageID, index: index)
+    }
 
     func listenForUpdates(_ reconciler: any AppReconciler) {
         app.listenForUpdates(Forwarder(tap: self, next: reconciler))

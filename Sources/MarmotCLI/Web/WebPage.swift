@@ -20,6 +20,8 @@ button{font:inherit;padding:7px 14px;border-radius:8px;border:1px solid #2d6cdf;
 button.secondary{background:#fff;color:#2d6cdf} button:disabled{opacity:.5;cursor:default}
 input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:100%}
 .row{display:flex;gap:8px;align-items:center} .row input{flex:1}
+.attachment{margin:4px 0} .attachment .file{font-size:13px;opacity:.85} .attachment a.save{font-size:12px;margin-left:6px}
+label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-radius:8px;background:#fff}
 .muted{color:#6a7380;font-size:13px} .mono{font-family:ui-monospace,monospace;word-break:break-all}
 .chat-row{display:flex;align-items:center;gap:10px;padding:10px;border-bottom:1px solid #edf0f3;cursor:pointer}
 .chat-row:hover{background:#f5f8fc} .chat-row .text{flex:1;min-width:0}
@@ -86,7 +88,11 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1">Relays</h2><span class="muted" id="relays-status"></span></div>
   <div id="relay-list" style="margin-top:10px"></div>
   <div class="row" style="margin-top:10px"><input id="relay-url" autocomplete="off" placeholder="wss://relay.example.com"><button id="add-relay">Add</button></div>
-  <p class="error" id="relays-error"></p></div>
+  <p class="error" id="relays-error"></p>
+  <h3>Blossom servers</h3><p class="muted" id="blossom-note"></p>
+  <div id="blossom-list"></div>
+  <div class="row" style="margin-top:10px"><input id="blossom-url" autocomplete="off" placeholder="https://blossom.example.com"><button id="add-blossom">Add</button></div>
+  <p class="error" id="blossom-error"></p></div>
 </section>
 <section id="screen-profile">
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0">Your name</h2></div>
@@ -99,7 +105,8 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2><span class="protocol" id="chat-protocol"></span>
   <button id="group-info" class="secondary">Group info</button><button id="load-older" class="secondary">Older</button></div>
   <div id="messages" style="margin-top:10px"></div>
-  <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><button id="send">Send</button></div></div>
+  <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><label class="attach secondary" title="Send a picture or file">📎<input id="attach" type="file" style="display:none"></label><button id="send">Send</button></div>
+  <p class="error" id="attach-error"></p></div>
 </section>
 </main>
 <div id="toast"><span id="toast-text"></span><button id="toast-close" class="secondary">OK</button></div>
@@ -185,6 +192,19 @@ function renderRelays() {
     box.append(row);
   }
   $("relays-error").textContent = failure("change_relays");
+  // Where pictures and files are uploaded (issue 28); without named ones, the relays' own.
+  const blossom = $("blossom-list"); blossom.replaceChildren();
+  $("blossom-note").textContent = state.network.blossomServersNamed ? "Your files go to the first." : "Your relays' own servers (name one to use it instead).";
+  for (const url of state.network.blossomServers || []) {
+    const row = el("div", "blossom row"); row.dataset.url = url; row.append(el("span", "mono", url));
+    if (state.network.blossomServersNamed) {
+      const remove = el("button", "remove secondary", "Remove");
+      remove.onclick = () => dispatch({type: "removeBlossomServer", url});
+      row.append(remove);
+    }
+    blossom.append(row);
+  }
+  $("blossom-error").textContent = failure("change_blossom_servers");
 }
 
 function renderProfile() {
@@ -272,7 +292,8 @@ function renderChat() {
       const q = message.replyTo;
       bubble.append(el("div", "quote", (q.senderDisplay ? q.senderDisplay + ": " : "") + q.text));
     }
-    bubble.append(el("div", "content", message.content));
+    if (message.content) bubble.append(el("div", "content", message.content));
+    for (const file of message.attachments || []) bubble.append(attachmentView(chat, message, file));
     if (message.kind !== "system") {
       if (message.reactions.length) {
         const row = el("div", "reactions");
@@ -317,6 +338,32 @@ function renderChat() {
     box.append(bubble);
   }
   if (atBottom) box.scrollTop = box.scrollHeight;
+  $("attach-error").textContent = attachNotice || failure("send_attachment") || failure("download_attachment");
+}
+
+// A picture is shown inline once it is on this device; any file can be saved. The bytes come from
+// this server (`/attachment`, behind the same token), decrypted by the core; the page never sees keys.
+function attachmentURL(chat, message, file, download) {
+  return `/attachment?token=${encodeURIComponent(token)}&chat=${encodeURIComponent(chat.chatId)}&message=${encodeURIComponent(message.id)}&index=${file.index}` + (download ? "&download=1" : "");
+}
+function attachmentView(chat, message, file) {
+  const box = el("div", "attachment " + file.state); box.dataset.index = file.index;
+  if (file.isImage && file.state === "available") {
+    const img = el("img"); img.alt = file.filename; img.src = attachmentURL(chat, message, file, false);
+    img.style.maxWidth = "100%"; img.style.maxHeight = "320px"; img.style.borderRadius = "8px";
+    box.append(img);
+  }
+  box.append(el("div", "file", "📎 " + file.label + (file.state === "available" || file.state === "remote" ? "" : " · " + file.state.replace("_", " "))));
+  if (file.reason) box.append(el("div", "error", file.reason));
+  if (file.canDownload) {
+    const get = el("button", "download secondary", file.isImage ? "Show" : "Download");
+    get.onclick = () => dispatch({type: "downloadAttachment", chatId: chat.chatId, messageId: message.id, index: file.index});
+    box.append(get);
+  } else if (file.state === "available") {
+    const save = el("a", "save", "Save"); save.href = attachmentURL(chat, message, file, true); save.download = file.filename;
+    box.append(save);
+  }
+  return box;
 }
 
 function back() { dispatch({type: "updateScreenStack", screenStack: state.router.screenStack.slice(0, -1)}); }
@@ -346,6 +393,21 @@ $("send").onclick = () => {
   dispatch({type: "sendMessage", chatId: state.currentChat.chatId, content: text}); $("composer").value = "";
 };
 $("composer").onkeydown = event => { if (event.key === "Enter") $("send").onclick(); };
+const maxAttachment = 12 * 1024 * 1024;
+let attachNotice = "";
+$("attach").onchange = () => {
+  const file = $("attach").files[0]; $("attach").value = ""; attachNotice = "";
+  if (!file || !state.currentChat) return;
+  if (file.size > maxAttachment) { attachNotice = "The page sends files up to 12 MB; use `marmot send --file` for larger ones."; render(); return; }
+  const chatId = state.currentChat.chatId, caption = $("composer").value; $("composer").value = "";
+  const reader = new FileReader();
+  reader.onload = () => {
+    const data = String(reader.result).split(",", 2)[1] || "";
+    dispatch({type: "sendAttachment", chatId, data, filename: file.name, mimeType: file.type || "application/octet-stream", caption});
+  };
+  reader.readAsDataURL(file);
+};
+$("add-blossom").onclick = () => { dispatch({type: "addBlossomServer", url: $("blossom-url").value}); $("blossom-url").value = ""; };
 $("load-older").onclick = () => { if (state.currentChat) dispatch({type: "loadOlder", chatId: state.currentChat.chatId}); };
 $("notice").onclick = () => { notice = ""; render(); };
 $("toast-close").onclick = () => dispatch({type: "clearToast"});

@@ -41,6 +41,16 @@ final class WebServer: Sendable {
             headers[.contentType] = "text/html; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPage.html)))
         }
+        router.get("/attachment") { request, _ -> Response in
+            if let reason = gate.refusal(
+                host: request.head.authority, origin: request.headers[.origin],
+                token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
+            {
+                logger.notice("web: attachment request refused", metadata: ["reason": "\(reason)"])
+                return Self.text(.forbidden, "Forbidden (\(reason)).\n")
+            }
+            return await Self.attachment(request.uri.queryParameters, bridge: bridge)
+        }
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
         wsRouter.ws(
             "/ws",
@@ -55,17 +65,56 @@ final class WebServer: Sendable {
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, _ in
-                await bridge.serve(inbound: inbound.messages(maxSize: 1 << 20), outbound: outbound)
+                // A file the page sends travels as base64 in one action (12 MB of file at most).
+                await bridge.serve(inbound: inbound.messages(maxSize: Self.maxInboundMessage), outbound: outbound)
             })
         let app = Application(
             router: router,
             server: .http1WebSocketUpgrade(
                 webSocketRouter: wsRouter,
-                configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .enabled(timePeriod: .seconds(30))))),
+                configuration: .init(ws: .init(maxFrameSize: Self.maxInboundMessage, autoPing: .enabled(timePeriod: .seconds(30))))),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in await onBound(channel.localAddress?.port ?? port) },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [])
+    }
+
+    /// The largest WebSocket message the page may send: a 12 MB file in base64, with room to spare.
+    static let maxInboundMessage = 1 << 24
+
+    /// Picture types a browser may draw inline from this server; anything else (SVG and HTML
+    /// included: they could run script) is only ever offered as a download.
+    static let inlineImageTypes: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+
+    /// `GET /attachment?chat=…&message=…&index=…[&download=1]`: the decrypted bytes of an
+    /// attachment, through the core (which downloads and decrypts it when it is not here yet).
+    static func attachment(_ query: Hummingbird.Parameters, bridge: WebBridge) async -> Response {
+        guard let chat = query["chat"].map(String.init), let message = query["message"].map(String.init),
+            let index = query["index"].flatMap({ Int(String($0)) }), index >= 0
+        else { return text(.badRequest, "chat, message and index are required\n") }
+        let chatID = ChatID(chat)
+        let messageID = MessageID(message)
+        let found = await MainActor.run { () -> ChatAttachment? in
+            bridge.session.state.currentChat.flatMap { view in
+                view.chatID == chatID ? view.messages.first { $0.id == messageID }?.attachments.first { $0.index == index } : nil
+            }
+        }
+        guard let found else { return text(.notFound, "no such attachment in the open chat\n") }
+        let data: Data
+        do {
+            data = try await bridge.session.attachmentData(chatID: chatID, messageID: messageID, index: index)
+        } catch {
+            return text(.badGateway, "cannot open the file: \(error.reason)\n")
+        }
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        headers[HTTPFields.Element.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+        let inline = query["download"] == nil && inlineImageTypes.contains(found.mimeType)
+        headers[.contentType] = inline ? found.mimeType : "application/octet-stream"
+        let name = found.filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }
+        headers[.contentDisposition] = (inline ? "inline" : "attachment") + "; filename=\"\(String(String.UnicodeScalarView(name)))\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -84,7 +133,7 @@ final class WebServer: Sendable {
         headers[HTTPFields.Element.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPFields.Element.Name("X-Content-Type-Options")!] = "nosniff"
         headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; "
             + "connect-src ws://127.0.0.1:\(port) ws://localhost:\(port); frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
         return headers
     }

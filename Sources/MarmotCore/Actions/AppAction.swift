@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every intent the UI can express; the only way the platform talks to the core (MVP spec, Actions).
 ///
 /// Fire-and-forget: results come back as state. Printing an action shows only its `tag`, which never
@@ -24,6 +26,15 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     // Chat
     case createChat(peerNpub: String)
     case sendMessage(chatID: ChatID, content: String)
+    /// Sends a picture or file (MIP-04: encrypted, uploaded to the first Blossom server, referenced
+    /// by the message), with `caption` as its text (may be empty).
+    case sendAttachment(chatID: ChatID, data: Data, filename: String, mimeType: String, caption: String)
+    /// Downloads and decrypts attachment `index` of a message (its state goes downloading → available).
+    case downloadAttachment(chatID: ChatID, messageID: MessageID, index: Int)
+    /// Adds a Blossom server (http or https) to the user's list.
+    case addBlossomServer(url: String)
+    /// Removes one of the user's Blossom servers.
+    case removeBlossomServer(url: String)
     case retryMessage(chatID: ChatID, messageID: MessageID)
     case openChat(chatID: ChatID)
     /// The next older page of the open chat; the core picks its size and says in
@@ -97,6 +108,12 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .updateScreenStack(let stack): "updateScreenStack(depth: \(stack.count))"
         case .createChat: "createChat"
         case .sendMessage(let chatID, let content): "sendMessage(chat: \(chatID), chars: \(content.count))"
+        case .sendAttachment(let chatID, let data, filename: _, mimeType: _, caption: _):
+            "sendAttachment(chat: \(chatID), bytes: \(data.count))"
+        case .downloadAttachment(let chatID, let messageID, let index):
+            "downloadAttachment(chat: \(chatID), message: \(messageID), index: \(index))"
+        case .addBlossomServer: "addBlossomServer"
+        case .removeBlossomServer: "removeBlossomServer"
         case .retryMessage(let chatID, let messageID): "retryMessage(chat: \(chatID), message: \(messageID))"
         case .react(let chatID, let messageID, _): "react(chat: \(chatID), message: \(messageID))"
         case .unreact(let chatID, let messageID, _): "unreact(chat: \(chatID), message: \(messageID))"

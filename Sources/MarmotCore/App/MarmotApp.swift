@@ -42,6 +42,18 @@ public final class MarmotApp: Sendable {
         inbox.yield(.action(action))
     }
 
+    /// The bytes of attachment `index` of a message in `chatID` (MIP-04): at once when they are on
+    /// this device, else after the core downloaded and decrypted them (the attachment's state in
+    /// `AppState` follows: downloading, then available or failed). For renderers that show or save
+    /// a file; the bytes never enter `AppState`.
+    public func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, AttachmentError>, Never>) in
+            inbox.yield(.attachmentRequest(AttachmentRequest(
+                chatID: chatID, messageID: messageID, index: index, reply: { continuation.resume(returning: $0) })))
+        }
+        return try result.get()
+    }
+
     /// Delivers every update, in rev order, to `reconciler` on a dedicated task, one call at a time.
     /// Only the first call (or `updates()`) gets the stream; later calls do nothing.
     public func listenForUpdates(_ reconciler: any AppReconciler) {

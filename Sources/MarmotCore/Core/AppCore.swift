@@ -64,6 +64,8 @@ actor AppCore {
             reduce(action)
         case .event(let event):
             reduce(event)
+        case .attachmentRequest(let request):
+            attachmentRequested(request)
         }
         reconcileDerivedState()
         scheduleToastExpiry(since: before)
@@ -82,6 +84,12 @@ actor AppCore {
         case .updateScreenStack(let stack): updateScreenStack(stack)
         case .createChat(let peerNpub): createChat(peerNpub: peerNpub)
         case .sendMessage(let chatID, let content): sendMessage(chatID: chatID, content: content)
+        case .sendAttachment(let chatID, let data, let filename, let mimeType, let caption):
+            sendAttachment(chatID: chatID, OutgoingAttachment(data: data, filename: filename, mimeType: mimeType), caption: caption)
+        case .downloadAttachment(let chatID, let messageID, let index):
+            downloadAttachment(chatID: chatID, messageID: messageID, index: index)
+        case .addBlossomServer(let url): changeBlossomServers(adding: url)
+        case .removeBlossomServer(let url): changeBlossomServers(removing: url)
         case .retryMessage(let chatID, let messageID): retryMessage(chatID: chatID, messageID: messageID)
         case .openChat(let chatID): openChat(chatID)
         case .react(let chatID, let messageID, let emoji): react(chatID: chatID, messageID: messageID, emoji: emoji)
@@ -142,6 +150,12 @@ actor AppCore {
         case .relaysSet(let id, let result):
             guard isCurrent(id) else { return }
             relaysSet(result)
+        case .attachmentLoaded(let id, let chatID, let messageID, let index, let report, let result):
+            guard isCurrent(id) else { return }
+            attachmentLoaded(chatID: chatID, messageID: messageID, index: index, report: report, result: result)
+        case .blossomServersSet(let id, let change, let result):
+            guard isCurrent(id) else { return }
+            blossomServersSet(change: change, result)
         case .profileSaved(let id, let result):
             guard isCurrent(id) else { return }
             profileSaved(result)

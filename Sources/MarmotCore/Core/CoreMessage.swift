@@ -5,6 +5,16 @@ import Nostr
 enum CoreMessage: Sendable {
     case action(AppAction)
     case event(InternalEvent)
+    /// A renderer asks for an attachment's bytes (`MarmotApp.attachmentData`); `reply` gets them.
+    case attachmentRequest(AttachmentRequest)
+}
+
+/// One `MarmotApp.attachmentData` call waiting for its answer.
+struct AttachmentRequest: Sendable {
+    let chatID: ChatID
+    let messageID: MessageID
+    let index: Int
+    let reply: @Sendable (Result<Data, AttachmentError>) -> Void
 }
 
 /// Results of asynchronous work and messaging-layer events, fed back to the actor.
@@ -25,6 +35,11 @@ enum InternalEvent: Sendable {
     case inviteAnswered(session: UInt64, InviteID, accepted: Bool, Result<ChatInfo?, ServiceError>)
     /// The session's relays were replaced (the new list) or not.
     case relaysSet(session: UInt64, Result<[URL], ServiceError>)
+    /// An attachment's download ended: on this device, or why not.
+    case attachmentLoaded(
+        session: UInt64, chatID: ChatID, messageID: MessageID, index: Int, report: Bool, Result<Void, ServiceError>)
+    /// The Blossom servers as now in use (`change`: whether the user asked for a change), or why not.
+    case blossomServersSet(session: UInt64, change: Bool, Result<(servers: [URL], named: Bool), ServiceError>)
     /// Our profile name was published (the name as published) or not.
     case profileSaved(session: UInt64, Result<String, ServiceError>)
     /// A group operation ended: the chat to open (creation), nothing (a change), or why not.

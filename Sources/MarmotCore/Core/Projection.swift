@@ -26,6 +26,9 @@ extension AppCore {
         }
         state.chatList = chatList(session)
         state.currentChat = visible.flatMap { chatView($0, session) }
+        state.network.blossomServers = session.blossomServers.map(\.absoluteString)
+        state.network.blossomServersNamed = session.blossomServersNamed
+        state.network.blossomServersLoaded = session.blossomServersLoaded
         if session.relaysShown {
             state.network.relays = relayEntries(session)
             state.network.groupRelays = groupRelayEntries(session)
@@ -51,6 +54,10 @@ extension AppCore {
             .sorted { ($0.activityAt, $1.id) > ($1.activityAt, $0.id) }
             .map { entry in
                 var last = entry.info.lastMessage
+                // A file sent without a caption is previewed by its name.
+                if let shown = last, shown.notice == nil, shown.content.isEmpty, let file = shown.attachments.first {
+                    last?.content = formatter.attachmentPreview(file)
+                }
                 // An edited newest message is previewed with its new text.
                 if let shown = last, shown.notice == nil, let edit = entry.thread.latestEdit(of: shown) {
                     last?.content = edit.content
@@ -102,6 +109,7 @@ extension AppCore {
             message.replyTo = record.replyTo.map { quote($0, in: entry.thread, overlay: overlay, me: me) }
             message.mentionedPubkeys = record.mentions.map(\.hex)
             message.mentionsMe = record.mentions.contains(me)
+            if !record.attachments.isEmpty { message.attachments = chatAttachments(record, session: session) }
             return message
         }
         var view = ChatViewState(

@@ -35,6 +35,13 @@ final class Session {
     var settledJoins: Set<ChatID> = []
     /// Whether the stored chat list has been read once this session.
     var chatsListed = false
+    /// Attachments whose state differs from what the messaging layer says (downloading, failed,
+    /// downloaded this session), by message and index.
+    var attachmentStates: [MessageID: [Int: AttachmentState]] = [:]
+    /// The Blossom servers in use, and whether the user named them.
+    var blossomServers: [URL] = []
+    var blossomServersNamed = false
+    var blossomServersLoaded = false
     /// Whether the messaging layer reported that it is catching up, or that it is live.
     var serviceCatchingUp = false
     var serviceLive = false

@@ -71,6 +71,32 @@ public struct DisplayFormatter: Sendable {
     }
 
     /// The chat-list preview: "No messages yet" without a message, "You: …" for own messages.
+    /// "photo.jpg · image/jpeg · 1.2 MB": what an attachment shows before it is opened.
+    public func attachmentLabel(_ file: AttachmentInfo) -> String {
+        var parts = [file.filename.isEmpty ? "file" : file.filename, file.mimeType]
+        if let size = file.size { parts.append(byteCount(size)) }
+        if let width = file.width, let height = file.height { parts.append("\(width)×\(height)") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// "📎 photo.jpg": the chat list's preview of a file sent without a caption.
+    public func attachmentPreview(_ file: AttachmentInfo) -> String {
+        "📎 \(file.filename.isEmpty ? file.mimeType : file.filename)"
+    }
+
+    /// "512 B", "12.3 KB", "1.2 MB".
+    public func byteCount(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB"]
+        var value = Double(bytes) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return String(format: "%.1f", value) + " " + units[unit]
+    }
+
     public func lastMessagePreview(_ text: String?, isMine: Bool) -> String {
         guard let text else { return "No messages yet" }
         let body = preview(text)

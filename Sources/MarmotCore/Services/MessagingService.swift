@@ -66,6 +66,18 @@ public protocol MessagingService: Sendable {
     /// `before` is nil).
     func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage
 
+    /// The bytes of attachment `index` of a message: from this device when here, else downloaded,
+    /// checked and decrypted (MIP-04, BUD-01), then kept sealed.
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws -> Data
+
+    /// The Blossom servers files are uploaded to, and whether the user named them (else they are
+    /// derived from the relays).
+    func blossomServers() async -> (servers: [URL], named: Bool)
+
+    /// Replaces the user's Blossom servers (empty: back to the relay-derived ones) and publishes the
+    /// list (BUD-03 kind 10063).
+    func setBlossomServers(_ urls: [URL]) async throws
+
     /// Records that the user has seen everything in the chat, so `ChatInfo.unreadCount` is 0 next time.
     func markRead(chatID: ChatID) async throws
 
@@ -286,6 +298,8 @@ public struct MessageRecord: Sendable, Equatable {
     public var replyTo: MessageID?
     /// People the text mentions (its `p` tags, NIP-27), so renderers can highlight them.
     public var mentions: [PublicKey] = []
+    /// Pictures and files it carries (MIP-04 `imeta` references that passed the checks).
+    public var attachments: [AttachmentInfo] = []
 
     public init(
         id: MessageID, chatID: ChatID, sender: PublicKey, content: String, createdAt: Int64,
@@ -316,6 +330,8 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var role: MessageRole = .text
     /// For a reply: the message it answers.
     public var replyTo: MessageID?
+    /// A file sent with it (the content is then its caption, possibly empty).
+    public var attachment: OutgoingAttachment?
 
     public init(
         id: MessageID, chatID: ChatID, content: String, createdAt: Int64, role: MessageRole = .text,

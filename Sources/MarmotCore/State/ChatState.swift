@@ -165,6 +165,8 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var mentionedPubkeys: [String] = []
     /// Whether it mentions this account.
     public var mentionsMe = false
+    /// Pictures and files it carries, each with its state on this device (MIP-04).
+    public var attachments: [ChatAttachment] = []
 
     /// "edited" after the time of an edited message; empty otherwise.
     public var editedMark: String { isEdited ? "edited" : "" }

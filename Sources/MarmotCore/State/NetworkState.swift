@@ -18,6 +18,12 @@ public struct NetworkState: Sendable, Equatable {
     public var groupRelays: [GroupRelayEntry] = []
     /// Whether the stored chats have been listed once this session.
     public var chatsLoaded: Bool = false
+    /// The Blossom servers files are uploaded to (BUD-03), in the user's order.
+    public var blossomServers: [String] = []
+    /// Whether the user named them; false when they are derived from the relays.
+    public var blossomServersNamed = false
+    /// Whether the Blossom servers have been read once this session.
+    public var blossomServersLoaded = false
     /// "2 of 3 relays connected", "Connecting to 1 relay…", "Offline" — ready to show.
     public var statusText: String
 

@@ -77,6 +77,9 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case changeRelays = "change_relays"
     case createGroup = "create_group"
     case changeGroup = "change_group"
+    case sendAttachment = "send_attachment"
+    case downloadAttachment = "download_attachment"
+    case changeBlossomServers = "change_blossom_servers"
     /// Work the messaging layer does on its own (start-up, chat list refresh).
     case messaging
 }

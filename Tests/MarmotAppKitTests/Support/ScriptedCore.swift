@@ -31,6 +31,11 @@ final class ScriptedCore: AppCoreHandle, @unchecked Sendable {
         return snapshot
     }
 
+    /// Scripted cores hold no files.
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data {
+        throw AttachmentError(code: .failed, reason: "no files in a scripted core")
+    }
+
     func dispatch(_ action: AppAction) {
         onDispatch?(action)
         condition.lock()

@@ -189,6 +189,24 @@ actor TestMessagingService: MessagingService {
 
     func listInvites() async throws -> [InviteInfo] { pendingInvites.map(\.invite) }
 
+    /// Files "on their server", by message id: what `attachmentData` returns; absent ones fail.
+    var attachmentBytes: [MessageID: Data] = [:]
+    private(set) var blossom: [URL] = []
+
+    func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws -> Data {
+        guard let data = attachmentBytes[messageID] else { throw TestServiceError(description: "blob not found (404)") }
+        return data
+    }
+
+    func setAttachmentBytes(_ data: Data?, for messageID: MessageID) { attachmentBytes[messageID] = data }
+
+    func blossomServers() async -> (servers: [URL], named: Bool) { (blossom, !blossom.isEmpty) }
+
+    func setBlossomServers(_ urls: [URL]) async throws {
+        if let reason = groupFailure { throw TestServiceError(description: reason) }
+        blossom = urls
+    }
+
     func acceptInvite(_ id: InviteID) async throws -> ChatInfo {
         guard let index = pendingInvites.firstIndex(where: { $0.invite.inviteID == id }) else {
             throw TestServiceError(description: "That invitation is no longer pending")
@@ -233,9 +251,17 @@ actor TestMessagingService: MessagingService {
             case .sent: .sent
             case .failed(let reason): .failed(reason: reason)
             }
-        let record = MessageRecord(
+        var record = MessageRecord(
             id: message.id, chatID: message.chatID, sender: context.keys.publicKey, content: message.content,
             createdAt: message.createdAt, delivery: delivery, role: message.role, replyTo: message.replyTo)
+        let sentFile = message.attachment ?? history[message.chatID]?.first { $0.id == message.id }?.attachments.first.map {
+            OutgoingAttachment(data: Data(), filename: $0.filename, mimeType: $0.mimeType)
+        }
+        if let file = sentFile {
+            record.attachments = [
+                AttachmentInfo(filename: file.filename, mimeType: file.mimeType, size: file.data.count, isHere: true)
+            ]
+        }
         var messages = history[message.chatID, default: []]
         if let index = messages.firstIndex(where: { $0.id == message.id }) {
             messages[index] = record

@@ -1,4 +1,5 @@
 import MarmotAppKit
+import PhotosUI
 import SwiftUI
 
 /// The open chat: bubbles, delivery state, input bar (MVP spec, Screens: Chat).
@@ -7,6 +8,8 @@ struct ChatView: View {
     @State private var draft = ""
     /// What Send does with the draft besides sending it: answer or replace a message (issue 25).
     @State private var composing: Composing?
+    /// A picture chosen to send (issue 28); sent as soon as its bytes are loaded.
+    @State private var picked: PhotosPickerItem?
 
     enum Composing: Equatable {
         case reply(MessageID)
@@ -23,7 +26,7 @@ struct ChatView: View {
                                 if message.kind == .system {
                                     SystemLine(message: message)
                                 } else {
-                                    MessageBubble(message: message) {
+                                    MessageBubble(message: message, chatID: chat.chatID, manager: manager) {
                                         manager.dispatch(.retryMessage(chatID: chat.chatID, messageID: message.id))
                                     }
                                     .contextMenu {
@@ -53,6 +56,25 @@ struct ChatView: View {
                 .defaultScrollAnchor(.bottom)
                 Divider()
                 HStack(alignment: .bottom) {
+                    PhotosPicker(selection: $picked, matching: .images) {
+                        Image(systemName: "paperclip")
+                    }
+                    .accessibilityLabel("Send a picture")
+                    .onChange(of: picked) { _, item in
+                        guard let item else { return }
+                        picked = nil
+                        let caption = draft
+                        draft = ""
+                        Task {
+                            // The picture as the library has it; the core encrypts and uploads it.
+                            guard let data = try? await item.loadTransferable(type: Data.self) else { return }
+                            let type = item.supportedContentTypes.first
+                            let mime = type?.preferredMIMEType ?? "image/jpeg"
+                            let name = "photo." + (type?.preferredFilenameExtension ?? "jpg")
+                            manager.dispatch(.sendAttachment(
+                                chatID: chat.chatID, data: data, filename: name, mimeType: mime, caption: caption))
+                        }
+                    }
                     TextField("Message", text: $draft, axis: .vertical)
                         .lineLimit(1...5)
                         .textFieldStyle(.roundedBorder)
@@ -142,6 +164,8 @@ struct SystemLine: View {
 /// One message, on the right when it is the user's own.
 struct MessageBubble: View {
     let message: ChatMessage
+    let chatID: ChatID
+    let manager: AppManager
     let retry: () -> Void
 
     var body: some View {
@@ -155,6 +179,10 @@ struct MessageBubble: View {
                         .foregroundStyle(.secondary)
                         .lineLimit(2)
                 }
+                ForEach(message.attachments, id: \.index) { file in
+                    AttachmentView(file: file, messageID: message.id, chatID: chatID, manager: manager)
+                }
+                if !message.content.isEmpty || message.attachments.isEmpty {
                 Text(message.content)
                     .padding(10)
                     .foregroundStyle(message.isMine ? AnyShapeStyle(.white) : AnyShapeStyle(.primary))
@@ -166,6 +194,7 @@ struct MessageBubble: View {
                             RoundedRectangle(cornerRadius: 16).stroke(.yellow, lineWidth: 2)
                         }
                     }
+                }
                 if !message.reactions.isEmpty {
                     HStack(spacing: 6) {
                         ForEach(message.reactions, id: \.emoji) { reaction in
@@ -225,6 +254,50 @@ struct DeliveryIndicator: View {
         if message.canRetry {
             Button("Retry", action: retry)
                 .font(.caption2)
+        }
+    }
+}
+
+/// A picture (shown once on this device) or a file line, with the core's label and state; the bytes
+/// come from the core (`AppManager.attachmentData`), which downloads and decrypts them.
+struct AttachmentView: View {
+    let file: ChatAttachment
+    let messageID: MessageID
+    let chatID: ChatID
+    let manager: AppManager
+    @State private var image: UIImage?
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 4) {
+            if let image {
+                Image(uiImage: image)
+                    .resizable()
+                    .scaledToFit()
+                    .frame(maxWidth: 260, maxHeight: 320)
+                    .clipShape(RoundedRectangle(cornerRadius: 12))
+            }
+            Label(file.label, systemImage: file.isImage ? "photo" : "doc")
+                .font(.caption)
+            switch file.state {
+            case .downloading, .uploading:
+                ProgressView().controlSize(.small)
+            case .failed(let reason), .uploadFailed(let reason):
+                Text(reason).font(.caption2).foregroundStyle(.red)
+            default:
+                EmptyView()
+            }
+            if file.canDownload {
+                Button(file.isImage ? "Show" : "Download") {
+                    manager.dispatch(.downloadAttachment(chatID: chatID, messageID: messageID, index: file.index))
+                }
+                .font(.caption)
+            }
+        }
+        .task(id: file.state) {
+            guard file.isImage, file.state == .available, image == nil else { return }
+            if let data = try? await manager.attachmentData(chatID: chatID, messageID: messageID, index: file.index) {
+                image = UIImage(data: data)
+            }
         }
     }
 }

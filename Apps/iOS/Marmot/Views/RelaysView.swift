@@ -7,6 +7,7 @@ import SwiftUI
 struct RelaysView: View {
     let manager: AppManager
     @State private var newRelay = ""
+    @State private var newBlossom = ""
 
     var body: some View {
         List {
@@ -39,8 +40,41 @@ struct RelaysView: View {
                         .foregroundStyle(.red)
                 }
             }
+            // Where pictures and files are uploaded (issue 28): the user's servers, else the relays' own.
+            Section {
+                ForEach(manager.state.network.blossomServers, id: \.self) { url in
+                    Text(url)
+                        .font(.footnote.monospaced())
+                        .lineLimit(1)
+                        .truncationMode(.middle)
+                        .swipeActions {
+                            if manager.state.network.blossomServersNamed {
+                                Button("Remove", role: .destructive) {
+                                    manager.dispatch(.removeBlossomServer(url: url))
+                                }
+                            }
+                        }
+                }
+                TextField("https://blossom.example.com", text: $newBlossom)
+                    .textInputAutocapitalization(.never)
+                    .autocorrectionDisabled()
+                    .keyboardType(.URL)
+                    .onSubmit(addBlossom)
+                Button("Add Blossom Server", action: addBlossom)
+            } header: {
+                Text("Blossom servers")
+            } footer: {
+                Text(manager.state.network.blossomServersNamed
+                    ? "Your pictures and files go to the first, encrypted."
+                    : "Your relays' own servers are used until you add one.")
+            }
         }
         .navigationTitle("Relays")
+    }
+
+    private func addBlossom() {
+        manager.dispatch(.addBlossomServer(url: newBlossom))
+        newBlossom = ""
     }
 
     /// The core's message when the last relay change failed.

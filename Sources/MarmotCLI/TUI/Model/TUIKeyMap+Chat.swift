@@ -96,6 +96,11 @@ extension TUIKeyMap {
             ui.draft = message.content
             ui.selectedMessage = nil
             return (ui, [])
+        // Issue 28: ^O saves the highlighted message's first attachment (downloading it first).
+        case .control("o") where selectedIndex.map({ !messages[$0].attachments.isEmpty }) == true:
+            guard let message = selectedIndex.map({ messages[$0] }), let file = message.attachments.first else { return (ui, []) }
+            ui.saveRequest = .init(chatID: chatID, messageID: message.id, index: file.index, filename: file.filename)
+            return (ui, [])
         case .control("d") where selectedIndex.map({ messages[$0].canDelete }) == true:
             guard let message = selectedIndex.map({ messages[$0] }) else { return (ui, []) }
             ui.selectedMessage = nil

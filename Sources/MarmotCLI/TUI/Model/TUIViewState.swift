@@ -90,6 +90,16 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         case edit(MessageID)
     }
 
+    /// An attachment the user asked to save (^O); the driver hands it to its saver and clears it.
+    var saveRequest: SaveRequest?
+
+    struct SaveRequest: Sendable, Equatable {
+        let chatID: ChatID
+        let messageID: MessageID
+        let index: Int
+        let filename: String
+    }
+
     /// Set by Ctrl-C (or q on a root screen): the driver leaves.
     var shouldQuit = false
 

@@ -69,11 +69,19 @@ struct ChatTranscript: Equatable {
                 lines.append(place(StyledLine(line, .dim), mine: message.isMine, gutter: gutter, inner: inner, margin: 1))
             }
         }
-        let text = TextWidth.wrapped(message.content, width: bubbleWidth)
+        // A file sent without a caption shows only its attachment line.
+        let text = message.content.isEmpty && !message.attachments.isEmpty ? [] : TextWidth.wrapped(message.content, width: bubbleWidth)
         let blockWidth = text.map { TextWidth.of($0) }.max() ?? 0
         lines += text.map { line -> StyledLine in
             let padding = String(repeating: " ", count: blockWidth - TextWidth.of(line))
             return place(StyledLine(" \(line)\(padding) ", style), mine: message.isMine, gutter: gutter, inner: inner)
+        }
+        // Pictures and files: one line each (name, type, size, state); ^O saves the first.
+        for file in message.attachments {
+            let state = file.state == .available || file.state == .remote ? "" : " · \(file.state.name.replacingOccurrences(of: "_", with: " "))"
+            for line in TextWidth.wrapped("📎 \(TextWidth.sanitized(file.label))\(state)", width: bubbleWidth).prefix(2) {
+                lines.append(place(StyledLine(line, .color(.magenta)), mine: message.isMine, gutter: gutter, inner: inner, margin: 1))
+            }
         }
         for meta in metaLines(message, selected: selected, width: bubbleWidth) {
             lines.append(place(meta, mine: message.isMine, gutter: gutter, inner: inner, margin: 1))

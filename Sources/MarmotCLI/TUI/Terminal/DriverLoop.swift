@@ -10,6 +10,8 @@ import MarmotCore
 struct DriverLoop {
     let manager: AppManager
     let statusLine: @Sendable () -> String
+    /// Saves attachments (^O); nil where nothing may be written.
+    let saver: AttachmentSaver?
     private let measure: () -> TerminalSize
     private let write: (String) -> Void
     private(set) var ui: TUIViewState
@@ -19,8 +21,9 @@ struct DriverLoop {
 
     init(
         manager: AppManager, statusLine: @escaping @Sendable () -> String, measure: @escaping () -> TerminalSize,
-        write: @escaping (String) -> Void
+        write: @escaping (String) -> Void, saver: AttachmentSaver? = nil
     ) {
+        self.saver = saver
         self.manager = manager
         self.statusLine = statusLine
         self.measure = measure
@@ -40,6 +43,10 @@ struct DriverLoop {
             let result = TUIKeyMap.handle(key, state: state, ui: ui.reconciled(with: state), restoring: manager.isRestoring)
             ui = result.ui
             for action in result.actions { manager.dispatch(action) }
+            if let request = ui.saveRequest {
+                ui.saveRequest = nil
+                saver?.save(request)
+            }
         case .resized:
             resize(to: measure(), force: true)
         case .tick:
@@ -63,7 +70,7 @@ struct DriverLoop {
         ui = ui.reconciled(with: state)
         let busy = TUIRenderer.busyText(state.busy, restoring: manager.isRestoring) != nil
         let context = RenderContext(
-            statusLine: [state.auth.isLoggedIn ? state.network.statusText : "", statusLine()]
+            statusLine: [state.auth.isLoggedIn ? state.network.statusText : "", statusLine(), saver?.notice ?? ""]
                 .filter { !$0.isEmpty }.joined(separator: " · "),
             restoring: manager.isRestoring, spinnerPhase: busy ? ticks / 4 : 0,
             secretStoreProblem: manager.secretStoreProblem?.message)

@@ -21,7 +21,8 @@ enum TerminalUI {
     /// without one, so log lines do not tear the screen.
     @MainActor
     static func run(
-        manager: AppManager, statusLine: @escaping @Sendable () -> String, logFile: URL? = nil
+        manager: AppManager, statusLine: @escaping @Sendable () -> String, logFile: URL? = nil,
+        saver: AttachmentSaver? = nil
     ) async throws {
         let terminal = try RawTerminal.enter()
         defer { terminal.restore() }
@@ -42,7 +43,7 @@ enum TerminalUI {
         defer { ticker.cancel() }
 
         var loop = DriverLoop(
-            manager: manager, statusLine: statusLine, measure: RawTerminal.size, write: RawTerminal.write)
+            manager: manager, statusLine: statusLine, measure: RawTerminal.size, write: RawTerminal.write, saver: saver)
         defer { loop.finish() }
         loop.draw()
         for await event in events {

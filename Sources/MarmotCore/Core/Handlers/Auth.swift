@@ -117,6 +117,7 @@ extension AppCore {
             } catch {
                 inbox.yield(.event(.serviceFailed(session: id, operation: "load chats", ServiceError(error))))
             }
+            inbox.yield(.event(.blossomServersSet(session: id, change: false, .success(await service.blossomServers()))))
             for await event in events {
                 inbox.yield(.event(.messaging(session: id, event)))
             }

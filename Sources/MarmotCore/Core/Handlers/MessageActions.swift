@@ -1,4 +1,5 @@
 import Nostr
+import Marmot
 
 /// Reactions, replies, edits and deletions (issue 25): each checked here, then sent through the
 /// same outbox as a text, so it is durable before it is shown and survives a crash.
@@ -117,10 +118,9 @@ extension AppCore {
 }
 
 extension ChatInfo {
-    /// Whether `me` holds the moderation grant here (deletes anyone's message): an admin, in a group
-    /// that is not two members with no name (MDK 0.9.14 `marmot-app/src/groups.rs` 1858-1866).
+    /// Whether `me` holds the moderation grant here (deletes anyone's message): the messaging
+    /// layer's rule (`ModerationGrant`), over this chat's members (`members` leaves us out).
     func grantsModeration(to me: PublicKey) -> Bool {
-        let direct = members.count == 1 && groupName.trimmingCharacters(in: .whitespaces).isEmpty
-        return !direct && admins.contains(me)
+        ModerationGrant.holds(me, admins: admins, memberCount: members.count + 1, groupName: groupName)
     }
 }

@@ -76,11 +76,15 @@ extension AppCore {
         guard let session else { return }
         switch result {
         case .success:
-            record(
-                MessageRecord(
-                    id: outgoing.id, chatID: outgoing.chatID, sender: session.myPublicKey, content: outgoing.content,
-                    createdAt: outgoing.createdAt, delivery: .pending, role: outgoing.role, replyTo: outgoing.replyTo),
-                in: session)
+            var queued = MessageRecord(
+                id: outgoing.id, chatID: outgoing.chatID, sender: session.myPublicKey, content: outgoing.content,
+                createdAt: outgoing.createdAt, delivery: .pending, role: outgoing.role, replyTo: outgoing.replyTo)
+            if let file = outgoing.attachment {
+                queued.attachments = [
+                    AttachmentInfo(filename: file.filename, mimeType: file.mimeType, size: file.data.count, isHere: true)
+                ]
+            }
+            record(queued, in: session)
         case .failure(let error):
             let operation = session.pendingOperations.removeValue(forKey: outgoing.id) ?? .sendMessage
             finish(operation, error.code == .failed ? .notSent : error.code, "Could not send: \(error.reason)")

@@ -116,6 +116,7 @@ extension MarmotMessagingService {
                 logger.notice("deletion of another member's message ignored", metadata: ["chat": "\(group)"])
                 continue
             }
+            await client?.forgetMedia(of: stored)
             do {
                 try store.deleteMessage(mlsGroupID: group, rumorID: rumorID)
                 if stored.kind == .chatMessage {

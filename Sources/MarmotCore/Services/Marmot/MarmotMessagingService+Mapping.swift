@@ -76,6 +76,7 @@ extension MarmotMessagingService {
             notice: notice)
         record.invalidated = message.deliveryState == .invalidated
         record.moderated = message.moderationGrant
+        record.attachments = Self.attachments(message)
         guard message.deliveryState != .notice else { return notice == nil ? nil : record }
         guard let (role, replyTo) = role(of: message) else { return nil }
         record.role = role
@@ -240,6 +241,7 @@ enum MarmotMessagingError: Error, LocalizedError, Equatable {
             return .other("These people use different Marmot versions (some only v1, some only v2); one group needs one")
         case .unauthorized(let why): return .other("This change is not allowed in this chat: \(why)")
         case .mls, .encoding: return .other("Encryption failed: \(error)")
+        case .media(let why): return .other(why)
         }
     }
 }

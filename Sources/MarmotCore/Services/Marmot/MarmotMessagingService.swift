@@ -263,6 +263,13 @@ actor MarmotMessagingService: MessagingService {
         let client = try await connectedClient()
         let group = try Self.groupID(message.chatID)
         do {
+            if let file = message.attachment {
+                let queued = try await client.queueMedia(
+                    OutgoingMedia(data: file.data, mimeType: file.mimeType, filename: file.filename), caption: message.content,
+                    to: group)
+                ids.bind(message.id, to: queued.rumorID)
+                return
+            }
             let form = try wireForm(message)
             let queued = try await client.queue(kind: form.kind, content: form.content, tags: form.tags, to: group)
             ids.bind(message.id, to: queued.rumorID)
@@ -278,6 +285,11 @@ actor MarmotMessagingService: MessagingService {
         let group = try Self.groupID(message.chatID)
         do {
             if let rumor = ids.boundRumor(for: message.id) {
+                return Self.outcome(try await client.deliverQueued(rumor, in: group))
+            }
+            if message.attachment != nil {
+                try await queue(message)
+                guard let rumor = ids.boundRumor(for: message.id) else { throw MarmotMessagingError.unknownMessage }
                 return Self.outcome(try await client.deliverQueued(rumor, in: group))
             }
             let form = try wireForm(message)
