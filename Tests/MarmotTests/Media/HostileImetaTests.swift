@@ -140,12 +140,16 @@ struct HostileImetaTests {
         }
     }
 
-    @Test func versionSpecificHostileFields() {
+    @Test func versionSpecificHostileFields() throws {
         let v1 = V1MediaScheme(), v2 = V2MediaScheme()
         // A declared size over the version's limit.
         #expect(throws: MediaError.tooLarge(size: 104_857_601 + 16, max: 104_857_600 + 16)) {
             try v1.reference(imeta: Self.tag(v1, extra: ["size 104857617"]), policy: Self.policy)
         }
+        #expect(throws: MediaError.tooLarge(size: 600_000_000, max: 512 * 1024 * 1024)) {
+            try v2.reference(imeta: Self.tag(v2, extra: ["size 600000000"]), policy: Self.policy)
+        }
+        #expect(try v2.reference(imeta: Self.tag(v2, extra: ["size 1234"]), policy: Self.policy).size == 1234)
         #expect(throws: MediaError.self) { try v1.reference(imeta: Self.tag(v1, extra: ["size -1"]), policy: Self.policy) }
         #expect(throws: MediaError.self) { try v1.reference(imeta: Self.tag(v1, extra: ["size 99999999999999999999999"]), policy: Self.policy) }
         // v1: the URL must name the blob (there is no other hash of it in the tag).
