@@ -107,6 +107,8 @@ public struct V1MediaScheme: MediaScheme {
         if let blurhash { tag.append("blurhash \(blurhash)") }
         if let thumbhash { tag.append("thumbhash \(thumbhash)") }
         tag += ["x \(Hex.encode(plaintextSHA256))", "n \(Hex.encode(nonce))", "v \(version)"]
+        // MDK never writes `size`; a received one is kept last so the tag still says it.
+        if let size { tag.append("size \(size)") }
         return MediaReference(
             url: url, mimeType: mimeType, filename: filename, plaintextSHA256: plaintextSHA256, nonce: nonce,
             version: version, size: size, dimensions: dimensions, blurhash: blurhash, thumbhash: thumbhash,

@@ -65,7 +65,7 @@ public struct V2MediaScheme: MediaScheme {
                 locators.append((String(value[..<space]), String(value[value.index(after: space)...])))
                 continue
             }
-            if Self.knownFields.contains(key) { try fields.once(key, value) }
+            if Self.knownFields.contains(key) || key == "size" { try fields.once(key, value) }
         }
         func required(_ key: String) throws(MediaError) -> String {
             guard let value = fields[key], !value.isEmpty else { throw .missingField(key) }
@@ -100,6 +100,9 @@ public struct V2MediaScheme: MediaScheme {
         guard let url = fetchFrom else { throw .invalidField("locator", "none is a \(Self.blossomLocator) URL we can fetch") }
         try Self.checkFilename(filename)
         guard try Self.canonicalMediaType(type) == type else { throw .invalidMediaType("\(type.prefix(100)) is not canonical") }
+        // Not an MDK field (it ignores it); a size some client declares is bounded like v1's.
+        var size: Int?
+        if let text = fields["size"] { size = try declaredSize(text) }
         var dimensions: MediaDimensions?
         if let dim = fields["dim"], !dim.isEmpty {
             dimensions = MediaDimensions(field: dim)
@@ -108,7 +111,7 @@ public struct V2MediaScheme: MediaScheme {
         return Self.makeReference(
             version: version, locators: locators, url: url, ciphertextHex: ciphertextHex, plaintextHex: plaintextHex,
             nonceHex: nonceHex, mimeType: type, filename: filename, dim: fields["dim"], thumbhash: previewHash(fields["thumbhash"]),
-            blobSHA256: blobHash, plaintextSHA256: plaintextHash, nonce: nonce, dimensions: dimensions)
+            blobSHA256: blobHash, plaintextSHA256: plaintextHash, nonce: nonce, dimensions: dimensions, size: size)
     }
 
     public func messageTags(_ references: [MediaReference]) -> [[String]] { references.map(\.tag) }
@@ -118,7 +121,7 @@ public struct V2MediaScheme: MediaScheme {
     static func makeReference(
         version: String, locators: [(kind: String, value: String)], url: URL, ciphertextHex: String, plaintextHex: String,
         nonceHex: String, mimeType: String, filename: String, dim: String?, thumbhash: String?, blobSHA256: Data,
-        plaintextSHA256: Data, nonce: Data, dimensions: MediaDimensions? = nil
+        plaintextSHA256: Data, nonce: Data, dimensions: MediaDimensions? = nil, size: Int? = nil
     ) -> MediaReference {
         var tag = ["imeta", "v \(version)"]
         tag += locators.map { "locator \($0.kind) \($0.value)" }
@@ -128,9 +131,10 @@ public struct V2MediaScheme: MediaScheme {
         ]
         if let dim { tag.append("dim \(dim)") }
         if let thumbhash { tag.append("thumbhash \(thumbhash)") }
+        if let size { tag.append("size \(size)") }
         return MediaReference(
             url: url, mimeType: mimeType, filename: filename, plaintextSHA256: plaintextSHA256, nonce: nonce,
-            version: version, size: nil, dimensions: dimensions ?? dim.flatMap(MediaDimensions.init(field:)),
+            version: version, size: size, dimensions: dimensions ?? dim.flatMap(MediaDimensions.init(field:)),
             blurhash: nil, thumbhash: thumbhash, ciphertextSHA256: blobSHA256, blobSHA256: blobSHA256, tag: tag)
     }
 

@@ -140,12 +140,16 @@ struct HostileImetaTests {
         }
     }
 
-    @Test func versionSpecificHostileFields() {
+    @Test func versionSpecificHostileFields() throws {
         let v1 = V1MediaScheme(), v2 = V2MediaScheme()
         // A declared size over the version's limit.
         #expect(throws: MediaError.tooLarge(size: 104_857_601 + 16, max: 104_857_600 + 16)) {
             try v1.reference(imeta: Self.tag(v1, extra: ["size 104857617"]), policy: Self.policy)
         }
+        #expect(throws: MediaError.tooLarge(size: 600_000_000, max: 512 * 1024 * 1024)) {
+            try v2.reference(imeta: Self.tag(v2, extra: ["size 600000000"]), policy: Self.policy)
+        }
+        #expect(try v2.reference(imeta: Self.tag(v2, extra: ["size 1234"]), policy: Self.policy).size == 1234)
         #expect(throws: MediaError.self) { try v1.reference(imeta: Self.tag(v1, extra: ["size -1"]), policy: Self.policy) }
         #expect(throws: MediaError.self) { try v1.reference(imeta: Self.tag(v1, extra: ["size 99999999999999999999999"]), policy: Self.policy) }
         // v1: the URL must name the blob (there is no other hash of it in the tag).
@@ -170,5 +174,34 @@ struct HostileImetaTests {
         // Overlong preview hashes are dropped, not kept.
         let long = String(repeating: "A", count: 5000)
         #expect((try? v1.reference(imeta: Self.tag(v1, extra: ["blurhash \(long)"]), policy: Self.policy))?.blurhash == nil)
+    }
+    /// Random tags assembled from valid and hostile pieces (and huge values) never crash either
+    /// parser, and whatever is accepted renders to a tag that parses to the same reference.
+    @Test(arguments: [0, 1])
+    func randomTagsNeverCrash(index: Int) {
+        let scheme = Self.schemes[index]
+        let valid = Self.tag(scheme)
+        let pieces = valid + [
+            "url", "x", "n", "v", "m", "filename", "locator", "locator blossom-v1", "dim 1x1", "dim 99999999999x1",
+            "filename ../../x", "filename " + String(repeating: "x", count: 100_000), "m " + String(repeating: "a", count: 10_000) + "/b",
+            "url https://127.0.0.1/\(Self.blob)", "locator blossom-v1 file:///\(Self.blob)", "x 00", "nonce zz", "v", "",
+            " ", "imeta", "size 1", "size 1e9", "thumbhash " + String(repeating: "t", count: 2000), "\u{0}", "é é é",
+        ]
+        var rng = SystemRandomNumberGenerator()
+        var accepted = 0
+        for _ in 0..<3000 {
+            var tag = ["imeta"] + (0..<Int.random(in: 0...12, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
+            if Bool.random(using: &rng) {
+                // The valid tag with one entry replaced or one added.
+                tag = valid
+                let position = Int.random(in: 1...tag.count, using: &rng)
+                let piece = pieces.randomElement(using: &rng)!
+                if position < tag.count, Bool.random(using: &rng) { tag[position] = piece } else { tag.insert(piece, at: position) }
+            }
+            guard let reference = try? scheme.reference(imeta: tag, policy: Self.policy) else { continue }
+            accepted += 1
+            #expect((try? scheme.reference(imeta: reference.tag, policy: Self.policy)) == reference)
+        }
+        #expect(accepted > 100, "only \(accepted) of 3000 accepted: the mutations should leave many valid")
     }
 }
