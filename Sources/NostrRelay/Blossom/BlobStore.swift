@@ -31,7 +31,9 @@ enum BlobRemoval: Sendable, Equatable {
 ///
 /// Why a temp file and a rename: an upload is streamed to `.incoming/` and renamed into place only
 /// once complete and verified, so a crash or an aborted upload never leaves a partial blob under a
-/// hash name; leftovers in `.incoming/` are removed at open. The index is a sidecar SQLite file
+/// hash name; leftovers in `.incoming/` are removed at open. (NIOFileSystem writes the `.incoming/`
+/// file itself through an unnamed temporary file linked in only when the write completes, so on
+/// Linux even `.incoming/` never holds a partial upload.) The index is a sidecar SQLite file
 /// (`index.sqlite`) in the same folder, so files and index move together; at open, index rows
 /// without a file and files without a row are dropped.
 ///
@@ -84,6 +86,9 @@ final class BlobStore: @unchecked Sendable {
 
     /// Bytes of blobs stored (as counted for the quota).
     var storedBytes: Int64 { lock.withLock { usedBytes } }
+
+    /// Bytes reserved by uploads in progress.
+    var inFlightBytes: Int64 { lock.withLock { reservedBytes } }
 
     /// The file of a stored blob.
     func fileURL(_ sha256: String) -> URL { directory.appendingPathComponent(sha256, isDirectory: false) }

@@ -92,7 +92,7 @@ import Testing
             #expect(descriptor["size"] as? Int == data.count)
             #expect(descriptor["type"] as? String == "image/png")
             #expect(descriptor["url"] as? String == "\(base)/\(hash).png")
-            #expect(abs((descriptor["uploaded"] as? Int).map(Int64.init) ?? 0 - TestEvents.now) < 60)
+            #expect(abs(((descriptor["uploaded"] as? Int).map(Int64.init) ?? 0) - TestEvents.now) < 60)
 
             let got = try await Self.send("GET", "\(base)/\(hash)")
             #expect(got.status == 200)
@@ -346,18 +346,18 @@ import Testing
             let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(try Self.auth(.upload, [BlobHash.sha256(data)]))\r\n"
                 + "Content-Length: \(data.count)\r\n\r\n"
             #expect(await socket.send(Array(head.utf8) + Array(data.prefix(600_000))))
-            // Wait until the relay has the partial upload in its incoming folder, then cut it off.
-            let folder = try #require(await server.blobDirectory).appendingPathComponent(".incoming")
-            for _ in 0..<100 {
-                if let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty { break }
+            // Wait until the relay is taking the upload in (bytes reserved against the quota), then cut it off.
+            var inFlight: Int64 = 0
+            for _ in 0..<200 {
+                inFlight = await server.blobBytesInFlight() ?? 0
+                if inFlight > 0 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
+            #expect(inFlight > 0, "the relay never started taking the upload in")
             socket.close()
-            var files = try await Self.blobFiles(server)
-            for _ in 0..<100 where !files.incoming.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                files = try await Self.blobFiles(server)
-            }
+            for _ in 0..<200 where await server.blobBytesInFlight() != 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(await server.blobBytesInFlight() == 0, "the aborted upload's reservation was not given back")
+            let files = try await Self.blobFiles(server)
             #expect(files.incoming.isEmpty, "partial upload left: \(files.incoming)")
             #expect(files.blobs.isEmpty)
             #expect(await server.storedBlobBytes() == 0)
