@@ -125,6 +125,13 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// True when `owner` uploaded the blob `sha256`.
+    func owns(_ owner: String, _ sha256: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM owner WHERE sha256 = ? AND pubkey = ?", arguments: [sha256, owner]) ?? false
+        }
+    }
+
     /// Bytes of the blobs `owner` owns.
     func ownedBytes(_ owner: String) async throws -> Int64 {
         try await writer.read { db in
@@ -160,6 +167,15 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// True when `count` more bytes cannot fit in the quota now (an upload announcing them is refused
+    /// before its body is read).
+    func wouldExceedQuota(_ count: Int64) -> Bool {
+        lock.withLock {
+            guard let quota = configuration.quotaBytes else { return false }
+            return usedBytes + reservedBytes + count > quota
+        }
+    }
+
     /// Gives back bytes reserved by an upload that did not store them.
     func release(_ count: Int64) { lock.withLock { reservedBytes = max(0, reservedBytes - count) } }
 
@@ -172,9 +188,7 @@ final class BlobStore: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: temporary) }
         if let cap = configuration.maxBytesPerUploader {
             let owned = try await ownedBytes(owner)
-            let alreadyOwned = try await writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM owner WHERE sha256 = ? AND pubkey = ?", arguments: [sha256, owner]) ?? false
-            }
+            let alreadyOwned = try await owns(owner, sha256)
             if !alreadyOwned, owned + size > cap {
                 release(size)
                 return .uploaderCapExceeded(limit: cap)

@@ -82,7 +82,12 @@ struct BlossomRoutes: Sendable {
         if let declaredLength, declaredLength > config.maxBlobBytes {
             return refuseUpload(.contentTooLarge, "blob is larger than the server's maximum of \(config.maxBlobBytes) bytes", context)
         }
-        if let declaredLength, let cap = config.maxBytesPerUploader,
+        if let declaredLength, store.wouldExceedQuota(declaredLength) {
+            return refuseUpload(.insufficientStorage, "the server's storage quota is full", context)
+        }
+        // A blob the uploader already owns (named by X-SHA-256) does not count against its cap again.
+        let reupload = if let declaredHash { (try? await store.owns(auth.pubkey.hex, declaredHash)) ?? false } else { false }
+        if let declaredLength, let cap = config.maxBytesPerUploader, !reupload,
            let owned = try? await store.ownedBytes(auth.pubkey.hex), owned + declaredLength > cap {
             return refuseUpload(.insufficientStorage, "uploader's storage cap of \(cap) bytes is full", context)
         }

@@ -337,6 +337,26 @@ import Testing
         }
     }
 
+    @Test func oneUploaderCannotTakeMoreThanItsCap() async throws {
+        var configuration = Self.configuration(maxBlob: 10_000, quota: 100_000)
+        configuration.blossom?.maxBytesPerUploader = 5000
+        try await withRelay(configuration) { server, url in
+            let base = Self.base(url)
+            #expect(try await Self.upload(base, Self.bytes(4000, seed: 1)).status == 201)
+            let over = try await Self.upload(base, Self.bytes(4000, seed: 2))
+            #expect(over.status == 507)
+            #expect(over.header("X-Reason")?.contains("cap") == true)
+            // Re-uploading what it already owns is not counted twice; another key has its own cap.
+            let owned = Self.bytes(4000, seed: 1)
+            let again = try await Self.send("PUT", base + "/upload", headers: [
+                "Authorization": try Self.auth(.upload, [BlobHash.sha256(owned)]), "X-SHA-256": Hex.encode(BlobHash.sha256(owned)),
+            ], body: owned)
+            #expect(again.status == 200)
+            #expect(try await Self.upload(base, Self.bytes(4000, seed: 2), keys: TestEvents.bob).status == 201)
+            #expect(await server.storedBlobBytes() == 8000)
+        }
+    }
+
     @Test func anUploadCutOffMidwayLeavesNoFileAndNoReservedBytes() async throws {
         try await withRelay(Self.configuration(maxBlob: 1 << 20, quota: 1 << 20)) { server, url in
             let base = Self.base(url)
