@@ -19,6 +19,9 @@ public struct BlossomConfiguration: Sendable, Equatable {
     public var directory: String? = nil
     /// Uploads in progress at once; further ones get 429 (each holds a temporary file and a socket).
     public var maxConcurrentUploads: Int = 8
+    /// An upload whose body brings no byte for this long is cut off (its connection closed), so a
+    /// client trickling bytes cannot hold an upload slot forever.
+    public var uploadStallTimeout: Duration = .seconds(30)
 
     public init() {}
 }

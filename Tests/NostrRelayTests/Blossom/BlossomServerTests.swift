@@ -386,6 +386,32 @@ import Testing
         }
     }
 
+    /// Slowloris: an upload that stops sending holds its slot only until the stall timeout.
+    @Test func aStalledUploadIsCutOffAndFreesItsSlot() async throws {
+        var configuration = Self.configuration(maxBlob: 1 << 20, quota: 1 << 20)
+        configuration.blossom?.maxConcurrentUploads = 1
+        configuration.blossom?.uploadStallTimeout = .seconds(1)
+        try await withRelay(configuration) { server, url in
+            let base = Self.base(url)
+            let port = try #require(URLComponents(string: url)?.port)
+            let data = Self.bytes(100_000)
+            let socket = try HTTPSocket(port: port)
+            let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(try Self.auth(.upload, [BlobHash.sha256(data)]))\r\n"
+                + "Content-Length: \(data.count)\r\n\r\n"
+            #expect(await socket.send(Array(head.utf8) + Array(data.prefix(10_000))))
+            // The only slot is taken: another upload meanwhile gets 429.
+            for _ in 0..<100 where await server.blobBytesInFlight() == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            let busy = try await Self.upload(base, Self.bytes(10, seed: 4))
+            #expect(busy.status == 429)
+            // The trickler sends nothing more: the relay closes its connection.
+            #expect(await socket.endOfStream())
+            for _ in 0..<100 where await server.blobBytesInFlight() != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await server.blobBytesInFlight() == 0)
+            #expect(try await Self.upload(base, data).status == 201)
+            #expect(try await Self.blobFiles(server).incoming.isEmpty)
+        }
+    }
+
     @Test func blobsSurviveARestartAndLeftoversAreCleanedAtOpen() async throws {
         let database = TestEvents.temporaryDatabasePath()
         var configuration = RelayConfiguration()
