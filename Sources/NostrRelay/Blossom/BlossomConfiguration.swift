@@ -11,7 +11,7 @@ public struct BlossomConfiguration: Sendable, Equatable {
     public var quotaBytes: Int64? = 1 << 30
     /// Bytes one uploader's blobs may take at most; beyond it an upload gets 507. Nil: no cap.
     ///
-    /// Why modest value: anyone can make a key, so this only slows a careless client; the total quota
+    /// Why off by default: anyone can make a key, so this only slows a careless client; the total quota
     /// is what protects the disk.
     public var maxBytesPerUploader: Int64? = nil
     /// Folder of blob files and their index; nil: `blobs/` beside the relay database file, or a
