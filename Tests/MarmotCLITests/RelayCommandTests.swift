@@ -88,4 +88,60 @@ struct RelayCommandTests {
         #expect(limitation["max_events_per_second"] as? Double == 3)
         #expect(limitation["max_relay_events_per_second"] == nil)
     }
+
+    /// Blossom on the relay's port: the second stdout line names it, `--max-blob` and `--blob-quota`
+    /// bound uploads, blobs are files in `blobs/` beside the database, `--no-blossom` turns it off.
+    @Test func blossomFlagsBoundUploadsAndNoBlossomTurnsItOff() async throws {
+        for bad in [["--max-blob", "0"], ["--blob-quota", "-1"]] {
+            let result = try await CLI.run(["relay", "--port", "0", "--memory"] + bad, home: nil, timeout: 30)
+            #expect(result.status == 2, "\(result)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marmot-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("relay.sqlite").path
+        let relay = try ChildProcess(
+            "marmot relay", executable: Self.marmot,
+            arguments: ["relay", "--port", "0", "--database", database, "--max-blob", "1000", "--blob-quota", "1500"])
+        let url = try #require(await relay.nextLine(timeout: 20))
+        let line = try #require(await relay.nextLine(timeout: 20))
+        let port = try #require(URLComponents(string: url)?.port)
+        #expect(line == "blossom http://127.0.0.1:\(port)")
+        let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let client = BlossomClient(timeout: 20)
+        let keys = Keys.generate()
+        let now = Int64(Date().timeIntervalSince1970)
+        let small = Data(repeating: 1, count: 900)
+        let descriptor = try await client.upload(small, type: "image/png", to: server, keys: keys, now: now)
+        #expect(try await client.download(descriptor.url, expectedSHA256: descriptor.sha256, maxBytes: 1000) == small)
+        let file = folder.appendingPathComponent("blobs").appendingPathComponent(Hex.encode(descriptor.sha256))
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        do {
+            _ = try await client.upload(Data(repeating: 2, count: 1001), type: "image/png", to: server, keys: keys, now: now)
+            Issue.record("a blob over --max-blob was accepted")
+        } catch {
+            #expect(error as? BlossomError == .tooLarge, "\(error)")
+        }
+        do {
+            _ = try await client.upload(Data(repeating: 3, count: 900), type: "image/png", to: server, keys: keys, now: now)
+            Issue.record("a blob over --blob-quota was accepted")
+        } catch {
+            guard case .refused(status: 507, _)? = error as? BlossomError else { Issue.record("expected 507, got \(error)"); return }
+        }
+        await relay.stop()
+
+        let plain = try ChildProcess(
+            "marmot relay", executable: Self.marmot, arguments: ["relay", "--port", "0", "--memory", "--no-blossom"])
+        let plainURL = try #require(await plain.nextLine(timeout: 20))
+        let plainPort = try #require(URLComponents(string: plainURL)?.port)
+        #expect(await plain.nextLine(timeout: 2) == nil)
+        do {
+            _ = try await client.upload(small, type: "image/png", to: try #require(URL(string: "http://127.0.0.1:\(plainPort)")),
+                                        keys: keys, now: now)
+            Issue.record("--no-blossom still took an upload")
+        } catch {
+            guard case .refused(status: 404, _)? = error as? BlossomError else { Issue.record("expected 404, got \(error)"); return }
+        }
+        await plain.stop()
+    }
 }

@@ -53,6 +53,8 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
     private var response: HTTPURLResponse?
     private var data = Data()
     private var failure: BlossomError?
+    /// An error status, answered without reading its body.
+    private var earlyAnswer: BlossomHTTP.Answer?
     private var cancelled = false
 
     init(maxBytes: Int) { self.maxBytes = maxBytes }
@@ -72,7 +74,7 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
     func cancel() {
         let task = lock.withLock { () -> URLSessionTask? in
             cancelled = true
-            if failure == nil { failure = .unreachable("cancelled") }
+            if failure == nil, earlyAnswer == nil { failure = .unreachable("cancelled") }
             return self.task
         }
         task?.cancel()
@@ -86,23 +88,36 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
             return
         }
         let announced = http.expectedContentLength
-        let tooLarge = lock.withLock { () -> Bool in
+        let isHead = dataTask.originalRequest?.httpMethod == "HEAD"
+        let stop = lock.withLock { () -> Bool in
             self.response = http
-            if announced > 0, announced > Int64(maxBytes) {
-                failure = (200..<300).contains(http.statusCode) ? .tooLarge : .refused(status: http.statusCode, reason: nil)
+            // An error answer says why in its status and `X-Reason`; its body is not needed.
+            if !(200..<300).contains(http.statusCode) {
+                earlyAnswer = BlossomHTTP.Answer(status: http.statusCode, headers: Self.headers(http), body: Data())
+                return true
+            }
+            if !isHead, announced > 0, announced > Int64(maxBytes) {
+                failure = .tooLarge
                 return true
             }
             return false
         }
-        completionHandler(tooLarge ? .cancel : .allow)
+        completionHandler(stop ? .cancel : .allow)
+    }
+
+    static func headers(_ response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (key, value) in response.allHeaderFields {
+            if let key = key as? String, let value = value as? String { headers[key] = value }
+        }
+        return headers
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive chunk: Data) {
         let over = lock.withLock { () -> Bool in
-            guard failure == nil else { return true }
+            guard failure == nil, earlyAnswer == nil else { return true }
             if data.count + chunk.count > maxBytes {
-                let status = response?.statusCode ?? 200
-                failure = (200..<300).contains(status) ? .tooLarge : .refused(status: status, reason: nil)
+                failure = .tooLarge
                 return true
             }
             data.append(chunk)
@@ -115,16 +130,15 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
         let (continuation, result) = lock.withLock { () -> (CheckedContinuation<Result<BlossomHTTP.Answer, BlossomError>, Never>?, Result<BlossomHTTP.Answer, BlossomError>) in
             defer { self.continuation = nil }
             let result: Result<BlossomHTTP.Answer, BlossomError>
-            if let failure {
+            if let earlyAnswer {
+                result = .success(earlyAnswer)
+            } else if let failure {
                 result = .failure(failure)
             } else if let error {
                 let why = (error as NSError).localizedDescription
                 result = .failure(response == nil ? .unreachable(why) : .interrupted(why))
             } else if let response {
-                var headers: [String: String] = [:]
-                for (key, value) in response.allHeaderFields {
-                    if let key = key as? String, let value = value as? String { headers[key] = value }
-                }
+                let headers = Self.headers(response)
                 let announced = response.expectedContentLength
                 if announced >= 0, Int64(data.count) != announced, task.originalRequest?.httpMethod != "HEAD" {
                     result = .failure(.interrupted("received \(data.count) of \(announced) bytes"))

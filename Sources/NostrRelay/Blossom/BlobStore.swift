@@ -31,7 +31,9 @@ enum BlobRemoval: Sendable, Equatable {
 ///
 /// Why a temp file and a rename: an upload is streamed to `.incoming/` and renamed into place only
 /// once complete and verified, so a crash or an aborted upload never leaves a partial blob under a
-/// hash name; leftovers in `.incoming/` are removed at open. The index is a sidecar SQLite file
+/// hash name; leftovers in `.incoming/` are removed at open. (NIOFileSystem writes the `.incoming/`
+/// file itself through an unnamed temporary file linked in only when the write completes, so on
+/// Linux even `.incoming/` never holds a partial upload.) The index is a sidecar SQLite file
 /// (`index.sqlite`) in the same folder, so files and index move together; at open, index rows
 /// without a file and files without a row are dropped.
 ///
@@ -85,6 +87,9 @@ final class BlobStore: @unchecked Sendable {
     /// Bytes of blobs stored (as counted for the quota).
     var storedBytes: Int64 { lock.withLock { usedBytes } }
 
+    /// Bytes reserved by uploads in progress.
+    var inFlightBytes: Int64 { lock.withLock { reservedBytes } }
+
     /// The file of a stored blob.
     func fileURL(_ sha256: String) -> URL { directory.appendingPathComponent(sha256, isDirectory: false) }
 
@@ -117,6 +122,13 @@ final class BlobStore: @unchecked Sendable {
             sql += " ORDER BY owner.uploaded DESC, owner.sha256 ASC LIMIT ?"
             arguments.append(limit)
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map(Self.record)
+        }
+    }
+
+    /// True when `owner` uploaded the blob `sha256`.
+    func owns(_ owner: String, _ sha256: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM owner WHERE sha256 = ? AND pubkey = ?", arguments: [sha256, owner]) ?? false
         }
     }
 
@@ -155,6 +167,15 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// True when `count` more bytes cannot fit in the quota now (an upload announcing them is refused
+    /// before its body is read).
+    func wouldExceedQuota(_ count: Int64) -> Bool {
+        lock.withLock {
+            guard let quota = configuration.quotaBytes else { return false }
+            return usedBytes + reservedBytes + count > quota
+        }
+    }
+
     /// Gives back bytes reserved by an upload that did not store them.
     func release(_ count: Int64) { lock.withLock { reservedBytes = max(0, reservedBytes - count) } }
 
@@ -167,9 +188,7 @@ final class BlobStore: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: temporary) }
         if let cap = configuration.maxBytesPerUploader {
             let owned = try await ownedBytes(owner)
-            let alreadyOwned = try await writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM owner WHERE sha256 = ? AND pubkey = ?", arguments: [sha256, owner]) ?? false
-            }
+            let alreadyOwned = try await owns(owner, sha256)
             if !alreadyOwned, owned + size > cap {
                 release(size)
                 return .uploaderCapExceeded(limit: cap)

@@ -11,7 +11,7 @@ public struct BlossomConfiguration: Sendable, Equatable {
     public var quotaBytes: Int64? = 1 << 30
     /// Bytes one uploader's blobs may take at most; beyond it an upload gets 507. Nil: no cap.
     ///
-    /// Why modest value: anyone can make a key, so this only slows a careless client; the total quota
+    /// Why off by default: anyone can make a key, so this only slows a careless client; the total quota
     /// is what protects the disk.
     public var maxBytesPerUploader: Int64? = nil
     /// Folder of blob files and their index; nil: `blobs/` beside the relay database file, or a
@@ -19,6 +19,9 @@ public struct BlossomConfiguration: Sendable, Equatable {
     public var directory: String? = nil
     /// Uploads in progress at once; further ones get 429 (each holds a temporary file and a socket).
     public var maxConcurrentUploads: Int = 8
+    /// An upload whose body brings no byte for this long is cut off (its connection closed), so a
+    /// client trickling bytes cannot hold an upload slot forever.
+    public var uploadStallTimeout: Duration = .seconds(30)
 
     public init() {}
 }

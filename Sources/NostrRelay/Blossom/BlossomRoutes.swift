@@ -82,7 +82,12 @@ struct BlossomRoutes: Sendable {
         if let declaredLength, declaredLength > config.maxBlobBytes {
             return refuseUpload(.contentTooLarge, "blob is larger than the server's maximum of \(config.maxBlobBytes) bytes", context)
         }
-        if let declaredLength, let cap = config.maxBytesPerUploader,
+        if let declaredLength, store.wouldExceedQuota(declaredLength) {
+            return refuseUpload(.insufficientStorage, "the server's storage quota is full", context)
+        }
+        // A blob the uploader already owns (named by X-SHA-256) does not count against its cap again.
+        let reupload = if let declaredHash { (try? await store.owns(auth.pubkey.hex, declaredHash)) ?? false } else { false }
+        if let declaredLength, let cap = config.maxBytesPerUploader, !reupload,
            let owned = try? await store.ownedBytes(auth.pubkey.hex), owned + declaredLength > cap {
             return refuseUpload(.insufficientStorage, "uploader's storage cap of \(cap) bytes is full", context)
         }
@@ -93,10 +98,13 @@ struct BlossomRoutes: Sendable {
         let type = Self.mediaType(request.headers[.contentType])
         let temporary = store.temporaryFile()
         let meter = UploadMeter(store: store, maxBytes: config.maxBlobBytes)
+        let watchdog = Self.stallWatchdog(meter: meter, channel: context.channel, timeout: config.uploadStallTimeout)
+        defer { watchdog.cancel() }
         do {
             try await FileIO().writeFile(contents: MeteredBody(base: request.body, meter: meter),
                                          path: temporary.path, context: context)
         } catch {
+            watchdog.cancel()
             try? FileManager.default.removeItem(at: temporary)
             meter.releaseAll()
             switch meter.refusal {
@@ -104,12 +112,17 @@ struct BlossomRoutes: Sendable {
                 return refuseUpload(.contentTooLarge, "blob is larger than the server's maximum of \(config.maxBlobBytes) bytes", context)
             case .quota:
                 return refuseUpload(.insufficientStorage, "the server's storage quota is full", context)
+            case .stalled:
+                logger.notice("upload cut off: no data", metadata: ["timeout": "\(config.uploadStallTimeout)"])
+                return Self.error(.requestTimeout, "no data for \(config.uploadStallTimeout)")
             case nil:
                 logger.debug("upload ended early", metadata: ["error": "\(error)"])
                 return refuseUpload(.badRequest, "upload did not complete", context)
             }
         }
-        let size = meter.count
+        // The body is in: verifying and storing it is not a stall.
+        watchdog.cancel()
+        let size = meter.received
         let hash = Hex.encode(meter.digest())
         if let declaredHash, declaredHash != hash {
             try? FileManager.default.removeItem(at: temporary)
@@ -134,6 +147,25 @@ struct BlossomRoutes: Sendable {
             meter.releaseAll()
             logger.error("storing a blob failed", metadata: ["error": "\(error)"])
             return Self.error(.internalServerError, "could not store the blob")
+        }
+    }
+
+    /// Closes the connection of an upload whose byte count stops moving for `timeout`; ends the body
+    /// stream, so the write fails and its file and reservation are released.
+    static func stallWatchdog(meter: UploadMeter, channel: any Channel, timeout: Duration) -> Task<Void, Never> {
+        Task {
+            var last: Int64 = -1
+            while !Task.isCancelled {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                let now = meter.received
+                if now == last {
+                    meter.markStalled()
+                    channel.close(promise: nil)
+                    return
+                }
+                last = now
+            }
         }
     }
 
@@ -324,6 +356,7 @@ struct ServedDescriptor: Encodable {
 enum UploadRefusal: Error, Sendable {
     case tooLarge
     case quota
+    case stalled
 }
 
 /// Counts, hashes and reserves quota for an upload's bytes as they arrive; throws (and remembers
@@ -334,9 +367,9 @@ final class UploadMeter: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var hasher = BlobHasher()
-    private(set) var count: Int64 = 0
+    private var count: Int64 = 0
     private var reserved: Int64 = 0
-    private(set) var refusal: UploadRefusal?
+    private var stop: UploadRefusal?
 
     init(store: BlobStore, maxBytes: Int64) {
         self.store = store
@@ -347,14 +380,23 @@ final class UploadMeter: @unchecked Sendable {
         let size = Int64(buffer.readableBytes)
         lock.lock()
         defer { lock.unlock() }
-        guard count + size <= maxBytes else { refusal = .tooLarge; throw .tooLarge }
-        guard store.reserve(size) else { refusal = .quota; throw .quota }
+        guard count + size <= maxBytes else { stop = .tooLarge; throw .tooLarge }
+        guard store.reserve(size) else { stop = .quota; throw .quota }
         reserved += size
         count += size
         buffer.withUnsafeReadableBytes { hasher.update($0) }
     }
 
     func digest() -> Data { lock.withLock { hasher.finalize() } }
+
+    /// Bytes received so far.
+    var received: Int64 { lock.withLock { count } }
+
+    /// Records that the upload was cut off for bringing no data.
+    func markStalled() { lock.withLock { if stop == nil { stop = .stalled } } }
+
+    /// Why the upload was stopped, if it was.
+    var refusal: UploadRefusal? { lock.withLock { stop } }
 
     /// Gives back every reserved byte (the upload was not stored).
     func releaseAll() {

@@ -144,6 +144,9 @@ public actor RelayServer {
     /// Bytes of blobs the Blossom server stores (as counted for its quota); nil when stopped or off.
     public func storedBlobBytes() -> Int64? { running?.blobs?.storedBytes }
 
+    /// Bytes reserved by Blossom uploads in progress (tests, diagnostics); nil when stopped or off.
+    public func blobBytesInFlight() -> Int64? { running?.blobs?.inFlightBytes }
+
     /// The folder of blob files (tests, diagnostics); nil when stopped or off.
     public var blobDirectory: URL? { running?.blobs?.directory }
 

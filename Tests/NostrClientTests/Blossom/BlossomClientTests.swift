@@ -164,6 +164,77 @@ import Testing
         }
     }
 
+    /// 100 uploads from 100 keys, eight at a time (the server's concurrent-upload slots): the quota
+    /// holds exactly, every refusal is a 507, and no reservation or partial file is left.
+    @Test func aFloodOfUploadsStopsAtTheQuota() async throws {
+        var blossom = BlossomConfiguration()
+        blossom.quotaBytes = 1_000_000
+        blossom.maxConcurrentUploads = 8
+        let size = 30_000
+        try await Self.withBlossom(blossom) { server, relay in
+            let next = HitCounter()
+            let outcomes = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let client = BlossomClient(timeout: 30)
+                        var statuses: [Int] = []
+                        while true {
+                            let index = next.increment()
+                            guard index <= 100 else { return statuses }
+                            let data = Self.bytes(size, seed: UInt8(truncatingIfNeeded: index)) + Data("\(index)".utf8)
+                            do {
+                                _ = try await client.upload(data, type: "application/octet-stream", to: server,
+                                                            keys: Keys.generate(), now: Self.now)
+                                statuses.append(201)
+                            } catch {
+                                guard case .refused(let status, _)? = error as? BlossomError else { throw error }
+                                statuses.append(status)
+                            }
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(outcomes.count == 100)
+            let stored = outcomes.filter { $0 == 201 }.count
+            #expect(Set(outcomes).isSubset(of: [201, 507]), "\(Set(outcomes))")
+            let blobBytes = Int64(await relay.storedBlobBytes() ?? -1)
+            #expect(blobBytes <= 1_000_000)
+            #expect(stored >= 1_000_000 / (size + 3) - 1, "only \(stored) uploads fit")
+            #expect(await relay.blobBytesInFlight() == 0)
+            let folder = try #require(await relay.blobDirectory)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { BlobHash.parse($0) != nil }
+            #expect(files.count == stored)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".incoming").path).isEmpty)
+        }
+    }
+
+    /// A 32 MiB blob streams up and back intact (printed: the speed on this machine).
+    @Test func aLargeBlobRoundTrips() async throws {
+        try await Self.withBlossom { server, _ in
+            let block = Self.bytes(1 << 20)
+            var data = Data(capacity: 32 << 20)
+            for index in 0..<32 {
+                var copy = block
+                copy[0] = UInt8(index)
+                data.append(copy)
+            }
+            let client = BlossomClient(timeout: 60)
+            let start = ContinuousClock.now
+            let descriptor = try await client.upload(data, type: "video/mp4", to: server, keys: Keys.generate(), now: Self.now)
+            let uploaded = ContinuousClock.now
+            let back = try await client.download(descriptor.url, expectedSHA256: descriptor.sha256, maxBytes: 32 << 20)
+            let downloaded = ContinuousClock.now
+            #expect(back == data)
+            #expect(descriptor.url.pathExtension == "mp4")
+            func rate(_ d: Duration) -> String {
+                let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+                return String(format: "%.1f MB/s", 32 * 1.048576 / max(seconds, 1e-6))
+            }
+            print("Blossom 32 MiB over loopback: upload \(rate(uploaded - start)), download \(rate(downloaded - uploaded))")
+        }
+    }
+
     // MARK: Hostile servers
 
     @Test func aDescriptorForAnotherHashIsAHashMismatch() async throws {
@@ -316,5 +387,5 @@ final class HitCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
     var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+    @discardableResult func increment() -> Int { lock.withLock { count += 1; return count } }
 }

@@ -92,7 +92,7 @@ import Testing
             #expect(descriptor["size"] as? Int == data.count)
             #expect(descriptor["type"] as? String == "image/png")
             #expect(descriptor["url"] as? String == "\(base)/\(hash).png")
-            #expect(abs((descriptor["uploaded"] as? Int).map(Int64.init) ?? 0 - TestEvents.now) < 60)
+            #expect(abs(((descriptor["uploaded"] as? Int).map(Int64.init) ?? 0) - TestEvents.now) < 60)
 
             let got = try await Self.send("GET", "\(base)/\(hash)")
             #expect(got.status == 200)
@@ -337,6 +337,26 @@ import Testing
         }
     }
 
+    @Test func oneUploaderCannotTakeMoreThanItsCap() async throws {
+        var configuration = Self.configuration(maxBlob: 10_000, quota: 100_000)
+        configuration.blossom?.maxBytesPerUploader = 5000
+        try await withRelay(configuration) { server, url in
+            let base = Self.base(url)
+            #expect(try await Self.upload(base, Self.bytes(4000, seed: 1)).status == 201)
+            let over = try await Self.upload(base, Self.bytes(4000, seed: 2))
+            #expect(over.status == 507)
+            #expect(over.header("X-Reason")?.contains("cap") == true)
+            // Re-uploading what it already owns is not counted twice; another key has its own cap.
+            let owned = Self.bytes(4000, seed: 1)
+            let again = try await Self.send("PUT", base + "/upload", headers: [
+                "Authorization": try Self.auth(.upload, [BlobHash.sha256(owned)]), "X-SHA-256": Hex.encode(BlobHash.sha256(owned)),
+            ], body: owned)
+            #expect(again.status == 200)
+            #expect(try await Self.upload(base, Self.bytes(4000, seed: 2), keys: TestEvents.bob).status == 201)
+            #expect(await server.storedBlobBytes() == 8000)
+        }
+    }
+
     @Test func anUploadCutOffMidwayLeavesNoFileAndNoReservedBytes() async throws {
         try await withRelay(Self.configuration(maxBlob: 1 << 20, quota: 1 << 20)) { server, url in
             let base = Self.base(url)
@@ -346,23 +366,49 @@ import Testing
             let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(try Self.auth(.upload, [BlobHash.sha256(data)]))\r\n"
                 + "Content-Length: \(data.count)\r\n\r\n"
             #expect(await socket.send(Array(head.utf8) + Array(data.prefix(600_000))))
-            // Wait until the relay has the partial upload in its incoming folder, then cut it off.
-            let folder = try #require(await server.blobDirectory).appendingPathComponent(".incoming")
-            for _ in 0..<100 {
-                if let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty { break }
+            // Wait until the relay is taking the upload in (bytes reserved against the quota), then cut it off.
+            var inFlight: Int64 = 0
+            for _ in 0..<200 {
+                inFlight = await server.blobBytesInFlight() ?? 0
+                if inFlight > 0 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
+            #expect(inFlight > 0, "the relay never started taking the upload in")
             socket.close()
-            var files = try await Self.blobFiles(server)
-            for _ in 0..<100 where !files.incoming.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                files = try await Self.blobFiles(server)
-            }
+            for _ in 0..<200 where await server.blobBytesInFlight() != 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(await server.blobBytesInFlight() == 0, "the aborted upload's reservation was not given back")
+            let files = try await Self.blobFiles(server)
             #expect(files.incoming.isEmpty, "partial upload left: \(files.incoming)")
             #expect(files.blobs.isEmpty)
             #expect(await server.storedBlobBytes() == 0)
             // Its reservation was given back: the whole quota is usable.
             #expect(try await Self.upload(base, data).status == 201)
+        }
+    }
+
+    /// Slowloris: an upload that stops sending holds its slot only until the stall timeout.
+    @Test func aStalledUploadIsCutOffAndFreesItsSlot() async throws {
+        var configuration = Self.configuration(maxBlob: 1 << 20, quota: 1 << 20)
+        configuration.blossom?.maxConcurrentUploads = 1
+        configuration.blossom?.uploadStallTimeout = .seconds(1)
+        try await withRelay(configuration) { server, url in
+            let base = Self.base(url)
+            let port = try #require(URLComponents(string: url)?.port)
+            let data = Self.bytes(100_000)
+            let socket = try HTTPSocket(port: port)
+            let head = "PUT /upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(try Self.auth(.upload, [BlobHash.sha256(data)]))\r\n"
+                + "Content-Length: \(data.count)\r\n\r\n"
+            #expect(await socket.send(Array(head.utf8) + Array(data.prefix(10_000))))
+            // The only slot is taken: another upload meanwhile gets 429.
+            for _ in 0..<100 where await server.blobBytesInFlight() == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            let busy = try await Self.upload(base, Self.bytes(10, seed: 4))
+            #expect(busy.status == 429)
+            // The trickler sends nothing more: the relay closes its connection.
+            #expect(await socket.endOfStream())
+            for _ in 0..<100 where await server.blobBytesInFlight() != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await server.blobBytesInFlight() == 0)
+            #expect(try await Self.upload(base, data).status == 201)
+            #expect(try await Self.blobFiles(server).incoming.isEmpty)
         }
     }
 
