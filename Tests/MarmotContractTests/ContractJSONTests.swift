@@ -20,7 +20,46 @@ struct ContractJSONTests {
         .react(chatID: "ab", messageID: "m1", emoji: "👍"), .unreact(chatID: "ab", messageID: "m1", emoji: "👍"),
         .unreact(chatID: "ab", messageID: "m1", emoji: nil), .reply(chatID: "ab", messageID: "m1", content: "sure"),
         .editMessage(chatID: "ab", messageID: "m1", content: "fixed"), .deleteMessage(chatID: "ab", messageID: "m1"),
+        .sendAttachment(chatID: "ab", data: Data([0, 1, 2, 250, 255]), filename: "a \"b\".png", mimeType: "image/png", caption: ""),
+        .downloadAttachment(chatID: "ab", messageID: "m1", index: 2), .addBlossomServer(url: "https://blossom.example"),
+        .removeBlossomServer(url: "http://127.0.0.1:7447"),
     ]
+
+    @Test("State JSON: a message's attachments with their state, and the Blossom servers (issue 28)")
+    func attachmentsShape() throws {
+        var message = ChatMessage(
+            id: "m9", senderPubkey: "cd", content: "", timestamp: 5, isMine: false, delivery: .sent, displayTimestamp: "14:05")
+        message.attachments = [
+            ChatAttachment(
+                index: 0, filename: "cat.jpg", mimeType: "image/jpeg", size: 2048, width: 640, height: 480, isImage: true,
+                state: .failed(reason: "blob not found (404)"), label: "cat.jpg · image/jpeg · 2.0 KB · 640×480"),
+            ChatAttachment(
+                index: 1, filename: "a.pdf", mimeType: "application/pdf", size: nil, width: nil, height: nil, isImage: false,
+                state: .available, label: "a.pdf · application/pdf"),
+        ]
+        var state = AppState.initial
+        state.currentChat = ChatViewState(
+            chatID: "ab", peerNpub: "npub1x", peerName: nil, displayName: "x", messages: [message], canLoadOlder: false)
+        state.network.blossomServers = ["https://blossom.example"]
+        state.network.blossomServersNamed = true
+        state.network.blossomServersLoaded = true
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let chat = try #require(json["currentChat"] as? [String: Any])
+        let files = try #require((chat["messages"] as? [[String: Any]])?.first?["attachments"] as? [[String: Any]])
+        #expect(files.count == 2)
+        #expect(files[0]["state"] as? String == "failed")
+        #expect(files[0]["reason"] as? String == "blob not found (404)")
+        #expect(files[0]["canDownload"] as? Bool == true)
+        #expect(files[0]["width"] as? Int == 640 && files[0]["isImage"] as? Bool == true)
+        #expect(files[1]["state"] as? String == "available")
+        #expect(files[1]["reason"] is NSNull && files[1]["size"] is NSNull)
+        #expect(files[1]["canDownload"] as? Bool == false)
+        let network = try #require(json["network"] as? [String: Any])
+        #expect(network["blossomServers"] as? [String] == ["https://blossom.example"])
+        #expect(network["blossomServersNamed"] as? Bool == true)
+        #expect(network["blossomServersLoaded"] as? Bool == true)
+    }
 
     @Test("State JSON: a message's reactions, reply quote, edit mark and mentions; a chat row's arrivals (issue 25)")
     func messageKindsShape() throws {

@@ -26,13 +26,14 @@ final class AttachmentSaver: @unchecked Sendable {
 
     /// Starts saving attachment `index` of a message; `notice` follows.
     func save(_ request: TUIViewState.SaveRequest) {
-        let name = MediaFlow.destination(folder.path, filename: request.filename).lastPathComponent
+        // The folder exists when the name is resolved, so a peer's name stays a name inside it.
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let target = MediaFlow.destination(folder.path, filename: request.filename)
+        let name = target.lastPathComponent
         say("Saving \(name)…")
         Task.detached { [self] in
             do {
                 let data = try await fetch(request.chatID, request.messageID, request.index)
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                let target = MediaFlow.destination(folder.path, filename: request.filename)
                 try data.write(to: target, options: .atomic)
                 say("Saved \(name) to \(target.path)")
             } catch let error as AttachmentError {
