@@ -109,7 +109,7 @@ struct AppManagerRevisionTests {
         await Task.detached {
             for rev in 1...500 { core.emit(.toastChanged(rev: UInt64(rev), toast: "toast \(rev)")) }
         }.value
-        try await settle("all applied") { manager.lastRevApplied == 500 }
+        try await settle("all applied", timeout: .seconds(300)) { manager.lastRevApplied == 500 }
         #expect(manager.state.toast == "toast 500")
         #expect(manager.resyncsStarted == 0)
         #expect(core.stateCalls == 1)

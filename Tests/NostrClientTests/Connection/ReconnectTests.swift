@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Faults: the relay goes away while a subscription is live and comes back on the same port and file.
-@Suite(.timeLimit(.minutes(1))) struct ReconnectTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectTests {
     @Test func clientReconnectsAndReceivesWhatWasPublishedWhileAway() async throws {
         let path = ClientTestSupport.temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }

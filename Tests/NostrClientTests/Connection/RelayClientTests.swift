@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The client's socket side against the embedded relay: subscriptions, CLOSE, status, disconnect.
-@Suite(.timeLimit(.minutes(1))) struct RelayClientTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayClientTests {
     @Test func endingIterationClosesTheSubscriptionOnTheRelay() async throws {
         let relay = ClientTestSupport.relay()
         let port = try await relay.start()

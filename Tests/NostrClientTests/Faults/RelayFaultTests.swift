@@ -8,7 +8,7 @@ import Testing
 /// The relay client and pool against an embedded relay told to misbehave (`RelayFaults`): no `OK`,
 /// `OK false` with a reason, the socket closed in the middle of a REQ, slow answers, and a restart on
 /// the same port. Each test checks the publish results and the connection status stream.
-@Suite(.timeLimit(.minutes(1))) struct RelayFaultTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayFaultTests {
     @Test func publishTimesOutWhenTheRelayStoresButNeverAnswers() async throws {
         let relay = ClientTestSupport.relay(RelayConfiguration.faulty(RelayFaults(withholdOK: { _ in true })))
         let url = "ws://127.0.0.1:\(try await relay.start())"

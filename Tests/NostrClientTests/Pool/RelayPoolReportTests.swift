@@ -7,7 +7,7 @@ import Testing
 
 /// What the pool's status stream says of each relay for its status line (issue 17), against the
 /// embedded relay: why it fails (refused, closed by the relay, refusals) and when it last spoke.
-@Suite(.timeLimit(.minutes(1))) struct RelayPoolReportTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayPoolReportTests {
     @Test func refusedConnectionIsFailingWithTheReason() async throws {
         let dead = try await ClientTestSupport.deadURL()
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([dead])

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Several relays at once: per-relay publish verdicts, de-duplicated subscriptions, statuses.
-@Suite(.timeLimit(.minutes(1))) struct RelayPoolTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayPoolTests {
     @Test func publishReportsEachRelayAndSentMeansOneAccepted() async throws {
         let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
         let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"

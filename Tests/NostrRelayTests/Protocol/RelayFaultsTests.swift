@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// What each `RelayFaults` rule puts on the wire, seen through a raw WebSocket.
-@Suite(.timeLimit(.minutes(1))) struct RelayFaultsTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayFaultsTests {
     static func configuration(_ faults: RelayFaults) -> RelayConfiguration {
         var configuration = RelayConfiguration()
         configuration.faults = faults

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Server plumbing: binding errors, `run()`/`stop()`, the bounded outbound queue.
-@Suite(.timeLimit(.minutes(1))) struct RelayPlumbingTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayPlumbingTests {
     @Test func portInUseIsAnErrorNotACrash() async throws {
         let first = RelayServer(logger: testLogger("relay"))
         let port = try await first.start()

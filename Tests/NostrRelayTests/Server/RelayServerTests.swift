@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// The embedded relay over loopback: NIP-01 with our client and with raw sockets, NIP-11, limits.
-@Suite(.timeLimit(.minutes(1))) struct RelayServerTests {
+@Suite(.timeLimit(.minutes(3))) struct RelayServerTests {
     /// Subscribes with `filters` and returns the events before EOSE.
     static func stored(_ client: RelayClient, _ filters: [Filter]) async throws -> [Event] {
         let subscription = await client.subscribe(filters)

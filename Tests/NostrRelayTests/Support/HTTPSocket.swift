@@ -17,29 +17,7 @@ final class HTTPSocket: @unchecked Sendable {
     private var closed = false
 
     init(port: Int, timeout: Int = 10) throws {
-        #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw HandshakeSocket.Failure.system("socket", errno) }
-        var time = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            closeDescriptor(descriptor)
-            throw HandshakeSocket.Failure.system("connect", code)
-        }
+        descriptor = try HandshakeSocket.connectLoopback(port: port, timeout: timeout, sendTimeout: true)
     }
 
     deinit { if !closed { closeDescriptor(descriptor) } }

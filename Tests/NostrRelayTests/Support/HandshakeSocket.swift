@@ -28,14 +28,21 @@ final class HandshakeSocket: @unchecked Sendable {
     }
 
     init(port: Int, timeout: Int = 10) throws {
+        descriptor = try Self.connectLoopback(port: port, timeout: timeout)
+    }
+
+    /// A blocking TCP connection to 127.0.0.1:`port` whose receives (and, with `sendTimeout`,
+    /// sends) give up after `timeout` seconds; shared by the tests' raw sockets.
+    static func connectLoopback(port: Int, timeout: Int, sendTimeout: Bool = false) throws -> Int32 {
         #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw Failure.system("socket", errno) }
         var time = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        if sendTimeout { setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -50,6 +57,7 @@ final class HandshakeSocket: @unchecked Sendable {
             close(descriptor)
             throw Failure.system("connect", code)
         }
+        return descriptor
     }
 
     deinit { close(descriptor) }
