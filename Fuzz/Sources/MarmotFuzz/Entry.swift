@@ -76,5 +76,5 @@ enum FuzzFailure {
 }
 
 enum FuzzTargets {
-    static let all: [FuzzTarget] = MLSTargets.all + NostrTargets.all + MarmotTargets.all + V2Targets.all
+    static let all: [FuzzTarget] = MLSTargets.all + NostrTargets.all + MarmotTargets.all + V2Targets.all + MediaTargets.all
 }

@@ -142,7 +142,9 @@ extension MarmotClient {
                 stored.deliveryState = .failed
                 if let session = sessions[chat] { emit(.deliveryChanged(session.chat, stored)) }
             }
-            throw MarmotClientError.media("upload to \(upload.server.host ?? upload.server.absoluteString) failed: \(error)")
+            // Without a named server the relay's own address was tried: most relays serve no Blossom.
+            let hint = hasNamedBlossomServers() ? "" : " (no Blossom server is named; your relay's address was tried)"
+            throw MarmotClientError.media("upload to \(upload.server.host ?? upload.server.absoluteString) failed: \(error)\(hint)")
         }
         try storage { try store.setSetting(ClientSettings.mediaUpload(chat, rumorID), nil) }
     }

@@ -321,7 +321,9 @@ import Testing
                 _ = try await client.download(server.appendingPathComponent("endless").appendingPathComponent(Hex.encode(hash)),
                                               expectedSHA256: hash, maxBytes: 1 << 20)
             }
-            #expect(sent.value < 3200, "the client read the whole endless body")
+            // The client refuses the body past its limit (above). How much the server managed to write
+            // is not asserted: URLSession on Linux (libcurl) keeps reading into its own buffer until the
+            // cancel takes effect, which on a loaded machine can be the whole body.
             await Self.expectError(.tooLarge, "over-announced body") {
                 _ = try await client.download(server.appendingPathComponent("announced").appendingPathComponent(Hex.encode(hash)),
                                               expectedSHA256: hash, maxBytes: 1 << 20)

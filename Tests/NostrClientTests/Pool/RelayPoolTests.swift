@@ -161,13 +161,20 @@ import Testing
         let subscription = await pool.subscribe(routes: [urlA: [filter]])
         let (inbox, pump) = ClientTestSupport.inbox(subscription)
         defer { pump.cancel() }
-        #expect(await inbox.next() == .endOfStoredEvents(relay: urlA))
+        // Generous waits: on a loaded machine connecting and answering take seconds; they bound a hang.
+        #expect(await inbox.next(timeout: 60) == .endOfStoredEvents(relay: urlA))
         await pool.reroute(subscription.id, routes: [urlB: [filter]])
-        #expect(await inbox.first { if case .endOfStoredEvents = $0 { true } else { false } } == .endOfStoredEvents(relay: urlB))
-        #expect(await a.connectionCounts()?.subscriptions == 0, "closed on A")
+        #expect(await inbox.first(timeout: 60) { if case .endOfStoredEvents = $0 { true } else { false } } == .endOfStoredEvents(relay: urlB))
+        // A's CLOSE is sent with the reroute; the relay may count it a moment later.
+        var closedOnA = false
+        for _ in 0..<600 where !closedOnA {
+            closedOnA = await a.connectionCounts()?.subscriptions == 0
+            if !closedOnA { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(closedOnA, "closed on A")
         let onB = try TestEvents.make(createdAt: ClientTestSupport.now)
         #expect(await pool.publish(onB, to: [urlB]).isSent)
-        #expect(await inbox.first { if case .event = $0 { true } else { false } } == .event(onB, relay: urlB))
+        #expect(await inbox.first(timeout: 60) { if case .event = $0 { true } else { false } } == .event(onB, relay: urlB))
         await pool.disconnect()
         await a.stop()
         await b.stop()
