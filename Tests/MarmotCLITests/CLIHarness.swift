@@ -66,39 +66,29 @@ enum CLI {
         timeout: Double = 120
     ) async throws -> CLIResult {
         ChildProcess.ignoreBrokenPipes  // writing stdin to a command that already exited
-        let process = Process()
-        #if os(Linux)
-            // Reset the signal mask the Swift runtime blocks (see ChildProcess).
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["--default-signal", RelayCommandTests.marmot] + arguments
-        #else
-            process.executableURL = URL(fileURLWithPath: RelayCommandTests.marmot)
-            process.arguments = arguments
-        #endif
         var env = ProcessInfo.processInfo.environment
         env["MARMOT_RELAYS"] = nil
         env["MARMOT_LOG"] = nil
         if let home { env.merge(home.environment) { $1 } }
         env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // `Spawned`, not Foundation's `Process` (see there); it also resets the signal mask.
+        let out = try Spawned.pipe(), err = try Spawned.pipe()
+        let input = try stdin == nil ? (read: Spawned.nullInput(), write: nil) : Spawned.pipe()
         let stdoutData = Collected(), stderrData = Collected()
-        try process.run()
-        let readers = [(out, stdoutData), (err, stderrData)].map { pipe, sink in
-            let handle = pipe.fileHandleForReading
+        let process = try Spawned(
+            RelayCommandTests.marmot, arguments, environment: env, stdin: input.read.fileDescriptor,
+            stdout: out.write.fileDescriptor, stderr: err.write.fileDescriptor)
+        for end in [out.write, err.write, input.read] { try? end.close() }
+        let readers = [(out.read, stdoutData), (err.read, stderrData)].map { handle, sink in
             let thread = Thread {
                 sink.set(handle.readDataToEndOfFile())
             }
             thread.start()
             return sink
         }
-        if let stdin {
-            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
+        if let stdin, let writer = input.write {
+            try writer.write(contentsOf: Data(stdin.utf8))
+            try writer.close()
         }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {

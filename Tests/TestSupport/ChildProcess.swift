@@ -5,7 +5,7 @@ import Foundation
 /// With `interactive: true` its stdin is a pipe and `send(_:)` writes lines to it (JSON-lines
 /// peers); otherwise stdin is /dev/null.
 public final class ChildProcess: Sendable {
-    private let process: Process
+    private let process: Spawned
     private let lines = Inbox<String>()
     private let input: FileHandle?
     public let name: String
@@ -17,31 +17,19 @@ public final class ChildProcess: Sendable {
     ) throws {
         Self.ignoreBrokenPipes
         self.name = name
-        let process = Process()
-        #if os(Linux)
-        // Children inherit the signal mask of the spawning thread, where Swift's runtime blocks
-        // SIGTERM; `env --default-signal` resets it so `stop()`'s SIGTERM is actually delivered.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal", executable] + arguments
-        #else
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        #endif
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        if interactive {
-            let stdin = Pipe()
-            process.standardInput = stdin
-            input = stdin.fileHandleForWriting
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            input = nil
-        }
+        // `Spawned` gives the child a clean signal mask, so `stop()`'s SIGTERM is delivered.
+        let stdout = try Spawned.pipe()
+        let stdin = try interactive ? Spawned.pipe() : (read: Spawned.nullInput(), write: nil)
+        let process = try Spawned(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            stdin: stdin.read.fileDescriptor, stdout: stdout.write.fileDescriptor, stderr: STDERR_FILENO)
+        // The child's ends are the child's now: with ours closed, its exit ends our reads.
+        try? stdout.write.close()
+        try? stdin.read.close()
+        input = stdin.write
         self.process = process
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-        let handle = stdout.fileHandleForReading
-        try process.run()
+        let handle = stdout.read
         // Blocking reads on their own thread; lines go through an ordered stream into the inbox.
         Thread.detachNewThread {
             var buffer = Data()
@@ -93,7 +81,7 @@ public final class ChildProcess: Sendable {
     }
 
     public var isRunning: Bool { process.isRunning }
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// Exit status once the process has ended (waits up to `timeout` seconds), else nil.
     public func exitStatus(timeout: Double = 10) async -> Int32? {
@@ -111,7 +99,7 @@ public final class ChildProcess: Sendable {
         guard process.isRunning else { return }
         process.terminate()
         if await exitStatus(timeout: grace) == nil {
-            kill(process.processIdentifier, SIGKILL)
+            kill(process.pid, SIGKILL)
             _ = await exitStatus(timeout: 2)
         }
     }
