@@ -11,8 +11,8 @@ import Foundation
 /// Why not Foundation's `Process`: on Linux its `run()` lists `/proc/self/fd` with a 256-byte copy of
 /// each directory entry and crashes when an entry ends a page (swift-corelibs-foundation PR #5472,
 /// "Process.run() on Linux crashes intermittently"). A test process with many sockets open hit it in
-/// CI. Here the child gets the three given descriptors on 0, 1 and 2; the pipes made here are
-/// close-on-exec, so no other child holds an end of them (which would keep a reader from its EOF).
+/// CI. Here the child gets the three given descriptors on 0, 1 and 2 and no other (glibc's
+/// `posix_spawn_file_actions_addclosefrom_np`); the pipes made here are also close-on-exec.
 /// The child also gets a clean signal mask and dispositions (the Swift runtime blocks SIGTERM on
 /// its threads, and children inherit that).
 public final class Spawned: @unchecked Sendable {
@@ -38,6 +38,10 @@ public final class Spawned: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Every other descriptor of ours closed in the child: a listening socket of an in-process
+        // relay left open there would keep its port taken after the test stops that relay.
+        guard let closeFrom = Self.addCloseFrom else { throw Failure(call: "posix_spawn_file_actions_addclosefrom_np", code: ENOSYS) }
+        closeFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -59,6 +63,18 @@ public final class Spawned: @unchecked Sendable {
         guard result == 0 else { throw Failure(call: "posix_spawn \(executable)", code: result) }
         pid = child
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module
+    /// does not import; looked up once.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = {
+        #if os(Linux)
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+            return unsafeBitCast(symbol, to: AddCloseFrom.self)
+        #else
+            return nil
+        #endif
+    }()
 
     /// Whether the child has not exited yet (reaps it once it has).
     public var isRunning: Bool {
