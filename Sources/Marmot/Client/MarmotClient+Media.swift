@@ -28,7 +28,7 @@ extension MarmotClient {
 
     /// Whether the user named servers (false: they are derived from the relays).
     public func hasNamedBlossomServers() -> Bool {
-        ((try? store.setting(ClientSettings.blossomServers)).flatMap { $0 }) != nil
+        (try? store.hasSetting(ClientSettings.blossomServers)) ?? false
     }
 
     /// The HTTP address of the Blossom server a relay of `marmot relay` embeds.
@@ -154,8 +154,12 @@ extension MarmotClient {
     /// The media a message refers to: each `imeta` tag checked (`MediaScheme.reference`), in order.
     /// A tag that does not pass is left out and logged, never shown.
     public func mediaReferences(of message: StoredMessage) -> [MediaReference] {
+        mediaReferences(of: message, policy: mediaURLPolicy())
+    }
+
+    /// `mediaReferences(of:)` under a policy read once for a whole page.
+    private func mediaReferences(of message: StoredMessage, policy: MediaURLPolicy) -> [MediaReference] {
         guard let session = sessions[message.mlsGroupID] else { return [] }
-        let policy = mediaURLPolicy()
         return message.tags.filter { $0.name == "imeta" }.compactMap { tag in
             do {
                 return try session.rules.media.reference(imeta: tag.fields, policy: policy)
@@ -168,10 +172,12 @@ extension MarmotClient {
 
     /// `messages` with their attachments filled in (checked references, and whether each is here).
     func withAttachments(_ messages: [StoredMessage]) -> [StoredMessage] {
-        messages.map { message in
+        guard messages.contains(where: { $0.tags.contains { $0.name == "imeta" } }) else { return messages }
+        let policy = mediaURLPolicy()
+        return messages.map { message in
             guard message.tags.contains(where: { $0.name == "imeta" }) else { return message }
             var decorated = message
-            decorated.attachments = mediaReferences(of: message).map {
+            decorated.attachments = mediaReferences(of: message, policy: policy).map {
                 MessageAttachment(reference: $0, isHere: hasMediaContent($0, in: message.mlsGroupID))
             }
             return decorated
@@ -179,9 +185,9 @@ extension MarmotClient {
     }
 
     /// Whether the plaintext of a message's attachment is here (sent from this device or already
-    /// downloaded).
+    /// downloaded); asked for every shown message with a file, so the sealed file itself is not opened.
     public func hasMediaContent(_ reference: MediaReference, in chat: GroupID) -> Bool {
-        ((try? store.setting(ClientSettings.mediaContent(chat, reference.blobSHA256))).flatMap { $0 }) != nil
+        (try? store.hasSetting(ClientSettings.mediaContent(chat, reference.blobSHA256))) ?? false
     }
 
     /// The plaintext of attachment `index` of a message: from the store when here, else downloaded

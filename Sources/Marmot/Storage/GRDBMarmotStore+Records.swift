@@ -78,6 +78,11 @@ extension GRDBMarmotStore {
         return record.value
     }
 
+    public func hasSetting(_ key: String) throws -> Bool {
+        let ref = codec.settingRef(key)
+        return try read { db in try SettingRow.exists(db, key: ref) }
+    }
+
     public func setSetting(_ key: String, _ value: Data?) throws {
         if let value {
             let row = try codec.settingRow(key, value)

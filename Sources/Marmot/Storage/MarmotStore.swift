@@ -68,6 +68,8 @@ public protocol MarmotStore: Sendable {
     // MARK: Settings
 
     func setting(_ key: String) throws -> Data?
+    /// Whether a value is stored under `key`, without opening it (a large sealed value stays closed).
+    func hasSetting(_ key: String) throws -> Bool
     /// Stores a value, or removes it when `value` is nil.
     func setSetting(_ key: String, _ value: Data?) throws
 }

@@ -156,10 +156,14 @@ import Testing
         #expect(keys[0].key == (try GroupEventKey(bytes: Data(repeating: 7, count: 32))))
 
         #expect(try store.setting("relays") == nil)
+        #expect(try !store.hasSetting("relays"))
         try store.setSetting("relays", Data("[\"wss://x\"]".utf8))
         #expect(try store.setting("relays") == Data("[\"wss://x\"]".utf8))
+        #expect(try store.hasSetting("relays"))
+        #expect(try !store.hasSetting("relay"))
         try store.setSetting("relays", nil)
         #expect(try store.setting("relays") == nil)
+        #expect(try !store.hasSetting("relays"))
     }
 }
 

@@ -34,7 +34,7 @@ extension MarmotMessagingService {
         message.attachments.map { attachment in
             let reference = attachment.reference
             return AttachmentInfo(
-                filename: UntrustedText.line(reference.filename, limit: 128), mimeType: reference.mimeType,
+                filename: UntrustedText.line(reference.safeFilename, limit: 128), mimeType: reference.mimeType,
                 size: reference.size, width: reference.dimensions.map { Int($0.width) },
                 height: reference.dimensions.map { Int($0.height) }, isHere: attachment.isHere)
         }
