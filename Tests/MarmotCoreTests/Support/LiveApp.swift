@@ -58,7 +58,7 @@ final class LiveApp: Sendable {
     func state() -> AppState { app.state() }
     func dispatch(_ action: AppAction) { app.dispatch(action) }
 
-    func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (AppState) -> Bool)
+    func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: @escaping @Sendable (AppState) -> Bool)
         async throws
     {
         let app = self.app

@@ -11,7 +11,7 @@ struct WaitTimeout: Error, CustomStringConvertible {
 /// Tests wait for outcomes this way instead of sleeping a fixed time, so pass/fail never depends on
 /// speed; the timeout only bounds a hang.
 func waitUntil(
-    _ what: String, timeout: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool
+    _ what: String, timeout: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout

@@ -67,7 +67,7 @@ final class TestAccount: Sendable {
     // MARK: Waiting for events
 
     /// Waits for an invitation, accepts it as the user would, and returns the joined chat.
-    func waitForWelcome(timeout: Double = 15) async throws -> (Chat, PublicKey) {
+    func waitForWelcome(timeout: Double = 30) async throws -> (Chat, PublicKey) {
         let invite = try await waitForInvite(timeout: timeout)
         _ = try await client.acceptInvite(invite.id)
         let event = await inbox.first(timeout: timeout) { if case .welcomeJoined = $0 { true } else { false } }
@@ -76,13 +76,13 @@ final class TestAccount: Sendable {
     }
 
     /// Waits for an invitation to arrive (not accepted).
-    func waitForInvite(timeout: Double = 15) async throws -> Invite {
+    func waitForInvite(timeout: Double = 30) async throws -> Invite {
         let event = await inbox.first(timeout: timeout) { if case .inviteReceived = $0 { true } else { false } }
         guard case .inviteReceived(let invite) = event else { throw HarnessError.timeout("\(name): invitation") }
         return invite
     }
 
-    func waitForMessage(_ text: String, timeout: Double = 15) async throws -> StoredMessage {
+    func waitForMessage(_ text: String, timeout: Double = 30) async throws -> StoredMessage {
         let event = await inbox.first(timeout: timeout) {
             if case .messageReceived(_, let message) = $0 { message.content == text } else { false }
         }
@@ -90,7 +90,7 @@ final class TestAccount: Sendable {
         return message
     }
 
-    func waitForCommit(epoch: UInt64, by committer: PublicKey? = nil, timeout: Double = 15) async throws -> PublicKey? {
+    func waitForCommit(epoch: UInt64, by committer: PublicKey? = nil, timeout: Double = 30) async throws -> PublicKey? {
         let event = await inbox.first(timeout: timeout) {
             if case .commitApplied(_, let e, let c) = $0 { e == epoch && (committer == nil || c == committer) } else { false }
         }
@@ -100,7 +100,7 @@ final class TestAccount: Sendable {
         return committer
     }
 
-    func waitForDrop(timeout: Double = 15, _ predicate: @escaping @Sendable (DropReason) -> Bool = { _ in true }) async throws
+    func waitForDrop(timeout: Double = 30, _ predicate: @escaping @Sendable (DropReason) -> Bool = { _ in true }) async throws
         -> (EventID, DropReason)
     {
         let event = await inbox.first(timeout: timeout) {

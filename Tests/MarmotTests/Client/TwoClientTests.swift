@@ -276,7 +276,7 @@ import Testing
 }
 
 /// Polls `condition` until true (at most `timeout` seconds).
-func waitUntil(_ what: String, timeout: Double = 15, _ condition: @escaping @Sendable () async -> Bool) async throws {
+func waitUntil(_ what: String, timeout: Double = 30, _ condition: @escaping @Sendable () async -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if await condition() { return }

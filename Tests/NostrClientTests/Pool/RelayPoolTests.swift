@@ -87,15 +87,16 @@ import Testing
     }
 
     @Test func statusUpdatesNameTheRelay() async throws {
+        // Generous waits: on a loaded machine a reconnect attempt and its report can take over 10 s.
         let a = ClientTestSupport.relay()
         let url = "ws://127.0.0.1:\(try await a.start())"
         let (pool, inbox, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         #expect(await inbox.next() == RelayStatusChange(relay: url, status: .disconnected))
         await pool.connect()
-        #expect(await inbox.first { $0.status == .connected } == RelayStatusChange(relay: url, status: .connected))
+        #expect(await inbox.first(timeout: 30) { $0.status == .connected } == RelayStatusChange(relay: url, status: .connected))
         await a.stop()
-        #expect(await inbox.first { !$0.status.isConnected }?.relay == url)
+        #expect(await inbox.first(timeout: 30) { !$0.status.isConnected }?.relay == url)
         await pool.disconnect()
     }
 

@@ -24,7 +24,7 @@ enum ClientTestSupport {
     }
 
     /// Waits until `client` reports a status satisfying `predicate`.
-    static func waitFor(_ client: RelayClient, timeout: Double = 10, _ what: String = "status",
+    static func waitFor(_ client: RelayClient, timeout: Double = 30, _ what: String = "status",
                         _ predicate: @escaping @Sendable (RelayConnectionStatus) -> Bool) async throws {
         _ = try await withTimeout(timeout, what) {
             for await status in await client.statusUpdates() where predicate(status) { return true }

@@ -97,9 +97,9 @@ final class TestClock: @unchecked Sendable {
     func advance(by seconds: Int64) { lock.withLock { offset += seconds } }
 }
 
-/// Polls `body` until it returns a value (10 s).
+/// Polls `body` until it returns a value (30 s: generous for a loaded CI machine).
 func waitUntilValue<T: Sendable>(_ what: String, _ body: @Sendable () async -> T?) async throws -> T {
-    let deadline = Date().addingTimeInterval(10)
+    let deadline = Date().addingTimeInterval(30)
     while Date() < deadline {
         if let value = await body() { return value }
         try await Task.sleep(for: .milliseconds(100))

@@ -68,7 +68,7 @@ struct HostileParty: CommittingParty {
     /// Waits for a gift-wrapped Welcome to this party on the relay and joins with its key package.
     mutating func joinFromRelay(_ url: String) async throws {
         guard let own = ownPackage else { throw HarnessError.unexpected("no key package") }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let wraps = try await RelayReads.fetch(Filter(kinds: [.giftWrap], tags: ["p": [publicKey.hex]]), from: url)
             if let wrap = wraps.first {

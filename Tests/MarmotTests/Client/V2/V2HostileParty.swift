@@ -54,7 +54,7 @@ struct V2HostileParty: CommittingParty {
     /// `configuration` (modified code may frame its handshakes otherwise).
     mutating func joinFromRelay(_ url: String, configuration: GroupConfiguration = .marmotV2) async throws {
         guard let own = ownPackage else { throw HarnessError.unexpected("no key package") }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let wraps = try await RelayReads.fetch(Filter(kinds: [.giftWrap], tags: ["p": [publicKey.hex]]), from: url)
             if let wrap = wraps.first {
