@@ -49,8 +49,7 @@ enum MDKGroupBench {
 
     /// The script (`scripts/` of the package, from the working directory or beside the built
     /// executable) and the interop venv's python, or why the comparison is skipped.
-    static func locate() -> Result<(script: String, python: String), BenchSkip> {
-        let name = "scripts/mdk_group_bench.py"
+    static func locate(script name: String = "scripts/mdk_group_bench.py") -> Result<(script: String, python: String), BenchSkip> {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         // .build/<config>/marmot-bench -> package root three levels up.
         let executable = URL(fileURLWithPath: CommandLine.arguments[0], relativeTo: cwd).standardizedFileURL

@@ -1,5 +1,5 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
-// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app.
+// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app media.
 // `marmot-bench profile` (never part of a full run) does each MLS group operation once, for callgrind.
 #if DEBUG
 print("marmot-bench (debug build: figures are pessimistic; `make bench` builds release)")
@@ -20,3 +20,4 @@ if wanted("groups") { GroupChatBench.run() }
 if wanted("versions") { VersionBench.run() }
 if wanted("convergence") { ConvergenceBench.run() }
 if wanted("app") { await AppCoreBench.run() }
+if wanted("media") { await MediaBench.run() }

@@ -122,13 +122,14 @@ extension ContractJSON {
         ]
     }
 
-    /// `{"index","filename","mimeType","size","width","height","isImage","state","reason","label","canDownload"}`
+    /// `{"index","filename","mimeType","size","width","height","isImage","state","reason","progress","stateText","label","canDownload"}`
     /// (issue 28).
     static func attachment(_ attachment: ChatAttachment) -> Object {
         [
             "index": attachment.index, "filename": attachment.filename, "mimeType": attachment.mimeType,
             "size": orNull(attachment.size), "width": orNull(attachment.width), "height": orNull(attachment.height),
             "isImage": attachment.isImage, "state": attachment.state.name, "reason": orNull(attachment.state.reason),
+            "progress": orNull(attachment.progress), "stateText": attachment.stateText,
             "label": attachment.label, "canDownload": attachment.canDownload,
         ]
     }

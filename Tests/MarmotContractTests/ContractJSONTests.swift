@@ -55,6 +55,8 @@ struct ContractJSONTests {
         #expect(files[1]["state"] as? String == "available")
         #expect(files[1]["reason"] is NSNull && files[1]["size"] is NSNull)
         #expect(files[1]["canDownload"] as? Bool == false)
+        #expect(files[0]["stateText"] as? String == "failed" && files[1]["stateText"] as? String == "")
+        #expect(files[0]["progress"] is NSNull)
         let network = try #require(json["network"] as? [String: Any])
         #expect(network["blossomServers"] as? [String] == ["https://blossom.example"])
         #expect(network["blossomServersNamed"] as? Bool == true)

@@ -85,11 +85,12 @@ extension MarmotClient {
         guard let server = blossomServers().first else {
             throw MarmotClientError.media("no Blossom server: add one (`marmot blossom add URL`)")
         }
+        let plaintext = stripMetadata(media)
         let prepared = try await withExclusive { () throws -> (tags: [Tag], upload: PendingUpload, epoch: UInt64, kind: UInt16, hash: Data) in
                 let session = try self.session(chat)
                 guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(chat) }
                 let scheme = session.rules.media
-                guard media.data.count <= scheme.maxPlaintextBytes else {
+                guard plaintext.count <= scheme.maxPlaintextBytes else {
                     throw MarmotClientError.media("the file is larger than \(scheme.maxPlaintextBytes) bytes")
                 }
                 let encrypted: EncryptedMedia
@@ -97,7 +98,7 @@ extension MarmotClient {
                     let secret = try scheme.secret(of: session.mls)
                     try self.saveMediaSecret(secret, epoch: session.mls.epoch, group: chat)
                     encrypted = try scheme.encrypt(
-                        media.data, mimeType: media.mimeType, filename: media.filename, dimensions: media.dimensions,
+                        plaintext, mimeType: media.mimeType, filename: media.filename, dimensions: media.dimensions,
                         secret: secret)
                 } catch let error as MediaError {
                     throw MarmotClientError.media("\(error)")
@@ -113,9 +114,24 @@ extension MarmotClient {
             try store.setSetting(ClientSettings.mediaUpload(chat, message.rumorID), prepared.upload.encoded())
             try store.setSetting(ClientSettings.mediaEpoch(chat, message.rumorID), Data(String(prepared.epoch).utf8))
             // Our own copy: the sender never downloads what it sent.
-            try store.setSetting(ClientSettings.mediaContent(chat, prepared.hash), media.data)
+            try store.setSetting(ClientSettings.mediaContent(chat, prepared.hash), plaintext)
         }
         return message
+    }
+
+    /// The bytes of a picture to send without its camera metadata (`ImageMetadata`: EXIF with GPS,
+    /// XMP, IPTC, comments); other files, and pictures whose structure does not parse, as given.
+    private func stripMetadata(_ media: OutgoingMedia) -> Data {
+        switch ImageMetadata.strip(media.data) {
+        case .stripped(let data, let removed):
+            logger.info("removed picture metadata before sending: \(removed.joined(separator: ", "))")
+            return data
+        case .clean:
+            return media.data
+        case .unreadable(let why):
+            logger.notice("picture metadata not removed, the file does not parse as its type: \(why)")
+            return media.data
+        }
     }
 
     /// Runs `body` inside the exclusive section.
@@ -134,7 +150,9 @@ extension MarmotClient {
             throw MarmotClientError.media("the stored upload of \(rumorID.hex) is unreadable")
         }
         do {
-            _ = try await BlossomClient().upload(upload.ciphertext, type: upload.type, to: upload.server, keys: keys, now: now())
+            let report = UploadProgressReport(sink: eventSink, chat: chat, rumorID: rumorID)
+            _ = try await BlossomClient().upload(
+                upload.ciphertext, type: upload.type, to: upload.server, keys: keys, now: now(), progress: report.sent)
         } catch {
             logger.warning("upload of the media of \(rumorID.hex) to \(upload.server.absoluteString) failed: \(error)")
             if var stored = try? store.message(mlsGroupID: chat, rumorID: rumorID) {
@@ -209,6 +227,11 @@ extension MarmotClient {
         let session = try session(chat)
         let scheme = session.rules.media
         let ciphertext: Data
+        do {
+            try await mediaURLPolicy().checkResolved(reference.url, resolver: options.mediaHostResolver)
+        } catch {
+            throw MarmotClientError.media("\(reference.filename) is not fetched: \(error)")
+        }
         do {
             ciphertext = try await BlossomClient().download(
                 reference.url, expectedSHA256: reference.blobSHA256, maxBytes: scheme.maxPlaintextBytes + 1024)
@@ -357,5 +380,33 @@ struct PendingUpload: Sendable {
         }
         guard let server = URL(string: texts[0]) else { return nil }
         self.init(server: server, type: texts[1], ciphertext: Data(rest))
+    }
+}
+
+/// Turns an upload's byte counts into `.uploadProgress` events, one per whole percent at most, in
+/// the order URLSession reports them (its delegate queue is serial), so a renderer's bar only grows.
+final class UploadProgressReport: @unchecked Sendable {
+    private let sink: AsyncStream<MarmotClientEvent>.Continuation
+    private let chat: GroupID
+    private let rumorID: EventID
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var last = -1
+
+    init(sink: AsyncStream<MarmotClientEvent>.Continuation, chat: GroupID, rumorID: EventID) {
+        self.sink = sink
+        self.chat = chat
+        self.rumorID = rumorID
+    }
+
+    @Sendable func sent(_ sent: Int64, _ total: Int64) {
+        guard total > 0 else { return }
+        let percent = Int(min(100, max(0, sent * 100 / total)))
+        let changed = lock.withLock { () -> Bool in
+            guard percent > last else { return false }
+            last = percent
+            return true
+        }
+        if changed { sink.yield(.uploadProgress(chat: chat, rumorID: rumorID, percent: percent)) }
     }
 }

@@ -55,6 +55,8 @@ public actor MarmotClient {
         public var maxPendingInvitesPerInviter = 3
         /// An invitation nobody answered is declined after this long.
         public var inviteMaxAge: Int64 = 30 * 24 * 3600
+        /// Resolves the host of a received media URL before it is fetched (tests give their own).
+        public var mediaHostResolver: MediaHostResolver = .system
         /// Key package rotations after Welcomes are at least this far apart (later ones coalesce).
         public var keyPackageRotationInterval: Int64 = 30
         /// How often the time-based clean-ups run (`housekeep`), at the latest.

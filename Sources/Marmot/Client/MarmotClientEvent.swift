@@ -147,6 +147,9 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case messageReceived(Chat, StoredMessage)
     /// Our message's delivery state changed (`.sent` or `.failed`).
     case deliveryChanged(Chat, StoredMessage)
+    /// How much of the media of our pending message `rumorID` has gone to its Blossom server, in
+    /// whole percent, as the upload goes (each value at most once, increasing).
+    case uploadProgress(chat: GroupID, rumorID: EventID, percent: Int)
     /// A commit moved the chat to `epoch` (ours or another member's; also after a race roll-back).
     case commitApplied(Chat, epoch: UInt64, committer: PublicKey?)
     /// Others' messages of the chat turned out to belong to a branch the group abandoned for a

@@ -11,7 +11,7 @@ import Darwin
 /// `localhost`, `*.localhost` and mDNS `*.local` names are refused, so a hostile `imeta` cannot
 /// make us request our own network; except the user's own blob servers, matched by host and port.
 /// The address set is MDK 0.9.14's (`traits/src/app_components/host_safety.rs`); a public name
-/// that resolves to such an address is the fetcher's to refuse when it connects.
+/// that resolves to such an address is refused by `checkResolved` before a download.
 public struct MediaURLPolicy: Sendable {
     /// The longest URL accepted (MDK `ENCRYPTED_MEDIA_ENDPOINT_URL_MAX_LEN`).
     public static let maxURLBytes = 2048
@@ -34,11 +34,16 @@ public struct MediaURLPolicy: Sendable {
         guard url.user == nil, url.password == nil else { throw .invalidURL("it carries credentials") }
         guard url.fragment == nil else { throw .invalidURL("it carries a fragment") }
         guard let host = Self.host(of: url), !host.isEmpty else { throw .invalidURL("it has no host") }
-        if let hostPort = Self.hostPort(url), ownHosts.contains(hostPort) { return }
+        if isOwnServer(url) { return }
         guard host.unicodeScalars.allSatisfy({ Self.hostCharacters.contains($0) }) else {
             throw .unsafeURL("host \(host) has characters a resolver may read differently")
         }
         if let why = Self.unsafeHost(host) { throw .unsafeURL("host \(host) is \(why)") }
+    }
+
+    /// Whether `url` is on one of the user's own blob servers (host and port).
+    public func isOwnServer(_ url: URL) -> Bool {
+        Self.hostPort(url).map { ownHosts.contains($0) } ?? false
     }
 
     /// Parses and checks a URL string.

@@ -84,6 +84,8 @@ enum MessagesFlow {
         let size: Int?
         /// uploading, upload_failed, remote, downloading, available, failed.
         let state: String
+        /// While uploading: whole percent uploaded so far.
+        let progress: Int?
         /// "photo.jpg · image/jpeg · 1.2 MB".
         let label: String
     }
@@ -141,7 +143,7 @@ enum MessagesFlow {
             attachments: message.attachments.map {
                 Attachment(
                     index: $0.index, filename: $0.filename, mimeType: $0.mimeType, size: $0.size, state: $0.state.name,
-                    label: $0.label)
+                    progress: $0.progress, label: $0.label)
             },
             line: message.line)
     }

@@ -353,7 +353,7 @@ function attachmentView(chat, message, file) {
     img.style.maxWidth = "100%"; img.style.maxHeight = "320px"; img.style.borderRadius = "8px";
     box.append(img);
   }
-  box.append(el("div", "file", "📎 " + file.label + (file.state === "available" || file.state === "remote" ? "" : " · " + file.state.replace("_", " "))));
+  box.append(el("div", "file", "📎 " + file.label + (file.stateText ? " · " + file.stateText : "")));
   if (file.reason) box.append(el("div", "error", file.reason));
   if (file.canDownload) {
     const get = el("button", "download secondary", file.isImage ? "Show" : "Download");

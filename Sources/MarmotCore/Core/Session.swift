@@ -38,6 +38,8 @@ final class Session {
     /// Attachments whose state differs from what the messaging layer says (downloading, failed,
     /// downloaded this session), by message and index.
     var attachmentStates: [MessageID: [Int: AttachmentState]] = [:]
+    /// Upload progress of our pending messages' attachments, in whole percent (while uploading).
+    var uploadProgress: [MessageID: Int] = [:]
     /// The Blossom servers in use, and whether the user named them.
     var blossomServers: [URL] = []
     var blossomServersNamed = false

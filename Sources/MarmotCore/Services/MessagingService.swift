@@ -136,6 +136,8 @@ public enum MessagingEvent: Sendable, Equatable {
     case messageReceived(MessageRecord)
     /// A later outcome for an outgoing message (e.g. a relay acknowledged it after `send` returned).
     case deliveryChanged(chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome)
+    /// How much of an outgoing message's attachments has been uploaded, in whole percent.
+    case uploadProgress(chatID: ChatID, messageID: MessageID, percent: Int)
     /// Relay connectivity changed.
     case relayStatus(RelayStatus)
     /// The session's key package publication ended: accepted by at least one relay, or not.

@@ -76,6 +76,16 @@ public struct ChatAttachment: Sendable, Equatable {
     public var state: AttachmentState
     /// "photo.jpg · image/jpeg · 1.2 MB", as the core words it.
     public var label: String
+    /// While uploading: how much has gone to the server, in whole percent (nil until it starts).
+    public var progress: Int?
+    /// What renderers print after the label: "", "uploading 42%", "upload failed", "downloading"...
+    public var stateText: String {
+        switch state {
+        case .available, .remote: ""
+        case .uploading: progress.map { "uploading \($0)%" } ?? "uploading"
+        default: state.name.replacingOccurrences(of: "_", with: " ")
+        }
+    }
 
     public init(
         index: Int, filename: String, mimeType: String, size: Int?, width: Int?, height: Int?, isImage: Bool,

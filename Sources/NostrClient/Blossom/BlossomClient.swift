@@ -27,7 +27,12 @@ public struct BlossomClient: Sendable {
     ///
     /// Retry-safe: when the server already has the hash (HEAD), the body is not sent again and the
     /// descriptor is built from what is known (`server/<sha256>`, the size and type given).
-    public func upload(_ data: Data, type: String, to server: URL, keys: Keys, now: Int64) async throws(BlossomError) -> BlobDescriptor {
+    /// `progress` hears the bytes of the body sent so far and in all, as they go out (not called
+    /// when the server already had the blob).
+    public func upload(
+        _ data: Data, type: String, to server: URL, keys: Keys, now: Int64,
+        progress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws(BlossomError) -> BlobDescriptor {
         try Self.checkServer(server)
         let hash = BlobHash.sha256(data)
         if try await exists(hash, on: server) {
@@ -40,7 +45,8 @@ public struct BlossomClient: Sendable {
         request.setValue(Hex.encode(hash), forHTTPHeaderField: "X-SHA-256")
         request.setValue(try authorization(.upload, hash: hash, server: server, keys: keys, now: now),
                          forHTTPHeaderField: "Authorization")
-        let answer = try await BlossomHTTP.perform(request, body: data, maxBytes: Self.maxDescriptorBytes, timeout: timeout)
+        let answer = try await BlossomHTTP.perform(
+            request, body: data, maxBytes: Self.maxDescriptorBytes, timeout: timeout, progress: progress)
         try Self.requireSuccess(answer)
         let descriptor: BlobDescriptor
         do { descriptor = try JSONDecoder().decode(BlobDescriptor.self, from: answer.body) } catch {

@@ -19,14 +19,19 @@ enum BlossomHTTP {
         }
     }
 
-    static func perform(_ request: URLRequest, body: Data?, maxBytes: Int, timeout: TimeInterval) async throws(BlossomError) -> Answer {
+    /// Bytes of a request body sent so far and in all; called on URLSession's delegate queue.
+    typealias Progress = @Sendable (_ sent: Int64, _ total: Int64) -> Void
+
+    static func perform(
+        _ request: URLRequest, body: Data?, maxBytes: Int, timeout: TimeInterval, progress: Progress? = nil
+    ) async throws(BlossomError) -> Answer {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = max(timeout, 600)
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        let collector = BoundedCollector(maxBytes: maxBytes)
+        let collector = BoundedCollector(maxBytes: maxBytes, progress: progress)
         let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let result = await withTaskCancellationHandler {
@@ -56,8 +61,18 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
     /// An error status, answered without reading its body.
     private var earlyAnswer: BlossomHTTP.Answer?
     private var cancelled = false
+    private let progress: BlossomHTTP.Progress?
 
-    init(maxBytes: Int) { self.maxBytes = maxBytes }
+    init(maxBytes: Int, progress: BlossomHTTP.Progress? = nil) {
+        self.maxBytes = maxBytes
+        self.progress = progress
+    }
+
+    /// Reports how much of an upload's body has gone out (URLSession calls this as it sends).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        progress?(totalBytesSent, totalBytesExpectedToSend)
+    }
 
     func start(_ continuation: CheckedContinuation<Result<BlossomHTTP.Answer, BlossomError>, Never>) {
         lock.withLock { self.continuation = continuation }

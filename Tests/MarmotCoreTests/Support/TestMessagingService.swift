@@ -53,6 +53,7 @@ actor TestMessagingService: MessagingService {
     var scriptedOutcomes: [DeliveryOutcome] = []
     var createChatFailure: String?
     var createChatGate: Gate?
+    var sendGate: Gate?
     private(set) var createChatEntered = false
     /// The relay hints of the last `createChat` (an nprofile's relays).
     private(set) var lastRelayHints: [URL] = []
@@ -82,6 +83,8 @@ actor TestMessagingService: MessagingService {
     // MARK: Controls
 
     func script(_ outcomes: [DeliveryOutcome]) { scriptedOutcomes = outcomes }
+    /// Holds the next sends until the gate opens (an upload in progress).
+    func holdSends(_ gate: Gate?) { sendGate = gate }
     func failCreateChat(_ reason: String?) { createChatFailure = reason }
     func holdCreateChat(_ gate: Gate?) { createChatGate = gate }
 
@@ -236,6 +239,7 @@ actor TestMessagingService: MessagingService {
 
     func send(_ message: OutgoingMessage) async throws -> DeliveryOutcome {
         sent.append(message)
+        if let sendGate { await sendGate.wait() }
         return store(message)
     }
 

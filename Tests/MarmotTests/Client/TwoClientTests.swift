@@ -12,11 +12,12 @@ import Testing
     /// Bob publishes a key package, Alice opens a chat, Bob joins (and rotates his leaf), both talk.
     static func establish(relay url: String, aliceClock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
                           bobClock: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
-                          aliceOptions: MarmotClient.Options = ClientHarness.options)
+                          aliceOptions: MarmotClient.Options = ClientHarness.options,
+                          bobOptions: MarmotClient.Options = ClientHarness.options)
         async throws -> (alice: TestAccount, bob: TestAccount, aliceChat: Chat, bobChat: Chat)
     {
         let alice = try await TestAccount("alice", relayURLs: [url], clock: aliceClock, options: aliceOptions)
-        let bob = try await TestAccount("bob", relayURLs: [url], clock: bobClock)
+        let bob = try await TestAccount("bob", relayURLs: [url], clock: bobClock, options: bobOptions)
         let published = try await bob.client.publishKeyPackage()
         #expect(published.isPublished)
         // Beside v2, v1 goes out as kind 443 alone (kind 30443 is v2's: White Noise reads every one).

@@ -279,6 +279,8 @@ struct AttachmentView: View {
             Label(file.label, systemImage: file.isImage ? "photo" : "doc")
                 .font(.caption)
             switch file.state {
+            case .uploading where file.progress != nil:
+                ProgressView(value: Double(file.progress ?? 0), total: 100) { Text(file.stateText).font(.caption2) }
             case .downloading, .uploading:
                 ProgressView().controlSize(.small)
             case .failed(let reason), .uploadFailed(let reason):

@@ -78,7 +78,7 @@ struct ChatTranscript: Equatable {
         }
         // Pictures and files: one line each (name, type, size, state); ^O saves the first.
         for file in message.attachments {
-            let state = file.state == .available || file.state == .remote ? "" : " · \(file.state.name.replacingOccurrences(of: "_", with: " "))"
+            let state = file.stateText.isEmpty ? "" : " · \(file.stateText)"
             for line in TextWidth.wrapped("📎 \(TextWidth.sanitized(file.label))\(state)", width: bubbleWidth).prefix(2) {
                 lines.append(place(StyledLine(line, .color(.magenta)), mine: message.isMine, gutter: gutter, inner: inner, margin: 1))
             }

@@ -112,10 +112,12 @@ extension AppCore {
     /// The attachments of `record` as the chat shows them.
     func chatAttachments(_ record: MessageRecord, session: Session) -> [ChatAttachment] {
         record.attachments.enumerated().map { index, info in
-            ChatAttachment(
+            let state = attachmentState(record, index: index, session: session)
+            var attachment = ChatAttachment(
                 index: index, filename: info.filename, mimeType: info.mimeType, size: info.size, width: info.width,
-                height: info.height, isImage: info.isImage, state: attachmentState(record, index: index, session: session),
-                label: formatter.attachmentLabel(info))
+                height: info.height, isImage: info.isImage, state: state, label: formatter.attachmentLabel(info))
+            if state == .uploading { attachment.progress = session.uploadProgress[record.id] }
+            return attachment
         }
     }
 

@@ -146,6 +146,7 @@ extension AppCore {
             case .failed(let reason): .failed(reason: reason)
             }
         _ = entry.thread.setDelivery(messageID, delivery)
+        session.uploadProgress[messageID] = nil
         if entry.info.lastMessage?.id == messageID { entry.info.lastMessage?.delivery = delivery }
         session.chats[chatID] = entry
     }
@@ -279,6 +280,7 @@ extension AppCore {
         case .messageReceived(let message): messageReceived(message)
         case .deliveryChanged(let chatID, let messageID, let outcome):
             applyDelivery(chatID: chatID, messageID: messageID, outcome: outcome)
+        case .uploadProgress(_, let messageID, let percent): session?.uploadProgress[messageID] = percent
         case .relayStatus(let status): relayStatusChanged(status)
         case .keyPackagePublished(let published): state.network.keyPackagePublished = published
         case .ownProfileName(let name): state.profile.name = name

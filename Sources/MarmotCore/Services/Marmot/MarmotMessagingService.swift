@@ -355,6 +355,8 @@ actor MarmotMessagingService: MessagingService {
             guard message.deliveryState == .sent else { return }
             continuation.yield(.deliveryChanged(
                 chatID: Self.chatID(chat.id), messageID: ids.local(for: message.rumorID), outcome: .sent))
+        case .uploadProgress(let chat, let rumorID, let percent):
+            continuation.yield(.uploadProgress(chatID: Self.chatID(chat), messageID: ids.local(for: rumorID), percent: percent))
         case .commitApplied(let chat, let epoch, _):
             logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
             await yieldChat(chat, client: client)

@@ -50,6 +50,36 @@ struct AttachmentsTests {
         #expect(try await h.app.attachmentData(chatID: chatID, messageID: message.id, index: 0) == Self.picture)
     }
 
+    @Test("an upload's progress shows on the attachment as it goes, then the file is available")
+    func uploadProgressShows() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let chatID = try await h.createChat()
+        let gate = Gate()
+        await h.service?.holdSends(gate)
+        h.dispatch(.sendAttachment(chatID: chatID, data: Self.picture, filename: "big.png", mimeType: "image/png", caption: ""))
+        try await h.waitFor("uploading") { $0.currentChat?.messages.last?.attachments.first?.state == .uploading }
+        let id = try #require(h.state().currentChat?.messages.last?.id)
+        #expect(h.state().currentChat?.messages.last?.attachments.first?.progress == nil)
+        for percent in [30, 75] {
+            await h.service?.emit(.uploadProgress(chatID: chatID, messageID: id, percent: percent))
+            try await h.waitFor("\(percent)%") { $0.currentChat?.messages.last?.attachments.first?.progress == percent }
+        }
+        #expect(h.state().currentChat?.messages.last?.attachments.first?.stateText == "uploading 75%")
+        await gate.open()
+        try await h.waitFor("sent") { $0.currentChat?.messages.last?.delivery == .sent }
+        let file = try #require(h.state().currentChat?.messages.last?.attachments.first)
+        #expect(file.state == .available && file.progress == nil && file.stateText == "")
+        try await h.waitForListener()
+        var texts: [String] = []
+        for update in h.recorder.updates {
+            guard let text = currentChat(in: update)?.messages.first(where: { $0.id == id })?.attachments.first?.stateText,
+                texts.last != text else { continue }
+            texts.append(text)
+        }
+        #expect(texts == ["uploading", "uploading 30%", "uploading 75%", ""])
+    }
+
     @Test("a failed upload shows upload_failed with its reason; Retry sends it again")
     func failedUploadRetried() async throws {
         let h = AppHarness()

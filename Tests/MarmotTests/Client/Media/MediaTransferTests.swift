@@ -162,6 +162,86 @@ import Testing
         await server.stop()
     }
 
+    /// A photo's EXIF (its GPS position) never leaves the sender: Bob gets the picture without it,
+    /// and so does Alice's own copy.
+    @Test func aPhotosLocationIsNotSent() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        let photo = Data(ImageMetadataTests.jpeg)
+        let media = OutgoingMedia(data: photo, mimeType: "image/jpeg", filename: "eiffel.jpg", dimensions: nil)
+        let queued = try await alice.client.queueMedia(media, caption: "where?", to: chat.id)
+        _ = try await alice.client.deliverQueued(queued.rumorID, in: chat.id)
+        let received = try await bob.waitForMessage("where?")
+        let got = try await bob.client.mediaContent(received.rumorID, index: 0, in: chat.id)
+        #expect(!ImageMetadataTests.contains(got, "GPS") && !ImageMetadataTests.contains(got, "Exif"))
+        #expect(Array(got.suffix(ImageMetadataTests.scan.count)) == ImageMetadataTests.scan)
+        #expect(try await alice.client.mediaContent(queued.rumorID, index: 0, in: chat.id) == got)
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// A 3 MB file's upload is reported as it goes: whole percents, increasing, ending at 100,
+    /// before the message is sent.
+    @Test func uploadProgressIsReportedAsTheBytesGo() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        var data = Self.file()
+        data.append(Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        let queued = try await alice.client.queueMedia(Self.png(data), caption: "large", to: chat.id)
+        _ = await alice.inbox.drain()
+        let delivered = try await alice.client.deliverQueued(queued.rumorID, in: chat.id)
+        #expect(delivered.message.deliveryState == .sent)
+        var percents: [Int] = []
+        while percents.last != 100, let event = await alice.inbox.next(timeout: 30) {
+            if case .uploadProgress(let group, let rumor, let percent) = event, group == chat.id, rumor == queued.rumorID {
+                percents.append(percent)
+            }
+        }
+        #expect(percents.last == 100, "progress: \(percents)")
+        #expect(percents == percents.sorted() && Set(percents).count == percents.count)
+        _ = try await bob.waitForMessage("large")
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// A member names a public-looking host whose DNS record is a loopback address (here Bob's
+    /// resolver says so, as a hostile zone would): the reference is shown, but opening it is refused
+    /// before any connection, and the listener at that address sees none.
+    @Test func aPublicNameThatResolvesToAPrivateAddressIsNotFetched() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let listener = try ConnectionRecorder()
+        defer { listener.stop() }
+        var options = ClientHarness.options
+        options.mediaHostResolver = MediaHostResolver { host in host == "blobs.mallory.example" ? [[127, 0, 0, 1]] : nil }
+        let (mallory, bob, chat, _) = try await TwoClientTests.establish(relay: url, bobOptions: options)
+        let queued = try await mallory.client.queueMedia(Self.png(Self.file()), caption: "genuine", to: chat.id)
+        var tags = try #require(try await mallory.client.message(queued.rumorID, in: chat.id)?.tags)
+        _ = try await mallory.client.deliverQueued(queued.rumorID, in: chat.id)
+        for index in tags.indices where tags[index].name == "imeta" {
+            tags[index] = Tag(tags[index].fields.map { field in
+                guard field.hasPrefix("url ") else { return field }
+                return "url http://blobs.mallory.example:\(listener.port)/" + (field.split(separator: "/").last.map(String.init) ?? "")
+            })
+        }
+        _ = try await mallory.client.send(kind: .chatMessage, content: "rebound", tags: tags, to: chat.id)
+        let hostile = try await bob.waitForMessage("rebound")
+        #expect(try await bob.client.message(hostile.rumorID, in: chat.id)?.attachments.count == 1)
+        do {
+            _ = try await bob.client.mediaContent(hostile.rumorID, index: 0, in: chat.id)
+            Issue.record("a name resolving to 127.0.0.1 was fetched")
+        } catch {
+            #expect("\(error)".contains("resolves to 127.0.0.1"))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(listener.connectionCount == 0)
+        #expect(try await bob.client.message(hostile.rumorID, in: chat.id)?.attachments.first?.isHere == false)
+        await mallory.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// A member names a private-network address (a router, a cloud metadata endpoint): the
     /// reference is dropped, so nothing is ever fetched from there; a member's blob whose bytes do
     /// not open with the group's key is refused with a clear error.
