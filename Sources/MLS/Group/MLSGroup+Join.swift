@@ -86,7 +86,7 @@ extension MLSGroup {
         }
         do {
             try LeafNodeValidator(provider: provider, configuration: configuration.validation)
-                .validateTreeLeaves(of: tree, groupContext: context)
+                .validateTreeLeaves(of: tree, groupContext: context, treeChecked: true)
         } catch {
             throw .invalidWelcome("tree leaf \(error)")
         }

@@ -34,11 +34,22 @@ public struct LeafNodeValidator: Sendable {
     /// Validates every leaf of a ratchet tree a client is about to join (§7.3, §12.4.3.1), each against
     /// the others. Parent hashes, unmerged leaves and tree-wide key uniqueness are the tree's own
     /// `validate(groupID:)`.
-    public func validateTreeLeaves(of tree: RatchetTree, groupContext: GroupContext) throws(TreeLeafValidationError) {
+    ///
+    /// `treeChecked`: the caller ran `tree.validate(groupID:)` with this context's group id, which
+    /// verified every leaf signature with the same binding and that no key appears twice; those
+    /// per-leaf checks are then not repeated. Either way the work grows linearly with the group: the
+    /// pairwise credential rule is answered from per-type indexes (`CredentialCompatibility`), with
+    /// the same error, for the same leaf and member, as the leaf-by-leaf rule gives.
+    public func validateTreeLeaves(
+        of tree: RatchetTree, groupContext: GroupContext, treeChecked: Bool = false
+    ) throws(TreeLeafValidationError) {
         let group = GroupValidationContext(groupContext: groupContext, tree: tree)
+        let compatibility = CredentialCompatibility(tree)
         for (index, leaf) in tree.leaves {
             do {
-                try check(leaf, as: .treeMember(index), in: group)
+                try check(
+                    leaf, as: .treeMember(index), in: group, verifySignature: !treeChecked, keysChecked: treeChecked,
+                    compatibility: compatibility)
             } catch {
                 throw TreeLeafValidationError(leaf: index, reason: error)
             }
@@ -78,7 +89,8 @@ public struct LeafNodeValidator: Sendable {
     // MARK: Steps
 
     private func check(
-        _ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext?, verifySignature: Bool = true
+        _ leaf: LeafNode, as usage: LeafNodeUsage, in group: GroupValidationContext?, verifySignature: Bool = true,
+        keysChecked: Bool = false, compatibility: CredentialCompatibility? = nil
     ) throws(LeafNodeValidationError) {
         if let policy = configuration.credentialPolicy, !policy(leaf.credential) {
             throw .credentialRejected(leaf.credential.type)
@@ -90,10 +102,14 @@ public struct LeafNodeValidator: Sendable {
         if let group { try checkCredentialUnchanged(leaf, usage: usage, group: group) }
         if verifySignature { try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID) }
         try checkCapabilities(leaf, group: group)
-        if let group { try checkCredentialCompatibility(leaf, usage: usage, group: group) }
+        if let compatibility, case .treeMember(let index) = usage, group?.departingLeaves.isEmpty ?? false {
+            try compatibility.check(leaf, at: index)
+        } else if let group {
+            try checkCredentialCompatibility(leaf, usage: usage, group: group)
+        }
         try checkLifetime(leaf.source, usage: usage)
         try checkExtensions(leaf)
-        if let group { try checkKeys(leaf, usage: usage, group: group) }
+        if let group, !keysChecked { try checkKeys(leaf, usage: usage, group: group) }
     }
 
     private func checkSource(_ source: LeafNodeSource, usage: LeafNodeUsage) throws(LeafNodeValidationError) {
