@@ -25,7 +25,7 @@ enum ProfileTargets {
             let removedLeaf = admin.members.last?.leafIndex ?? LeafIndex(1)
             let remove = try measuredRemoveCreate(admin, removedLeaf)
             try measuredRemoveProcess(member, remove.message)
-            print("done: self-update, add 1 and remove 1, each created and processed once")
+            print("done: create and join, then self-update, add 1 and remove 1, each created and processed once")
         } catch {
             print("profile failed: \(error)")
         }
@@ -34,9 +34,21 @@ enum ProfileTargets {
     /// An admin's group of `size` members as `GroupChatBench` builds it, and one member joined.
     static func group(size: Int) throws -> (admin: MLSGroup, member: MLSGroup) {
         let setup = try BenchGroup(size: size, name: "profile \(size)")
-        let pending = try setup.found()
+        let pending = try measuredFound(setup)
         guard let welcome = pending.welcome else { throw BenchSkip("no Welcome") }
-        return (pending.newGroup, try setup.joinFirst(welcome))
+        return (pending.newGroup, try measuredJoin(setup, welcome))
+    }
+
+    /// The group created with every invitee added (the founding commit and its Welcome).
+    @inline(never)
+    static func measuredFound(_ setup: BenchGroup) throws -> PendingCommit {
+        try setup.found()
+    }
+
+    /// The first invitee joining from the founding Welcome.
+    @inline(never)
+    static func measuredJoin(_ setup: BenchGroup, _ welcome: Welcome) throws -> MLSGroup {
+        try setup.joinFirst(welcome)
     }
 
     @inline(never)

@@ -109,7 +109,7 @@ extension MLSGroup {
         do {
             try leafValidator.validateChangedTreeLeaves(
                 changed.compactMap(\.leafIndex), of: newTree, groupContext: context,
-                extensionsChanged: context.extensions != groupContext.extensions,
+                extensionsChanged: context.extensions != groupContext.extensions, keysChecked: true,
                 verified: { index, leaf in enteredLeaves[index] == leaf })
         } catch {
             throw .invalidCommit("tree after the commit: leaf \(error)")

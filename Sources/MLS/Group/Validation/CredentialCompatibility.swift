@@ -22,8 +22,33 @@ struct CredentialCompatibility: Sendable {
         }
     }
 
-    /// The error the leaf-by-leaf rule gives for `leaf` at `index`, if any (no departing leaves).
-    func check(_ leaf: LeafNode, at index: LeafIndex) throws(LeafNodeValidationError) {
+    /// Records a leaf added to the tree at `index` (after `check` accepted it).
+    mutating func insert(_ leaf: LeafNode, at index: LeafIndex, tree: RatchetTree) {
+        let type = leaf.credential.type
+        if holders[type] == nil {
+            // A type new to the group: who does not support it is read once from the whole tree.
+            nonSupporters[type] = tree.leaves.filter { $0.index != index && !$0.leaf.capabilities.supports(.credentialType(type)) }
+                .map(\.index)
+        }
+        Self.insertSorted(index, into: &holders[type, default: []])
+        for other in holders.keys where !leaf.capabilities.supports(.credentialType(other)) {
+            Self.insertSorted(index, into: &nonSupporters[other, default: []])
+        }
+    }
+
+    private static func insertSorted(_ index: LeafIndex, into list: inout [LeafIndex]) {
+        var low = 0, high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle] < index { low = middle + 1 } else { high = middle }
+        }
+        if low < list.count, list[low] == index { return }
+        list.insert(index, at: low)
+    }
+
+    /// The error the leaf-by-leaf rule gives for `leaf` at `index` (nil: a leaf not in the tree,
+    /// checked against every member), if any (no departing leaves).
+    func check(_ leaf: LeafNode, at index: LeafIndex?) throws(LeafNodeValidationError) {
         let type = leaf.credential.type
         let unsupportedBy = nonSupporters[type]?.first { $0 != index }
         var unsupported: (member: LeafIndex, type: CredentialType)?

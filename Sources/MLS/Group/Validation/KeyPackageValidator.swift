@@ -87,6 +87,21 @@ public struct KeyPackageValidator: Sendable {
         try checkPackage(keyPackage)
     }
 
+    /// `validate(_:in:)` for one of many Adds (`ProposalListValidator.checkAdds`): the caller checked
+    /// the keys against the tree, and `compatibility` indexes the tree's members, so adding many
+    /// members costs time linear in the group.
+    func validateAdded(
+        _ keyPackage: KeyPackage, in group: GroupValidationContext, compatibility: CredentialCompatibility
+    ) throws(KeyPackageValidationError) {
+        try checkHeader(keyPackage, version: group.groupContext.version, suite: group.groupContext.cipherSuite)
+        do {
+            try leafValidator.validateAdded(keyPackage.leafNode, in: group, keysChecked: true, compatibility: compatibility)
+        } catch {
+            throw KeyPackageValidationError(error)
+        }
+        try checkPackage(keyPackage)
+    }
+
     /// Validates a KeyPackage outside any group (e.g. a fetched Marmot KeyPackage event): version mls10,
     /// the provider's suite, and every check that needs no group.
     public func validate(_ keyPackage: KeyPackage) throws(KeyPackageValidationError) {

@@ -25,6 +25,14 @@ public struct LeafNodeValidator: Sendable {
         try check(leaf, as: usage, in: group)
     }
 
+    /// `validate` for a KeyPackage leaf about to be added, with the adder's indexes: `keysChecked`
+    /// when the caller checked its keys against the tree, `compatibility` indexing the tree's members.
+    func validateAdded(
+        _ leaf: LeafNode, in group: GroupValidationContext, keysChecked: Bool, compatibility: CredentialCompatibility
+    ) throws(LeafNodeValidationError) {
+        try check(leaf, as: .keyPackage, in: group, keysChecked: keysChecked, compatibility: compatibility)
+    }
+
     /// Validates the leaf of a KeyPackage seen outside any group (e.g. a downloaded Marmot KeyPackage):
     /// the group-dependent checks are replaced by version mls10 and the provider's suite.
     public func validateKeyPackageLeaf(_ leaf: LeafNode) throws(LeafNodeValidationError) {
@@ -62,15 +70,23 @@ public struct LeafNodeValidator: Sendable {
     /// capabilities against the new ones (§12.1.7, §13.4). A changed leaf for which `verified` is
     /// true had this exact version's signature verified as it entered (KeyPackage, Update or
     /// UpdatePath leaf checks of the same commit), so its signature is verified once, not twice.
+    ///
+    /// `keysChecked`: the caller verified tree-wide key uniqueness (`verifyKeyUniqueness`), so the
+    /// per-leaf key checks are not repeated. Many changed leaves (a group created with its members,
+    /// a large add) are checked against the members through `CredentialCompatibility`, so the work
+    /// grows with the group, not with its square.
     public func validateChangedTreeLeaves(
         _ changed: [LeafIndex], of tree: RatchetTree, groupContext: GroupContext, extensionsChanged: Bool,
-        verified: (LeafIndex, LeafNode) -> Bool = { _, _ in false }
+        keysChecked: Bool = false, verified: (LeafIndex, LeafNode) -> Bool = { _, _ in false }
     ) throws(TreeLeafValidationError) {
         let group = GroupValidationContext(groupContext: groupContext, tree: tree)
+        let compatibility = changed.count > 2 ? CredentialCompatibility(tree) : nil
         for index in changed {
             guard let leaf = tree.leafNode(at: index) else { continue }
             do {
-                try check(leaf, as: .treeMember(index), in: group, verifySignature: !verified(index, leaf))
+                try check(
+                    leaf, as: .treeMember(index), in: group, verifySignature: !verified(index, leaf),
+                    keysChecked: keysChecked, compatibility: compatibility)
             } catch {
                 throw TreeLeafValidationError(leaf: index, reason: error)
             }
@@ -102,8 +118,14 @@ public struct LeafNodeValidator: Sendable {
         if let group { try checkCredentialUnchanged(leaf, usage: usage, group: group) }
         if verifySignature { try checkSignature(leaf, usage: usage, groupID: group?.groupContext.groupID) }
         try checkCapabilities(leaf, group: group)
-        if let compatibility, case .treeMember(let index) = usage, group?.departingLeaves.isEmpty ?? false {
-            try compatibility.check(leaf, at: index)
+        let indexed: (applies: Bool, own: LeafIndex?) =
+            switch usage {
+            case .treeMember(let index): (true, index)
+            case .keyPackage: (true, nil)
+            case .update, .commit: (false, nil)
+            }
+        if let compatibility, indexed.applies, group?.departingLeaves.isEmpty ?? false {
+            try compatibility.check(leaf, at: indexed.own)
         } else if let group {
             try checkCredentialCompatibility(leaf, usage: usage, group: group)
         }
