@@ -34,7 +34,7 @@ def run_sizes(sizes, budget, measure, label):
     allows: the next size's time is estimated from the growth between the last two (between linear
     and quadratic) and skipped when it would not fit. Prints the table; returns {size: row}."""
     start = time.monotonic()
-    rows, skipped, done = {}, [], []
+    rows, skipped, done, refused = {}, [], [], []
     for size in sizes:
         used = time.monotonic() - start
         if done:
@@ -47,7 +47,11 @@ def run_sizes(sizes, budget, measure, label):
                 skipped.append(f"{size} (estimated {estimate:.0f} s, {budget - used:.0f} s left of {budget:.0f} s)")
                 continue
         t0 = time.monotonic()
-        rows[size] = measure(size)
+        try:
+            rows[size] = measure(size)
+        except Exception as exc:  # noqa: BLE001  (the peer refusing a size is a result, not a crash)
+            refused.append(f"{size} ({type(exc).__name__}: {exc})")
+            continue
         done.append((size, time.monotonic() - t0))
         print(f"  {size} members: {done[-1][1]:.1f} s with setup", file=sys.stderr, flush=True)
     print(HEADER)
@@ -55,5 +59,7 @@ def run_sizes(sizes, budget, measure, label):
         print(" | ".join([str(size)] + [f"{v:.2f} ms" for v in row]))
     if skipped:
         print("skipped (over the time budget): " + ", ".join(skipped))
+    if refused:
+        print(f"refused by {label}: " + "; ".join(refused))
     print(f"({label} run: {time.monotonic() - start:.0f} s)")
     return rows

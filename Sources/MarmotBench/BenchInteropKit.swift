@@ -19,4 +19,27 @@ enum BenchInteropKit {
         }
         return .success((path, venv, python))
     }
+
+    /// Runs a comparison script with the venv's python, its output going straight to ours, for at
+    /// most `limit` seconds; nil when it ran to the end, else what went wrong.
+    static func runScript(_ python: String, _ arguments: [String], limit: Double) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = arguments
+        fflush(nil)
+        do {
+            try process.run()
+        } catch {
+            return "cannot start \(python): \(error)"
+        }
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning, Date() < deadline { usleep(100_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return "still running after \(Int(limit)) s"
+        }
+        let name = arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? python
+        return process.terminationStatus == 0 ? nil : "\(name) exited with status \(process.terminationStatus)"
+    }
 }

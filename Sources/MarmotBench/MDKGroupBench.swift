@@ -23,27 +23,10 @@ enum MDKGroupBench {
         case .success(let found):
             (script, python) = found
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, "--sizes", sizes.map(String.init).joined(separator: ","), "--budget", String(budget)]
-        // Output goes straight to ours, after what we printed so far.
-        fflush(nil)
-        do {
-            try process.run()
-        } catch {
-            print("MDK comparison skipped: cannot start \(python): \(error)")
-            return
-        }
         // The script checks its budget between sizes; this bounds one size that overruns.
-        let limit = budget * 2 + 60
-        let deadline = Date().addingTimeInterval(Double(limit))
-        while process.isRunning, Date() < deadline { usleep(100_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            print("MDK comparison stopped: still running after \(limit) s")
-        } else if process.terminationStatus != 0 {
-            print("MDK comparison failed: mdk_group_bench.py exited with status \(process.terminationStatus)")
+        let arguments = [script, "--sizes", sizes.map(String.init).joined(separator: ","), "--budget", String(budget)]
+        if let failure = BenchInteropKit.runScript(python, arguments, limit: Double(budget * 2 + 60)) {
+            print("MDK comparison stopped: \(failure)")
         }
     }
 

@@ -17,24 +17,8 @@ enum MDKMediaBench {
         case .success(let found):
             (script, python) = found
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, "--server", server.absoluteString]
-        fflush(nil)
-        do {
-            try process.run()
-        } catch {
-            print("mdk   skipped: cannot start \(python): \(error)")
-            return
-        }
-        let deadline = Date().addingTimeInterval(limit)
-        while process.isRunning, Date() < deadline { usleep(100_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            print("mdk   stopped: still running after \(Int(limit)) s")
-        } else if process.terminationStatus != 0 {
-            print("mdk   failed: mdk_media_bench.py exited with status \(process.terminationStatus)")
+        if let failure = BenchInteropKit.runScript(python, [script, "--server", server.absoluteString], limit: limit) {
+            print("mdk   comparison stopped: \(failure)")
         }
     }
 }
