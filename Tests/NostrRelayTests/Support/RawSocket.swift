@@ -29,16 +29,16 @@ final class RawSocket: Sendable {
     func send(_ text: String) { transport.send(text) }
 
     /// The next text message, or nil after `timeout` seconds.
-    func next(timeout: Double = 5) async -> String? { await inbox.next(timeout: timeout) }
+    func next(timeout: Double = 20) async -> String? { await inbox.next(timeout: timeout) }
 
     /// The next message parsed as a relay message (events not verified).
-    func nextMessage(timeout: Double = 5) async -> RelayMessage? {
+    func nextMessage(timeout: Double = 20) async -> RelayMessage? {
         guard let text = await next(timeout: timeout) else { return nil }
         return try? RelayMessage(json: text, verifyEvents: false)
     }
 
     /// Messages until EOSE for `sub` (exclusive), or nil on timeout.
-    func collectUntilEOSE(_ sub: SubscriptionID, timeout: Double = 5) async -> [RelayMessage]? {
+    func collectUntilEOSE(_ sub: SubscriptionID, timeout: Double = 20) async -> [RelayMessage]? {
         var messages: [RelayMessage] = []
         while let message = await nextMessage(timeout: timeout) {
             if message == .eose(sub) { return messages }
@@ -48,7 +48,7 @@ final class RawSocket: Sendable {
     }
 
     /// Waits until the connection is closed (true) or `timeout` passes (false).
-    func waitClosed(timeout: Double = 5) async -> Bool {
+    func waitClosed(timeout: Double = 20) async -> Bool {
         await openSignal.first(timeout: timeout) { $0 == false } != nil
     }
 

@@ -22,18 +22,19 @@ import Testing
         _ = try await alice.client.send(text: "kept", to: id)
         _ = try await bob.waitForMessage("kept")
 
-        _ = try await alice.client.updateGroupData(id, retention: 10)
+        _ = try await alice.client.updateGroupData(id, retention: 25)
         _ = try await bob.waitForCommit(epoch: 3, by: alice.publicKey)
-        #expect(try await bob.client.chat(id)?.retention == 10)
+        #expect(try await bob.client.chat(id)?.retention == 25)
         let line = try #require(try await bob.allMessages(id).last { $0.deliveryState == .notice })
         #expect(SystemNotice(content: line.content)?.change == .retentionChanged)
 
         let sent = try await alice.client.send(text: "this will vanish", to: id)
         let received = try await bob.waitForMessage("this will vanish")
-        #expect(received.expiresAt == received.createdAt + 10)
+        #expect(received.expiresAt == received.createdAt + 25)
         let envelope = try #require(try await RelayReads.fetch(Filter(ids: [sent.publish.eventID]), from: url).first)
-        #expect(envelope.tags.first { $0.name == "expiration" }?.value == String(received.createdAt + 10))
-        // The sealed record as Bob's database holds it, to look for in his files afterwards.
+        #expect(envelope.tags.first { $0.name == "expiration" }?.value == String(received.createdAt + 25))
+        // The sealed record as Bob's database holds it, to look for in his files afterwards (25 s of
+        // retention leave a loaded machine time to read it before it expires).
         let sealed = try await DatabaseQueue(path: bob.databasePath).read { db in
             try Data.fetchOne(db, sql: "SELECT sealed_record FROM messages_v2 WHERE expires_at IS NOT NULL")
         }
@@ -41,7 +42,7 @@ import Testing
         #expect(Self.storeBytes(bob.databasePath).range(of: sealedRecord.prefix(48)) != nil)
 
         for account in [alice, bob] {
-            let event = await account.inbox.first(timeout: 40) {
+            let event = await account.inbox.first(timeout: 90) {
                 if case .messagesExpired(_, let ids) = $0 { ids == [received.rumorID] } else { false }
             }
             #expect(event != nil, "\(account.name): no expiry reported")
