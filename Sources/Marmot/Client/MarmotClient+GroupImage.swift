@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MLS
 import Nostr
@@ -54,21 +55,52 @@ extension MarmotClient {
         return try await updateGroupDataExclusive(id, name: nil, description: nil, admins: nil, image: .some(image))
     }
 
-    /// Whether the current picture of the chat is here (set from this device or downloaded).
-    public func hasGroupImageContent(_ id: GroupID) -> Bool {
-        guard let image = sessions[id]?.metadata?.image else { return false }
-        return (try? store.hasSetting(ClientSettings.groupImageContent(id, image.blobSHA256))) ?? false
+    /// Commits `bytes` as a v2 group's 0x8007 avatar component, unchecked (we never set one: the
+    /// picture goes in 0x8002). `package` so tests can play an admin who names a hostile address.
+    package func commitAvatarComponent(_ id: GroupID, bytes: Data) async throws -> CommitOutcome {
+        await acquire()
+        defer { release() }
+        let session = try session(id)
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
+        let proposals: [Proposal] = [.appDataUpdate(.update(MarmotComponentID.avatarURL, bytes))]
+        return try await commitExclusive(id) { mls, filter throws(GroupError) in
+            try mls.commit(proposals: proposals, proposalFilter: filter)
+        }
     }
 
-    /// The plaintext of the chat's picture: from the store when here, else downloaded from our
-    /// Blossom servers (each checked by the media URL policy) with the size bounded and the SHA-256
-    /// checked before decryption, then kept sealed in the store. Nothing is kept when a check fails.
+    /// Whether the current picture of the chat is here (set from this device or downloaded).
+    public func hasGroupImageContent(_ id: GroupID) -> Bool {
+        guard let key = sessions[id]?.metadata.flatMap(Self.groupImageKey) else { return false }
+        return (try? store.hasSetting(ClientSettings.groupImageContent(id, key))) ?? false
+    }
+
+    /// What a group's current picture is kept under: the blob's SHA-256 (0x8002 / v1 fields), else
+    /// the SHA-256 of the avatar address (0x8007); nil without a picture.
+    static func groupImageKey(_ metadata: GroupMetadata) -> Data? {
+        if let image = metadata.image { return image.blobSHA256 }
+        return metadata.avatarURL.map { Data(SHA256.hash(data: Data($0.absoluteString.utf8))) }
+    }
+
+    /// The plaintext of the chat's picture: from the store when here, else fetched, checked and
+    /// kept sealed in the store; nothing is kept when a check fails. An encrypted picture (v1
+    /// fields, v2 0x8002) comes from our Blossom servers, each checked by the media URL policy, with
+    /// the size bounded and the SHA-256 checked before decryption; a v2 avatar address (0x8007,
+    /// https only) is fetched only where the media URL policy allows (no private network unless one
+    /// of our own servers), bounded, and must be a PNG, JPEG, GIF or WebP picture.
     public func groupImageContent(_ id: GroupID) async throws -> Data {
         try requireStarted()
         let session = try session(id)
-        guard let image = session.metadata?.image else { throw MarmotClientError.media("the chat has no group picture") }
-        if let local = try storage({ try store.setting(ClientSettings.groupImageContent(id, image.blobSHA256)) }) {
+        guard let metadata = session.metadata, let key = Self.groupImageKey(metadata) else {
+            throw MarmotClientError.media("the chat has no group picture")
+        }
+        if let local = try storage({ try store.setting(ClientSettings.groupImageContent(id, key)) }) {
             return local
+        }
+        guard let image = metadata.image else {
+            guard let url = metadata.avatarURL else { throw MarmotClientError.media("the chat has no group picture") }
+            let data = try await avatarContent(url, maxBytes: session.rules.groupImage.maxImageBytes)
+            try storage { try store.setSetting(ClientSettings.groupImageContent(id, key), data) }
+            return data
         }
         let scheme = session.rules.groupImage
         let policy = mediaURLPolicy()
@@ -99,6 +131,26 @@ extension MarmotClient {
             return plaintext
         }
         throw MarmotClientError.media("group picture not downloaded: \(failures.joined(separator: "; "))")
+    }
+
+    /// A picture named by address: the URL policy first (no request at all to a refused address),
+    /// then a bounded GET, then the bytes must be a picture.
+    private func avatarContent(_ url: URL, maxBytes: Int) async throws -> Data {
+        do {
+            try mediaURLPolicy().check(url)
+        } catch {
+            throw MarmotClientError.media("group picture address refused: \(error)")
+        }
+        let data: Data
+        do {
+            data = try await BlossomClient().fetch(url, maxBytes: maxBytes)
+        } catch {
+            throw MarmotClientError.media("group picture not downloaded from \(url.host ?? "its address"): \(error)")
+        }
+        guard GroupImageFormat.sniff(data) != nil else {
+            throw MarmotClientError.media("group picture at \(url.host ?? "its address") is not a PNG, JPEG, GIF or WebP picture")
+        }
+        return data
     }
 
     /// Where a group picture is looked for: the user's Blossom servers, then MDK's default ones

@@ -1,3 +1,4 @@
+import Foundation
 import MLS
 import Nostr
 import NostrClient

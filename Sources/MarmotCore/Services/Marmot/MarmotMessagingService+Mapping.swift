@@ -44,8 +44,8 @@ extension MarmotMessagingService {
             protocolVersion: Self.protocolVersion(chat.version))
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
-        info.imageID = chat.image?.blobHex
-        if chat.image != nil { info.imageIsHere = await client.hasGroupImageContent(chat.id) }
+        info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString
+        if info.imageID != nil { info.imageIsHere = await client.hasGroupImageContent(chat.id) }
         return info
     }
 

@@ -104,4 +104,35 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// A hostile admin names a v2 avatar address (0x8007) on the local network: Bob refuses to
+    /// fetch it and never connects (a real listener counts connections); an address that is not
+    /// https makes the component invalid, and Bob drops the whole commit.
+    @Test func hostileAvatarAddressesAreNotFetched() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, carol, chat) = try await V2Fixtures.trio(url)
+        let listener = try ConnectionRecorder()
+        defer { listener.stop() }
+        let epoch = try #require(await alice.epochState(chat)).epoch
+        let local = try GroupAvatarURL(url: "https://127.0.0.1:\(listener.port)/avatar.png")
+        _ = try await alice.client.commitAvatarComponent(chat, bytes: Data(local.bytes))
+        _ = try await bob.waitForCommit(epoch: epoch + 1)
+        #expect(try await bob.client.chat(chat)?.avatarURL == local.url)
+        let error = await #expect(throws: MarmotClientError.self) { _ = try await bob.client.groupImageContent(chat) }
+        #expect("\(String(describing: error))".contains("refused"), "\(String(describing: error))")
+        #expect(!(await bob.client.hasGroupImageContent(chat)))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(listener.connectionCount == 0)
+
+        // Not https: the component is invalid, so the commit is not a valid v2 state.
+        var hostile: [UInt8] = []
+        QUICVarint.encodeBytes(Array("file:///etc/passwd".utf8), into: &hostile)
+        hostile += [0, 0]
+        _ = try await alice.client.commitAvatarComponent(chat, bytes: Data(hostile))
+        _ = try await bob.waitForDrop { reason in "\(reason)".contains("0x8007") || "\(reason)".contains("avatar") }
+        #expect(try await bob.client.chat(chat)?.avatarURL == local.url)
+        #expect(try #require(await bob.epochState(chat)).epoch == epoch + 1)
+        await GroupChatTests.shutdown(alice, bob, carol)
+        await server.stop()
+    }
 }
