@@ -44,7 +44,10 @@ enum GroupImageCrypto {
     static func seal(_ plaintext: Data, key: SymmetricKey, nonce: Data, aad: Data) throws(GroupImageError) -> Data {
         do {
             let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: aad)
-            return box.ciphertext + box.tag
+            // A fresh buffer: the box's ciphertext is a slice of its combined bytes (indices from 12).
+            var out = Data(box.ciphertext)
+            out.append(box.tag)
+            return out
         } catch {
             throw .encryptionFailed
         }

@@ -22,6 +22,7 @@ struct GroupImageSchemeTests {
         let picture = Self.png()
         let sealed = try scheme.seal(picture, format: .png)
         #expect(sealed.image.blobSHA256 == Data(SHA256.hash(data: sealed.ciphertext)))
+        #expect(sealed.ciphertext.startIndex == 0)
         #expect(sealed.ciphertext.count == picture.count + 16)
         #expect(try scheme.open(sealed.ciphertext, image: sealed.image) == picture)
         // Two seals of the same picture share no secret.
@@ -64,7 +65,7 @@ struct GroupImageSchemeTests {
             info: Data("mip01-image-encryption-v2".utf8), outputByteCount: 32)
         for key in [derived, SymmetricKey(data: seed)] {
             let box = try ChaChaPoly.seal(picture, using: key, nonce: try ChaChaPoly.Nonce(data: nonce))
-            let ciphertext = box.ciphertext + box.tag
+            let ciphertext = Data(box.ciphertext) + box.tag
             let image = try GroupImage(
                 blobSHA256: Data(SHA256.hash(data: ciphertext)), key: seed, nonce: nonce, uploadKey: Data(repeating: 3, count: 32))
             #expect(try V1GroupImageScheme().open(ciphertext, image: image) == picture)
