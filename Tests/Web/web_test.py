@@ -274,13 +274,13 @@ def group_picture_scenario(alice, bob, started):
         stripped = re.sub(r"token=[0-9a-f]+", "token=", src)
         assert http_status(stripped) == 403, f"/chat-image without the token: {http_status(stripped)}"
         bob.wait("system line", lambda d: any("changed the group picture" in m for m in bob.messages()))
-        bob.shot("13-group-picture-header")
+        bob.shot("12b-group-picture-header")
         back_to_chat_list(bob)
         bob.wait("group picture in the chat list", lambda d: d.execute_script(drawn, "#chats .chat-row[data-image=available] img.avatar"))
-        bob.shot("14-group-picture-chat-list")
+        bob.shot("12c-group-picture-chat-list")
         back_to_chat_list(alice)
         alice.wait("alice's row too", lambda d: d.execute_script(drawn, "#chats .chat-row[data-image=available] img.avatar"))
-        alice.shot("15-group-picture-admin-list")
+        alice.shot("12d-group-picture-admin-list")
     print(f"web_test: group picture set and drawn on both sides at {time.monotonic() - started:.1f}s")
 
 
