@@ -13,7 +13,9 @@ import Testing
 /// hash and size checked before decryption; non-admins cannot set one; clearing removes it; a
 /// hostile admin's reference gets a clear error and nothing is stored.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct GroupImageTransferTests {
-    static let picture = GroupImageSchemeTests.png(30_000)
+    /// A PNG-headed picture with a recognisable run of bytes (to look for it in the data folders).
+    static let marker = Data("MARMOT-GROUP-PICTURE-PLAINTEXT".utf8)
+    static let picture = GroupImageSchemeTests.png(30_000) + marker + GroupImageSchemeTests.png(100)
 
     /// Alice sets the picture of `chat`; `members` see the reference and download the same bytes.
     static func setAndSee(_ alice: TestAccount, _ members: [TestAccount], chat: GroupID) async throws {
@@ -37,6 +39,16 @@ import Testing
         let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
         #expect(chat.version == .v1)
         try await Self.setAndSee(alice, [bob], chat: chat.id)
+        // Neither the set nor the downloaded picture is in the clear in the data folder (database, WAL).
+        for account in [alice, bob] {
+            let folder = URL(fileURLWithPath: account.databasePath).deletingLastPathComponent()
+            let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            #expect(!files.isEmpty)
+            for file in files {
+                let contents = try Data(contentsOf: file)
+                #expect(contents.range(of: Self.marker) == nil, "\(account.name): \(file.lastPathComponent) holds the picture in the clear")
+            }
+        }
         // Cleared: no picture on either side.
         let epoch = try #require(await alice.epochState(chat.id)).epoch
         _ = try await alice.client.clearGroupImage(chat.id)
