@@ -21,6 +21,9 @@ never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media 
      encrypted is given back, decrypted with decrypt_group_image).
   {"cmd":"decrypt_group_image","ciphertext_b64":B64,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX}
      -> {"ok":true,"data_b64":B64,"sha256":HEX}
+  {"cmd":"set_group_image","group_id":ID,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX}
+     -> the group reply, with "event_id" of the commit: MDK's update_group_data with the three image
+     fields (mdk-python 0.8.0's GroupDataUpdate has no image_upload_key), published.
 """
 import base64
 import hashlib
@@ -86,6 +89,17 @@ class MediaPeer(mdk_peer.Peer):
             _b64(c, "ciphertext_b64"), bytes.fromhex(c.get("image_hash", "")), bytes.fromhex(c.get("image_key", "")),
             bytes.fromhex(c.get("image_nonce", ""))))
         return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
+
+    async def cmd_set_group_image(self, c):
+        self._need_init()
+        g = self._resolve_group(c.get("group_id"))
+        upd = _mdk.GroupDataUpdate(
+            name=None, description=None, image_hash=bytes.fromhex(c.get("image_hash", "")),
+            image_key=bytes.fromhex(c.get("image_key", "")), image_nonce=bytes.fromhex(c.get("image_nonce", "")),
+            relays=None, admins=None)
+        res = self.mdk.update_group_data(g.mls_group_id, upd)
+        cid = await self._publish_evolution(g.mls_group_id, res)
+        return self._group_reply(g.mls_group_id, event_id=cid)
 
 
 mdk_peer.Peer = MediaPeer

@@ -18,23 +18,25 @@ public struct GroupImage: Sendable, Hashable, CustomStringConvertible {
     public var key: Data
     /// The 12-byte AEAD nonce.
     public var nonce: Data
-    /// v1: the seed of the Blossom upload key; v2: the upload key itself. Secret.
-    public var uploadKey: Data
+    /// v1: the seed of the Blossom upload key; v2: the upload key itself. Secret. Nil in a v1
+    /// group whose admin set none (mdk-python 0.8.0 cannot): the picture still opens, only its
+    /// blob cannot be managed.
+    public var uploadKey: Data?
     /// The canonical media type (v2 only; nil in v1, whose picture's type is read from its bytes).
     public var mediaType: String?
 
     /// Checks every length, so a value of this type is always well formed.
-    public init(blobSHA256: Data, key: Data, nonce: Data, uploadKey: Data, mediaType: String? = nil) throws(GroupImageError) {
+    public init(blobSHA256: Data, key: Data, nonce: Data, uploadKey: Data?, mediaType: String? = nil) throws(GroupImageError) {
         guard blobSHA256.count == Self.hashLength else { throw .invalidLength("image_hash", expected: Self.hashLength, actual: blobSHA256.count) }
         guard key.count == Self.keyLength else { throw .invalidLength("image_key", expected: Self.keyLength, actual: key.count) }
         guard nonce.count == Self.nonceLength else { throw .invalidLength("image_nonce", expected: Self.nonceLength, actual: nonce.count) }
-        guard uploadKey.count == Self.uploadKeyLength else {
+        if let uploadKey, uploadKey.count != Self.uploadKeyLength {
             throw .invalidLength("image_upload_key", expected: Self.uploadKeyLength, actual: uploadKey.count)
         }
         self.blobSHA256 = Data(blobSHA256)
         self.key = Data(key)
         self.nonce = Data(nonce)
-        self.uploadKey = Data(uploadKey)
+        self.uploadKey = uploadKey.map { Data($0) }
         self.mediaType = mediaType
     }
 

@@ -41,7 +41,10 @@ public struct V1GroupImageScheme: GroupImageScheme {
         return try GroupImageCrypto.open(ciphertext, key: SymmetricKey(data: image.key), nonce: image.nonce, aad: Data())
     }
 
-    public func uploadKeys(_ image: GroupImage) throws(GroupImageError) -> Keys { try uploadKeys(image.uploadKey) }
+    public func uploadKeys(_ image: GroupImage) throws(GroupImageError) -> Keys {
+        guard let seed = image.uploadKey else { throw .invalidUploadKey }
+        return try uploadKeys(seed)
+    }
 
     func uploadKeys(_ seed: Data) throws(GroupImageError) -> Keys {
         try GroupImageCrypto.keys(GroupImageCrypto.bytes(GroupImageCrypto.hkdf(seed, info: Self.uploadInfo)))

@@ -42,5 +42,8 @@ public struct V2GroupImageScheme: GroupImageScheme {
         return try GroupImageCrypto.open(ciphertext, key: SymmetricKey(data: image.key), nonce: image.nonce, aad: Self.aad(mediaType))
     }
 
-    public func uploadKeys(_ image: GroupImage) throws(GroupImageError) -> Keys { try GroupImageCrypto.keys(image.uploadKey) }
+    public func uploadKeys(_ image: GroupImage) throws(GroupImageError) -> Keys {
+        guard let key = image.uploadKey else { throw .invalidUploadKey }
+        return try GroupImageCrypto.keys(key)
+    }
 }

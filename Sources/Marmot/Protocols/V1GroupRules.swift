@@ -27,16 +27,15 @@ package struct V1GroupRules: GroupRules {
             relays: data.relays, image: Self.image(of: data))
     }
 
-    /// The picture the image fields name when all four are set; a partly set picture is none
-    /// (MDK 0.8.0 sets and clears them together, marmot-wire §3.4).
+    /// The picture the image fields name when hash, key and nonce are set (the upload key only
+    /// manages the blob, and mdk-python 0.8.0's `GroupDataUpdate` cannot set it); otherwise none
+    /// (MDK 0.8.0 clears them together, marmot-wire §3.4).
     static func image(of data: NostrGroupData) -> GroupImage? {
-        guard let hash = data.imageHash, let key = data.imageKey, let nonce = data.imageNonce,
-              let upload = data.imageUploadKey
-        else {
+        guard let hash = data.imageHash, let key = data.imageKey, let nonce = data.imageNonce else {
             if data.imageHash != nil { MarmotLog.groupData.notice("group image fields are partly set; no picture shown") }
             return nil
         }
-        return try? GroupImage(blobSHA256: hash, key: key, nonce: nonce, uploadKey: upload)
+        return try? GroupImage(blobSHA256: hash, key: key, nonce: nonce, uploadKey: data.imageUploadKey)
     }
 
     /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions are

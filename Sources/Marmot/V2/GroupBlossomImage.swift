@@ -14,10 +14,11 @@ public enum GroupBlossomImage {
     public static func bytes(_ image: GroupImage?) throws(GroupImageError) -> [UInt8] {
         guard let image else { return absent }
         guard let mediaType = image.mediaType else { throw .invalidMediaType("a v2 group image names its media type") }
+        guard let uploadKey = image.uploadKey else { throw .partialState }
         let canonical: String
         do { canonical = try V2MediaScheme.canonicalMediaType(mediaType) } catch { throw .invalidMediaType("\(error)") }
         var out: [UInt8] = []
-        for field in [Array(image.blobSHA256), Array(image.key), Array(image.nonce), Array(image.uploadKey), Array(canonical.utf8)] {
+        for field in [Array(image.blobSHA256), Array(image.key), Array(image.nonce), Array(uploadKey), Array(canonical.utf8)] {
             QUICVarint.encodeBytes(field, into: &out)
         }
         return out

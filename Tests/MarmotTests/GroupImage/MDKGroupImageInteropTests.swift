@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MLS
 import Nostr
+import NostrClient
 import TestSupport
 import Testing
 @testable import Marmot
@@ -55,6 +56,42 @@ struct MDKGroupImageInteropTests {
                     "image_nonce": Hex.encode(sealed.image.nonce),
                 ])
             }
+        }
+    }
+
+    /// MDK, admin of a v1 chat with us, sets its group picture (prepared by MDK, the blob put on our
+    /// embedded Blossom server by the test with MDK's own upload key): our client shows the same
+    /// picture MDK encrypted, downloaded by hash and decrypted.
+    @Test func mdkSetsTheGroupPictureOurClientShowsIt() async throws {
+        try await InteropContext.run(.embedded, peerScript: Self.script) { ctx in
+            let us = await ctx.us
+            _ = try await us.client.publishKeyPackage()
+            let created = try await ctx.mdk.call(["cmd": "create_chat", "peer_npub": us.publicKey.npub])
+            let group = try #require(created.string("group_id"))
+            let (chat, _) = try await us.waitForWelcome()
+            _ = try await us.waitForCommit(epoch: 2, by: us.publicKey)
+            _ = try await ctx.mdk.waitForEvent("commit") { $0.int("epoch") == 2 }
+
+            let prepared = try await ctx.mdk.call([
+                "cmd": "prepare_group_image", "data_b64": MDKMediaInteropTests.picture.base64EncodedString(),
+                "mime_type": "image/png",
+            ])
+            let ciphertext = try #require(Data(base64Encoded: prepared.string("ciphertext_b64") ?? ""))
+            let plaintext = try #require(Data(base64Encoded: prepared.string("plaintext_b64") ?? ""))
+            let uploadKeys = try Keys(importing: try #require(prepared.string("upload_secret_key")))
+            let server = try #require(await us.client.blossomServers().first)
+            _ = try await BlossomClient().upload(
+                ciphertext, type: "application/octet-stream", to: server, keys: uploadKeys, now: UnsignedEvent.now())
+            _ = try await ctx.mdk.call([
+                "cmd": "set_group_image", "group_id": group, "image_hash": prepared.string("image_hash") ?? "",
+                "image_key": prepared.string("image_key") ?? "", "image_nonce": prepared.string("image_nonce") ?? "",
+            ])
+            _ = try await us.waitForCommit(epoch: 3)
+            let image = try #require(try await us.client.chat(chat.id)?.image)
+            #expect(Hex.encode(image.blobSHA256) == prepared.string("image_hash"))
+            #expect(image.uploadKey == nil, "mdk-python cannot set image_upload_key")
+            let shown = try await us.client.groupImageContent(chat.id)
+            #expect(Data(SHA256.hash(data: shown)) == Data(SHA256.hash(data: plaintext)))
         }
     }
 }
