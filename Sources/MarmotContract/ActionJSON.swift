@@ -129,6 +129,13 @@ extension ContractJSON {
         case "removeMember": return .removeMember(chatID: ChatID(try fields.string("chatId")), npub: try fields.string("npub"))
         case "renameChat": return .renameChat(chatID: ChatID(try fields.string("chatId")), name: try fields.string("name"))
         case "disbandChat": return .disbandChat(chatID: ChatID(try fields.string("chatId")))
+        case "setChatImage":
+            // The picture as standard base64, as `sendAttachment` carries a file.
+            guard let text = object["data"] as? String, let data = Data(base64Encoded: text) else {
+                throw .invalidField("data")
+            }
+            return .setChatImage(chatID: ChatID(try fields.string("chatId")), data: data, mediaType: object["mediaType"] as? String)
+        case "clearChatImage": return .clearChatImage(chatID: ChatID(try fields.string("chatId")))
         case "setRetention":
             guard let seconds = object["seconds"] as? Int, seconds >= 0 else { throw .invalidField("seconds") }
             return .setRetention(chatID: ChatID(try fields.string("chatId")), seconds: UInt64(seconds))
@@ -226,6 +233,11 @@ extension ContractJSON {
         case .renameChat(let chatID, let name):
             object.merge(["type": "renameChat", "chatId": chatID.rawValue, "name": name]) { $1 }
         case .disbandChat(let chatID): object.merge(["type": "disbandChat", "chatId": chatID.rawValue]) { $1 }
+        case .setChatImage(let chatID, let data, let mediaType):
+            var fields: Object = ["type": "setChatImage", "chatId": chatID.rawValue, "data": data.base64EncodedString()]
+            if let mediaType { fields["mediaType"] = mediaType }
+            object.merge(fields) { $1 }
+        case .clearChatImage(let chatID): object.merge(["type": "clearChatImage", "chatId": chatID.rawValue]) { $1 }
         case .setRetention(let chatID, let seconds):
             object.merge(["type": "setRetention", "chatId": chatID.rawValue, "seconds": Int(clamping: seconds)]) { $1 }
         case .setAdmin(let chatID, let npub, let isAdmin):

@@ -78,6 +78,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
             "retentionSeconds": Int(clamping: chat.retentionSeconds),
+            "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "recentArrivals": chat.recentArrivals.map(arrival),
         ]
     }
@@ -92,6 +93,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
             "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
+            "image": chat.image.name, "imageError": orNull(chat.image.reason),
         ]
     }
 

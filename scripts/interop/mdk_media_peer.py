@@ -14,6 +14,16 @@ never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media 
      -> {"ok":true,"data_b64":B64,"sha256":HEX}
      parse_media_imeta_tag then decrypt_media_from_download (MDK finds the epoch from the stored
      message whose imeta names the file, else uses the current one).
+  {"cmd":"prepare_group_image","data_b64":B64,"mime_type":"image/png"}
+     -> {"ok":true,"ciphertext_b64":B64,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX,
+         "upload_secret_key":HEX,"plaintext_b64":B64}
+     prepare_group_image_for_upload (MDK strips EXIF and may re-encode, so the plaintext MDK
+     encrypted is given back, decrypted with decrypt_group_image).
+  {"cmd":"decrypt_group_image","ciphertext_b64":B64,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX}
+     -> {"ok":true,"data_b64":B64,"sha256":HEX}
+  {"cmd":"set_group_image","group_id":ID,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX}
+     -> the group reply, with "event_id" of the commit: MDK's update_group_data with the three image
+     fields (mdk-python 0.8.0's GroupDataUpdate has no image_upload_key), published.
 """
 import base64
 import hashlib
@@ -63,6 +73,33 @@ class MediaPeer(mdk_peer.Peer):
         reference = self.mdk.parse_media_imeta_tag(g.mls_group_id, [imeta])
         data = bytes(self.mdk.decrypt_media_from_download(g.mls_group_id, _b64(c, "ciphertext_b64"), reference))
         return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
+
+    async def cmd_prepare_group_image(self, c):
+        upload = _mdk.prepare_group_image_for_upload(_b64(c, "data_b64"), c.get("mime_type", ""))
+        ciphertext = bytes(upload.encrypted_data)
+        plaintext = bytes(_mdk.decrypt_group_image(
+            ciphertext, bytes(upload.encrypted_hash), bytes(upload.image_key), bytes(upload.image_nonce)))
+        return {"ciphertext_b64": base64.b64encode(ciphertext).decode(),
+                "image_hash": bytes(upload.encrypted_hash).hex(), "image_key": bytes(upload.image_key).hex(),
+                "image_nonce": bytes(upload.image_nonce).hex(), "upload_secret_key": str(upload.upload_secret_key),
+                "plaintext_b64": base64.b64encode(plaintext).decode()}
+
+    async def cmd_decrypt_group_image(self, c):
+        data = bytes(_mdk.decrypt_group_image(
+            _b64(c, "ciphertext_b64"), bytes.fromhex(c.get("image_hash", "")), bytes.fromhex(c.get("image_key", "")),
+            bytes.fromhex(c.get("image_nonce", ""))))
+        return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
+
+    async def cmd_set_group_image(self, c):
+        self._need_init()
+        g = self._resolve_group(c.get("group_id"))
+        upd = _mdk.GroupDataUpdate(
+            name=None, description=None, image_hash=bytes.fromhex(c.get("image_hash", "")),
+            image_key=bytes.fromhex(c.get("image_key", "")), image_nonce=bytes.fromhex(c.get("image_nonce", "")),
+            relays=None, admins=None)
+        res = self.mdk.update_group_data(g.mls_group_id, upd)
+        cid = await self._publish_evolution(g.mls_group_id, res)
+        return self._group_reply(g.mls_group_id, event_id=cid)
 
 
 mdk_peer.Peer = MediaPeer

@@ -41,7 +41,17 @@ struct GroupSession: Sendable {
         return try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
     }
 
-    var chat: Chat { Chat(stored: stored, members: memberKeys, retention: metadata?.retention ?? 0) }
+    var chat: Chat { Chat(session: self, stored: stored) }
+}
+
+extension Chat {
+    /// The chat `row` describes, with what the session's group data says (members, retention, picture).
+    init(session: GroupSession, stored row: StoredGroup) {
+        let metadata = session.metadata
+        self.init(
+            stored: row, members: session.memberKeys, retention: metadata?.retention ?? 0, image: metadata?.image,
+            avatarURL: metadata?.avatarURL)
+    }
 }
 
 /// The Nostr identity inside an MLS credential (MIP-00: basic, raw 32-byte x-only key).
@@ -280,6 +290,9 @@ enum ClientSettings {
 
     /// The plaintext of an attachment sent from here or downloaded, by its blob's SHA-256.
     static func mediaContent(_ group: GroupID, _ blob: Data) -> String { "client.media.\(group).\(Hex.encode(blob))" }
+
+    /// The plaintext of a group picture set from here or downloaded, by its blob's SHA-256.
+    static func groupImageContent(_ group: GroupID, _ blob: Data) -> String { "client.group_image.\(group).\(Hex.encode(blob))" }
 }
 
 /// One of our commits published without a relay's OK yet: the epoch it ends, the state before it

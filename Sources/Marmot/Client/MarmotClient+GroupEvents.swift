@@ -259,7 +259,8 @@ extension MarmotClient {
         let admins = intent.changesAdmins && target.admins != current.admins ? target.admins : nil
         guard admins == nil || admins?.isEmpty == false else { return }
         do {
-            _ = try await updateGroupDataExclusive(id, name: intent.name, description: intent.groupDescription, admins: admins)
+            _ = try await updateGroupDataExclusive(
+                id, name: intent.name, description: intent.groupDescription, admins: admins, image: intent.image)
         } catch {
             logger.warning("could not issue our group-data change in \(id) again: \(error)")
             emit(.failure(chat: id, reason: "a change to the group was overtaken and could not be made again: \(error)"))

@@ -268,7 +268,8 @@ extension MarmotClient {
     // MARK: Helpers
 
     func updateGroupDataExclusive(
-        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil, disband: Bool = false
+        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil, disband: Bool = false,
+        image: GroupImage?? = nil
     ) async throws -> CommitOutcome {
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
@@ -277,6 +278,7 @@ extension MarmotClient {
         if let retention { data.retention = retention }
         if let name { data.name = name }
         if let description { data.groupDescription = description }
+        if let image { data.image = image }
         if let admins {
             let members = Set(session.memberKeys)
             guard !admins.isEmpty else { throw GroupChangeError.lastAdmin(id) }
@@ -308,7 +310,7 @@ extension MarmotClient {
     }
 
     /// The group's metadata as its MLS state holds it.
-    private func currentGroupData(_ session: GroupSession) throws -> GroupMetadata {
+    func currentGroupData(_ session: GroupSession) throws -> GroupMetadata {
         do {
             return try session.rules.metadata(of: session.mls.extensions)
         } catch {

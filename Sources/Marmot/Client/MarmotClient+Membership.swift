@@ -35,6 +35,9 @@ extension MarmotClient {
     ) -> [SystemNotice] {
         var notices: [SystemNotice] = []
         if current.name != previous.name { notices.append(SystemNotice(change: .renamed, actor: actor, subject: actor)) }
+        if current.image != previous.image || current.avatarURL != previous.avatarURL {
+            notices.append(SystemNotice(change: .pictureChanged, actor: actor, subject: actor))
+        }
         if current.retention != previous.retention {
             notices.append(SystemNotice(change: .retentionChanged, actor: actor, subject: actor))
         }

@@ -281,14 +281,14 @@ public actor MarmotClient {
     public func chats() throws -> [Chat] {
         try loadStoredGroups()
         return try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
-            Chat(stored: row, members: sessions[row.mlsGroupID]?.memberKeys ?? [], retention: sessions[row.mlsGroupID]?.metadata?.retention ?? 0)
+            sessions[row.mlsGroupID].map { Chat(session: $0, stored: row) } ?? Chat(stored: row, members: [])
         }
     }
 
     /// One chat by its MLS group id.
     public func chat(_ id: GroupID) throws -> Chat? {
         guard let row = try storage({ try store.group(mlsGroupID: id) }) else { return nil }
-        return Chat(stored: row, members: sessions[id]?.memberKeys ?? [], retention: sessions[id]?.metadata?.retention ?? 0)
+        return sessions[id].map { Chat(session: $0, stored: row) } ?? Chat(stored: row, members: [])
     }
 
     /// The 1:1 chat with `peer`, if there is one.

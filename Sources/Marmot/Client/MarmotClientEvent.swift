@@ -1,3 +1,4 @@
+import Foundation
 import MLS
 import Nostr
 import NostrClient
@@ -29,10 +30,17 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let version: MarmotVersion
     /// How long its messages live, in seconds; 0 keeps them (v2 component 0x8005).
     public let retention: UInt64
+    /// The group picture its group data names (v1 image fields, v2 0x8002), or nil; its bytes come
+    /// from `MarmotClient.groupImageContent`.
+    public let image: GroupImage?
+    /// The group picture by https address (v2 0x8007), or nil.
+    public let avatarURL: URL?
 
     /// A chat from its stored row and current members (for previews and test doubles).
-    public init(stored: StoredGroup, members: [PublicKey], retention: UInt64 = 0) {
+    public init(stored: StoredGroup, members: [PublicKey], retention: UInt64 = 0, image: GroupImage? = nil, avatarURL: URL? = nil) {
         self.retention = retention
+        self.image = image
+        self.avatarURL = avatarURL
         id = stored.mlsGroupID
         nostrGroupID = stored.nostrGroupID
         name = stored.name

@@ -34,6 +34,9 @@ public struct SystemNotice: Sendable, Hashable {
         public static let retentionChanged = Change(rawValue: "retention")
         /// `actor` closed the group for good (`subject` is `actor`; v2 lifecycle 0x800c).
         public static let disbanded = Change(rawValue: "disbanded")
+        /// `actor` set, replaced or removed the group picture (`subject` is `actor`; v1 image
+        /// fields, v2 0x8002 / 0x8007).
+        public static let pictureChanged = Change(rawValue: "picture")
     }
 
     /// The local-only rumor kind notices are stored under; never published.

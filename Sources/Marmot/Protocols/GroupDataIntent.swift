@@ -11,6 +11,8 @@ struct GroupDataIntent: Sendable, Equatable {
     var name: String?
     /// The new description, if the commit changed it.
     var groupDescription: String?
+    /// The new picture (`.some(nil)`: cleared), if the commit changed it.
+    var image: GroupImage??
     /// Admins the commit added.
     var promoted: Set<PublicKey> = []
     /// Admins the commit removed from the admin list.
@@ -20,12 +22,13 @@ struct GroupDataIntent: Sendable, Equatable {
     init(from before: GroupMetadata, to after: GroupMetadata) {
         name = before.name == after.name ? nil : after.name
         groupDescription = before.groupDescription == after.groupDescription ? nil : after.groupDescription
+        image = before.image == after.image ? nil : .some(after.image)
         promoted = Set(after.admins).subtracting(before.admins)
         demoted = Set(before.admins).subtracting(after.admins)
     }
 
     /// Nothing changed (a self-update, adds, removals).
-    var isEmpty: Bool { name == nil && groupDescription == nil && !changesAdmins }
+    var isEmpty: Bool { name == nil && groupDescription == nil && image == nil && !changesAdmins }
 
     var changesAdmins: Bool { !promoted.isEmpty || !demoted.isEmpty }
 
@@ -35,6 +38,7 @@ struct GroupDataIntent: Sendable, Equatable {
         var result = data
         if let name { result.name = name }
         if let groupDescription { result.groupDescription = groupDescription }
+        if let image { result.image = image }
         if changesAdmins { result.admins = Set(data.admins).union(promoted).subtracting(demoted).sorted() }
         return result
     }

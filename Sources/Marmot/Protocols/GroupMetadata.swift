@@ -17,11 +17,17 @@ public struct GroupMetadata: Sendable, Hashable {
     public var disbanded: Bool
     /// How long messages live, in seconds; 0 keeps them (v2 component 0x8005; v1 has none).
     public var retention: UInt64
+    /// The encrypted group picture (v1: NostrGroupData `image_*`; v2: component 0x8002), or nil.
+    public var image: GroupImage?
+    /// The group picture by https address (v2 component 0x8007, read only here; v1 has none).
+    public var avatarURL: URL?
 
     public init(
         nostrGroupID: NostrGroupID, name: String, description: String, admins: [PublicKey], relays: [RelayURL],
-        disbanded: Bool = false, retention: UInt64 = 0
+        disbanded: Bool = false, retention: UInt64 = 0, image: GroupImage? = nil, avatarURL: URL? = nil
     ) {
+        self.image = image
+        self.avatarURL = avatarURL
         self.disbanded = disbanded
         self.retention = retention
         self.nostrGroupID = nostrGroupID

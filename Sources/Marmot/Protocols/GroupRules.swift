@@ -14,6 +14,9 @@ package protocol GroupRules: Sendable {
     /// How this version encrypts media and reads its `imeta` references (v1: MIP-04 `mip04-v2`;
     /// v2: component 0x800b `encrypted-media-v2`).
     var media: any MediaScheme { get }
+    /// How this version encrypts the group picture and signs its upload (v1: NostrGroupData image
+    /// fields as MDK 0.8.0; v2: component 0x8002 as MDK 0.9.14).
+    var groupImage: any GroupImageScheme { get }
 
     /// Our leaf in a new group or after a signer rotation: capabilities and leaf extensions (v2 binds
     /// the signature key to our account with a signed proof, so the extensions depend on `signer`).

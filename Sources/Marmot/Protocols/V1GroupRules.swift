@@ -10,6 +10,7 @@ package struct V1GroupRules: GroupRules {
     package var version: MarmotVersion { .v1 }
     package var configuration: GroupConfiguration { .marmot }
     package var media: any MediaScheme { V1MediaScheme() }
+    package var groupImage: any GroupImageScheme { V1GroupImageScheme() }
 
     package func ownLeaf(keys: Keys, signer: SignaturePrivateKey) throws -> (capabilities: Capabilities, extensions: [Extension]) {
         (.marmotDefault(grease: true), [])
@@ -23,11 +24,22 @@ package struct V1GroupRules: GroupRules {
         let data = try NostrGroupData(groupContextExtensions: extensions)
         return GroupMetadata(
             nostrGroupID: data.nostrGroupID, name: data.name, description: data.groupDescription, admins: data.admins,
-            relays: data.relays)
+            relays: data.relays, image: Self.image(of: data))
     }
 
-    /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions and
-    /// the image fields of the current value are kept (MIP-01).
+    /// The picture the image fields name when hash, key and nonce are set (the upload key only
+    /// manages the blob, and mdk-python 0.8.0's `GroupDataUpdate` cannot set it); otherwise none
+    /// (MDK 0.8.0 clears them together, marmot-wire §3.4).
+    static func image(of data: NostrGroupData) -> GroupImage? {
+        guard let hash = data.imageHash, let key = data.imageKey, let nonce = data.imageNonce else {
+            if data.imageHash != nil { MarmotLog.groupData.notice("group image fields are partly set; no picture shown") }
+            return nil
+        }
+        return try? GroupImage(blobSHA256: hash, key: key, nonce: nonce, uploadKey: data.imageUploadKey)
+    }
+
+    /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions are
+    /// kept, and the image fields too unless the picture changes (MIP-01).
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         guard metadata.retention == 0 else { throw GroupChangeError.unsupportedInV1("disappearing messages") }
         guard !metadata.disbanded else { throw GroupChangeError.unsupportedInV1("disbanding") }
@@ -37,6 +49,13 @@ package struct V1GroupRules: GroupRules {
         data.groupDescription = metadata.groupDescription
         data.admins = metadata.admins
         data.relays = metadata.relays
+        if metadata.image != Self.image(of: data) {
+            // Set together, cleared together (MDK clears key, nonce and upload key with the hash).
+            data.imageHash = metadata.image?.blobSHA256
+            data.imageKey = metadata.image?.key
+            data.imageNonce = metadata.image?.nonce
+            data.imageUploadKey = metadata.image?.uploadKey
+        }
         let encoded = Extension(data)
         var updated = extensions
         if let index = updated.firstIndex(where: { $0.type == encoded.type }) {

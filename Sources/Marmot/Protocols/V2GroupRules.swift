@@ -12,6 +12,7 @@ package struct V2GroupRules: GroupRules {
     package var version: MarmotVersion { .v2 }
     package var configuration: GroupConfiguration { .marmotV2 }
     package var media: any MediaScheme { V2MediaScheme() }
+    package var groupImage: any GroupImageScheme { V2GroupImageScheme() }
 
     /// The components a group we create requires of every member: profile, admin policy, routing,
     /// the identity proof, encrypted media v2 and lifecycle (MDK `default_group_components` plus
@@ -55,11 +56,11 @@ package struct V2GroupRules: GroupRules {
             nostrGroupID: try NostrGroupID(bytes: routing.nostrGroupID), name: components.profile?.name ?? "",
             description: components.profile?.description ?? "", admins: admins.admins,
             relays: try routing.relays.map { try RelayURL($0) }, disbanded: components.lifecycle == .disbanded,
-            retention: components.retention?.seconds ?? 0)
+            retention: components.retention?.seconds ?? 0, image: components.image, avatarURL: components.avatarURL?.url)
     }
 
-    /// One AppDataUpdate per component that changes (profile 0x8001, admin policy 0x8003, routing
-    /// 0x8004, retention 0x8005), in component order; other components are left as they are.
+    /// One AppDataUpdate per component that changes (profile 0x8001, image 0x8002, admin policy
+    /// 0x8003, routing 0x8004, retention 0x8005), in component order; other components are left as they are.
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {
         let current = try GroupComponents(groupContextExtensions: extensions)
         var target = current.dictionary
@@ -92,6 +93,12 @@ package struct V2GroupRules: GroupRules {
         // Turned off as MDK turns it off: the component stays, holding 0 (`update_group_data.rs` 154-166).
         if metadata.retention != 0 || dictionary[MarmotComponentID.messageRetention] != nil {
             dictionary.set(MarmotComponentID.messageRetention, Data(MessageRetention(seconds: metadata.retention).bytes))
+        }
+        // The picture is an optional component (MDK writes it only with one, and clears it with the
+        // five-empty-fields absent state, `blossom_image.rs`); unchanged bytes stay as they are.
+        let currentImage = dictionary[MarmotComponentID.blossomImage].flatMap { try? GroupBlossomImage.decode(Array($0)) }
+        if metadata.image != currentImage, metadata.image != nil || dictionary[MarmotComponentID.blossomImage] != nil {
+            dictionary.set(MarmotComponentID.blossomImage, Data(try GroupBlossomImage.bytes(metadata.image)))
         }
     }
 

@@ -15,6 +15,10 @@ public struct GroupComponents: Hashable, Sendable {
     public let routing: NostrRouting?
     public let lifecycle: GroupLifecycle?
     public let retention: MessageRetention?
+    /// 0x8002: the encrypted group picture on Blossom; nil when absent.
+    public let image: GroupImage?
+    /// 0x8007: the group picture by https address; nil when absent.
+    public let avatarURL: GroupAvatarURL?
 
     public init(dictionary: AppDataDictionary) throws(V2GroupComponentsError) {
         self.dictionary = dictionary
@@ -31,6 +35,8 @@ public struct GroupComponents: Hashable, Sendable {
         routing = try decode(MarmotComponentID.nostrRouting) { b throws(V2ComponentError) in try NostrRouting(bytes: b) }
         lifecycle = try decode(MarmotComponentID.lifecycle) { b throws(V2ComponentError) in try GroupLifecycle(bytes: b) }
         retention = try decode(MarmotComponentID.messageRetention) { b throws(V2ComponentError) in try MessageRetention(bytes: b) }
+        image = try decode(MarmotComponentID.blossomImage) { b throws(V2ComponentError) in try GroupBlossomImage.decode(b) } ?? nil
+        avatarURL = try decode(MarmotComponentID.avatarURL) { b throws(V2ComponentError) in try GroupAvatarURL.decode(b) } ?? nil
         for id in Self.profileRequiredComponents where !required.contains(id) { throw .profileComponentNotRequired(id) }
         for id in Self.requiredStateComponents where dictionary[id] == nil { throw .requiredStateMissing(id) }
     }

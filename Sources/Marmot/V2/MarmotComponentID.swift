@@ -26,9 +26,10 @@ public enum MarmotComponentID {
 
     /// The components this implementation understands in a GroupContext; a required id outside this
     /// set makes a Welcome unjoinable. 0x8006 is parsed only to be preserved; 0x800b is read by
-    /// `EncryptedMediaPolicy` (groups we create require it).
+    /// `EncryptedMediaPolicy` (groups we create require it); 0x8002 and 0x8007 are the group picture
+    /// (`GroupBlossomImage`, `GroupAvatarURL`).
     public static let supported: Set<UInt16> = [
-        appComponents, safeAAD, groupProfile, adminPolicy, nostrRouting, messageRetention, agentTextStream,
+        appComponents, safeAAD, groupProfile, blossomImage, avatarURL, adminPolicy, nostrRouting, messageRetention, agentTextStream,
         accountIdentityProof, encryptedMediaV2, lifecycle,
     ]
 }

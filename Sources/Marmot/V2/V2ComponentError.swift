@@ -22,6 +22,8 @@ public enum V2ComponentError: Error, Sendable, Equatable, CustomStringConvertibl
     case unknownLifecycleState(UInt8)
     case wrongLength(String, expected: Int, actual: Int)
     case invalidMediaPolicy(String)
+    /// Component 0x8002 or 0x8007 is malformed (MDK `blossom_image.rs`, `avatar_url.rs`).
+    case invalidGroupImage(String)
 
     public var description: String {
         switch self {
@@ -45,6 +47,7 @@ public enum V2ComponentError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownLifecycleState(let b): "lifecycle state \(b) is unknown"
         case .wrongLength(let what, let e, let a): "\(what) must be \(e) bytes, got \(a)"
         case .invalidMediaPolicy(let why): "encrypted media policy (0x800b): \(why)"
+        case .invalidGroupImage(let why): "group image component: \(why)"
         }
     }
 }

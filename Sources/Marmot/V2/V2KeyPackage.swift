@@ -36,8 +36,8 @@ public enum V2KeyPackage {
     /// The components our leaves advertise: profile, admin policy, routing, retention, 0x8006,
     /// 0x800b and lifecycle (with 0x0001, 0x0002, 0x8009 added by the proof's leaf extension).
     public static let defaultSupportedComponents: [UInt16] = [
-        MarmotComponentID.groupProfile, MarmotComponentID.adminPolicy, MarmotComponentID.nostrRouting,
+        MarmotComponentID.groupProfile, MarmotComponentID.blossomImage, MarmotComponentID.adminPolicy, MarmotComponentID.nostrRouting,
         MarmotComponentID.messageRetention, MarmotComponentID.agentTextStream, MarmotComponentID.encryptedMediaV2,
-        MarmotComponentID.lifecycle,
+        MarmotComponentID.avatarURL, MarmotComponentID.lifecycle,
     ]
 }

@@ -12,6 +12,15 @@ public protocol AppCoreHandle: AnyObject, Sendable {
     func listenForUpdates(_ reconciler: any AppReconciler)
     /// The bytes of a message's attachment (downloaded and decrypted by the core when not here).
     func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws(AttachmentError) -> Data
+    /// The bytes of a chat's group picture (downloaded and decrypted by the core when not here).
+    func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data
+}
+
+extension AppCoreHandle {
+    /// A core that serves no pictures (previews, scripted tests).
+    public func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data {
+        throw AttachmentError(code: .failed, reason: "no group pictures here")
+    }
 }
 
 extension MarmotApp: AppCoreHandle {}

@@ -144,6 +144,12 @@
             try await core.attachmentData(chatID: chatID, messageID: messageID, index: index)
         }
 
+        /// The bytes of a chat's group picture, for the chat list and header; the core downloads
+        /// and decrypts it first when it is not on this device.
+        public func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data {
+            try await core.chatImageData(chatID: chatID)
+        }
+
         /// Forwards `action` to the core.
         public func dispatch(_ action: AppAction) {
             if case .logout = action { restorePendingAfterRev = nil }

@@ -87,6 +87,10 @@ enum ChatFlows {
         let member: Bool
         /// The core's mark for such a chat ("left"), else nil.
         let membership: String?
+        /// The group picture's state: none, loading, available or failed.
+        let image: String
+        /// Why the picture failed, else nil.
+        let imageError: String?
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -103,13 +107,16 @@ enum ChatFlows {
             protocolLabel = summary.protocolLabel
             member = summary.isMember
             membership = summary.membershipLabel
+            image = summary.image.name
+            imageError = summary.image.reason
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
             let who = group ? "\(name) (\(members) members)" : peer
             let mark = membership.map { "  (\($0))" } ?? ""
-            return "\(id)  \(who)\(mark)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            let picture = image == "none" ? "" : "  [picture: \(image)]"
+            return "\(id)  \(who)\(mark)\(picture)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 

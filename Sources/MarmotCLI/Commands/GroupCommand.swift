@@ -6,7 +6,7 @@ import MarmotCore
 struct GroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "group",
-        abstract: "Group chats: create, add, remove, rename, promote, demote, leave, members.",
+        abstract: "Group chats: create, add, remove, rename, image, promote, demote, leave, members.",
         discussion: """
             Only admins add, remove, rename, change admins, set disappearing messages and disband; anyone may \
             leave. Exit code 4 for an invalid npub, 5 when an invitee has no key package, 6 when no relay \
@@ -17,10 +17,11 @@ struct GroupCommand: AsyncParsableCommand {
               marmot group create --name "Climbing" npub1… npub1…
               marmot group add <chat-id> npub1…
               marmot group retention <chat-id> 1d
+              marmot group image <chat-id> team.png
               marmot group members <chat-id> --json
             """,
         subcommands: [
-            Create.self, Add.self, Remove.self, Rename.self, Promote.self, Demote.self, Retention.self, Disband.self, Leave.self,
+            Create.self, Add.self, Remove.self, Rename.self, Image.self, Promote.self, Demote.self, Retention.self, Disband.self, Leave.self,
             Members.self,
         ]
     )
@@ -160,6 +161,8 @@ enum GroupFlows {
         var member: Bool?
         /// How long messages live after the change, in seconds (0: kept).
         var retentionSeconds: UInt64?
+        /// The group picture's state after the change (none, loading, available, failed).
+        var image: String?
     }
 
     struct MemberList: Encodable {
@@ -210,7 +213,7 @@ enum GroupFlows {
             }
             let done = Done(
                 chat: id.rawValue, name: row.displayName, members: row.memberCount, change: verb, admins: row.adminNpubs,
-                member: row.isMember, retentionSeconds: row.retentionSeconds)
+                member: row.isMember, retentionSeconds: row.retentionSeconds, image: row.image.name)
             Output.emit(done, json: invocation.json, text: "Group \(id): \(verb)")
         }
     }

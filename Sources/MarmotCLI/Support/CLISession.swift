@@ -132,6 +132,11 @@ final class CLISession {
         try await tap.app.attachmentData(chatID: chatID, messageID: messageID, index: index)
     }
 
+    /// The bytes of a chat's group picture, through the core.
+    func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data {
+        try await tap.app.chatImageData(chatID: chatID)
+    }
+
     /// Forwards an intent to the core through the manager.
     func dispatch(_ action: AppAction) { manager.dispatch(action) }
 

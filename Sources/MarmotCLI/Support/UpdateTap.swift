@@ -20,6 +20,10 @@ final class UpdateTap: AppCoreHandle, @unchecked Sendable {
         try await app.attachmentData(chatID: chatID, messageID: messageID, index: index)
     }
 
+    func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data {
+        try await app.chatImageData(chatID: chatID)
+    }
+
     func listenForUpdates(_ reconciler: any AppReconciler) {
         app.listenForUpdates(Forwarder(tap: self, next: reconciler))
     }

@@ -24,6 +24,8 @@ input{font:inherit;padding:8px;border:1px solid #c5ccd6;border-radius:8px;width:
 label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-radius:8px;background:#fff}
 .muted{color:#6a7380;font-size:13px} .mono{font-family:ui-monospace,monospace;word-break:break-all}
 .chat-row{display:flex;align-items:center;gap:10px;padding:10px;border-bottom:1px solid #edf0f3;cursor:pointer}
+.avatar{width:36px;height:36px;border-radius:50%;object-fit:cover;background:#dfe6ee;flex:none}
+.avatar.missing{display:none}
 .chat-row:hover{background:#f5f8fc} .chat-row .text{flex:1;min-width:0}
 .chat-row .name{font-weight:600} .chat-row .preview{color:#6a7380;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .protocol{font-size:11px;color:#6a7380;border:1px solid #d3d9e0;border-radius:6px;padding:0 5px;white-space:nowrap}
@@ -80,6 +82,7 @@ label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-rad
   <div id="group-manage">
    <div class="row" style="margin-top:10px"><input id="add-npub" autocomplete="off" placeholder="npub1… to add"><button id="add-member">Add</button></div>
    <div class="row" style="margin-top:8px"><input id="rename" autocomplete="off" placeholder="New name"><button id="rename-group" class="secondary">Rename</button></div>
+   <div class="row" style="margin-top:8px"><label class="secondary" style="flex:1">Group picture: <input id="group-image" type="file" accept="image/png,image/jpeg,image/gif,image/webp"></label><button id="clear-group-image" class="secondary">Remove picture</button></div>
    <div class="row" style="margin-top:8px"><select id="retention"><option value="0">Messages are kept</option><option value="3600">Disappear after 1 hour</option><option value="86400">Disappear after 1 day</option><option value="604800">Disappear after 1 week</option></select><button id="set-retention" class="secondary">Set</button><button id="disband-group" class="secondary">Close group for everyone</button></div>
   </div>
   <div class="row" style="margin-top:10px"><button id="leave-group" class="secondary">Leave group</button></div></div>
@@ -102,7 +105,7 @@ label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-rad
   <p class="muted" id="profile-saving"></p><p class="error" id="profile-error"></p></div>
 </section>
 <section id="screen-chat">
- <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1" id="chat-title"></h2><span class="protocol" id="chat-protocol"></span>
+ <div class="card"><div class="row"><button class="secondary back">Back</button><img class="avatar missing" id="chat-avatar" alt="Group picture"><h2 style="margin:0;flex:1" id="chat-title"></h2><span class="protocol" id="chat-protocol"></span>
   <button id="group-info" class="secondary">Group info</button><button id="load-older" class="secondary">Older</button></div>
   <div id="messages" style="margin-top:10px"></div>
   <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><label class="attach secondary" title="Send a picture or file">📎<input id="attach" type="file" style="display:none"></label><button id="send">Send</button></div>
@@ -254,11 +257,27 @@ function renderInvites() {
   }
 }
 
+// Group pictures come from this server (`/chat-image`, behind the same token), decrypted by the
+// core. One <img> per chat is kept across renders, so a picture is fetched once per new picture
+// (the core's state goes through loading to available when the group names a new one).
+const avatars = {};
+function avatar(chat) {
+  const known = avatars[chat.chatId];
+  if (chat.image !== "available") { if (known) known.ready = false; return null; }
+  if (known && known.ready) return known.img;
+  const img = el("img", "avatar"); img.alt = "Group picture";
+  img.src = `/chat-image?token=${encodeURIComponent(token)}&chat=${encodeURIComponent(chat.chatId)}&t=${Date.now()}`;
+  avatars[chat.chatId] = {img, ready: true};
+  return img;
+}
 function renderChats() {
   const box = $("chats"); box.replaceChildren();
   $("no-chats").style.display = state.chatList.length ? "none" : "block";
   for (const chat of state.chatList) {
-    const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId;
+    const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId; row.dataset.image = chat.image;
+    const picture = avatar(chat);
+    if (picture) row.append(picture);
+    else if (chat.image === "loading" || chat.image === "failed") row.append(el("span", "avatar", ""));
     const text = el("div", "text"); text.append(el("div", "name", chat.displayName), el("div", "preview", chat.lastMessagePreview));
     row.append(text, el("span", "protocol", chat.protocolLabel), el("span", "muted", chat.lastMessageTimeDisplay));
     if (chat.membershipLabel) row.append(el("span", "muted", chat.membershipLabel));
@@ -278,6 +297,11 @@ function renderChat() {
   const chat = state.currentChat, box = $("messages");
   if (!chat) { box.replaceChildren(); return; }
   $("chat-title").textContent = chat.displayName;
+  const header = $("chat-avatar"), row = state.chatList.find(c => c.chatId === chat.chatId);
+  const shown = row && chat.image === "available" ? avatar(row) : null;
+  header.classList.toggle("missing", !shown);
+  if (shown && header.src !== shown.src) header.src = shown.src;
+  header.title = chat.imageError || "";
   $("chat-protocol").textContent = chat.retentionLabel ? chat.protocolLabel + " · " + chat.retentionLabel : chat.protocolLabel;
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
   $("group-info").style.display = chat.isGroup ? "inline-block" : "none";
@@ -407,6 +431,14 @@ $("attach").onchange = () => {
   };
   reader.readAsDataURL(file);
 };
+$("group-image").onchange = () => {
+  const file = $("group-image").files[0]; $("group-image").value = "";
+  if (!file || !state.currentChat) return;
+  const chatId = state.currentChat.chatId, reader = new FileReader();
+  reader.onload = () => dispatch({type: "setChatImage", chatId, data: String(reader.result).split(",", 2)[1] || "", mediaType: file.type || null});
+  reader.readAsDataURL(file);
+};
+$("clear-group-image").onclick = () => { if (state.currentChat) dispatch({type: "clearChatImage", chatId: state.currentChat.chatId}); };
 $("add-blossom").onclick = () => { dispatch({type: "addBlossomServer", url: $("blossom-url").value}); $("blossom-url").value = ""; };
 $("load-older").onclick = () => { if (state.currentChat) dispatch({type: "loadOlder", chatId: state.currentChat.chatId}); };
 $("notice").onclick = () => { notice = ""; render(); };

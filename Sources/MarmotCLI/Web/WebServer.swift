@@ -51,6 +51,16 @@ final class WebServer: Sendable {
             }
             return await Self.attachment(request.uri.queryParameters, bridge: bridge)
         }
+        router.get("/chat-image") { request, _ -> Response in
+            if let reason = gate.refusal(
+                host: request.head.authority, origin: request.headers[.origin],
+                token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
+            {
+                logger.notice("web: chat image request refused", metadata: ["reason": "\(reason)"])
+                return Self.text(.forbidden, "Forbidden (\(reason)).\n")
+            }
+            return await Self.chatImage(request.uri.queryParameters, bridge: bridge)
+        }
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
         wsRouter.ws(
             "/ws",
@@ -114,6 +124,30 @@ final class WebServer: Sendable {
         headers[.contentType] = inline ? found.mimeType : "application/octet-stream"
         let name = found.filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }
         headers[.contentDisposition] = (inline ? "inline" : "attachment") + "; filename=\"\(String(String.UnicodeScalarView(name)))\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `GET /chat-image?chat=…`: a chat's group picture, through the core (downloaded, checked and
+    /// decrypted when not here yet); drawn inline only as one of the four picture types.
+    static func chatImage(_ query: Hummingbird.Parameters, bridge: WebBridge) async -> Response {
+        guard let chat = query["chat"].map(String.init) else { return text(.badRequest, "chat is required\n") }
+        let chatID = ChatID(chat)
+        let known = await MainActor.run { bridge.session.state.chatList.contains { $0.chatID == chatID && $0.image.isSet } }
+        guard known else { return text(.notFound, "no such chat with a picture\n") }
+        let data: Data
+        do {
+            data = try await bridge.session.chatImageData(chatID: chatID)
+        } catch {
+            return text(.badGateway, "cannot open the picture: \(error.reason)\n")
+        }
+        guard let type = ChatImageState.mediaType(of: data), inlineImageTypes.contains(type) else {
+            return text(.unsupportedMediaType, "the picture is not PNG, JPEG, GIF or WebP\n")
+        }
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        headers[HTTPFields.Element.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+        headers[.contentType] = type
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

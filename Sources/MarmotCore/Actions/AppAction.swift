@@ -74,6 +74,11 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case removeMember(chatID: ChatID, npub: String)
     /// Renames a group we administer.
     case renameChat(chatID: ChatID, name: String)
+    /// Sets the picture of a group we administer (PNG, JPEG, GIF or WebP; a nil type is read from
+    /// the bytes): encrypted, uploaded to our Blossom server, then committed as group data.
+    case setChatImage(chatID: ChatID, data: Data, mediaType: String?)
+    /// Removes the picture of a group we administer.
+    case clearChatImage(chatID: ChatID)
     /// Sets how long messages live in a v2 group we administer (seconds; 0 turns it off).
     case setRetention(chatID: ChatID, seconds: UInt64)
     /// Closes a v2 group we administer for every member, for good.
@@ -133,6 +138,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .addMembers(let chatID, let npubs): "addMembers(chat: \(chatID), count: \(npubs.count))"
         case .removeMember(let chatID, _): "removeMember(chat: \(chatID))"
         case .renameChat(let chatID, _): "renameChat(chat: \(chatID))"
+        case .setChatImage(let chatID, let data, _): "setChatImage(chat: \(chatID), bytes: \(data.count))"
+        case .clearChatImage(let chatID): "clearChatImage(chat: \(chatID))"
         case .setRetention(let chatID, let seconds): "setRetention(chat: \(chatID), seconds: \(seconds))"
         case .disbandChat(let chatID): "disbandChat(chat: \(chatID))"
         case .setAdmin(let chatID, _, let isAdmin): "setAdmin(chat: \(chatID), admin: \(isAdmin))"

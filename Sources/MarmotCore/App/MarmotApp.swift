@@ -54,6 +54,16 @@ public final class MarmotApp: Sendable {
         return try result.get()
     }
 
+    /// The bytes of a chat's group picture (v1 image fields, v2 0x8002): at once when on this
+    /// device, else after the core downloaded, checked and decrypted it (`ChatSummary.image`
+    /// follows). The bytes never enter `AppState`.
+    public func chatImageData(chatID: ChatID) async throws(AttachmentError) -> Data {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, AttachmentError>, Never>) in
+            inbox.yield(.chatImageRequest(ChatImageRequest(chatID: chatID, reply: { continuation.resume(returning: $0) })))
+        }
+        return try result.get()
+    }
+
     /// Delivers every update, in rev order, to `reconciler` on a dedicated task, one call at a time.
     /// Only the first call (or `updates()`) gets the stream; later calls do nothing.
     public func listenForUpdates(_ reconciler: any AppReconciler) {

@@ -66,6 +66,8 @@ actor AppCore {
             reduce(event)
         case .attachmentRequest(let request):
             attachmentRequested(request)
+        case .chatImageRequest(let request):
+            chatImageRequested(request)
         }
         reconcileDerivedState()
         scheduleToastExpiry(since: before)
@@ -108,6 +110,8 @@ actor AppCore {
         case .addMembers(let chatID, let npubs): changeGroup(chatID, npubs: npubs) { .add($0) }
         case .removeMember(let chatID, let npub): changeGroup(chatID, npubs: [npub]) { .remove($0[0]) }
         case .renameChat(let chatID, let name): changeGroup(chatID, .rename(name))
+        case .setChatImage(let chatID, let data, let mediaType): setChatImage(chatID, data: data, mediaType: mediaType)
+        case .clearChatImage(let chatID): changeGroup(chatID, .clearImage)
         case .setRetention(let chatID, let seconds): changeGroup(chatID, .setRetention(seconds))
         case .disbandChat(let chatID): changeGroup(chatID, .disband)
         case .setAdmin(let chatID, let npub, let isAdmin): changeGroup(chatID, npubs: [npub]) { .setAdmin($0[0], isAdmin) }
@@ -153,6 +157,9 @@ actor AppCore {
         case .attachmentLoaded(let id, let chatID, let messageID, let index, let report, let result):
             guard isCurrent(id) else { return }
             attachmentLoaded(chatID: chatID, messageID: messageID, index: index, report: report, result: result)
+        case .chatImageLoaded(let id, let chatID, let imageID, let result):
+            guard isCurrent(id) else { return }
+            chatImageLoaded(chatID: chatID, imageID: imageID, result: result)
         case .blossomServersSet(let id, let change, let result):
             guard isCurrent(id) else { return }
             blossomServersSet(change: change, result)

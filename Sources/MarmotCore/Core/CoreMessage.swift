@@ -7,6 +7,14 @@ enum CoreMessage: Sendable {
     case event(InternalEvent)
     /// A renderer asks for an attachment's bytes (`MarmotApp.attachmentData`); `reply` gets them.
     case attachmentRequest(AttachmentRequest)
+    /// A renderer asks for a chat's group picture (`MarmotApp.chatImageData`); `reply` gets it.
+    case chatImageRequest(ChatImageRequest)
+}
+
+/// One `MarmotApp.chatImageData` call waiting for its answer.
+struct ChatImageRequest: Sendable {
+    let chatID: ChatID
+    let reply: @Sendable (Result<Data, AttachmentError>) -> Void
 }
 
 /// One `MarmotApp.attachmentData` call waiting for its answer.
@@ -38,6 +46,8 @@ enum InternalEvent: Sendable {
     /// An attachment's download ended: on this device, or why not.
     case attachmentLoaded(
         session: UInt64, chatID: ChatID, messageID: MessageID, index: Int, report: Bool, Result<Void, ServiceError>)
+    /// A group picture's download ended (for the picture `imageID` names): here, or why not.
+    case chatImageLoaded(session: UInt64, chatID: ChatID, imageID: String, Result<Void, ServiceError>)
     /// The Blossom servers as now in use (`change`: whether the user asked for a change), or why not.
     case blossomServersSet(session: UInt64, change: Bool, Result<(servers: [URL], named: Bool), ServiceError>)
     /// Our profile name was published (the name as published) or not.

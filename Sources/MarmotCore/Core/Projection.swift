@@ -83,6 +83,7 @@ extension AppCore {
                 summary.retentionSeconds = entry.info.retentionSeconds
                 summary.adminNpubs = entry.info.admins.map(\.npub)
                 summary.recentArrivals = entry.arrivals
+                summary.image = chatImageState(entry, session: session)
                 return summary
             }
     }
@@ -122,6 +123,7 @@ extension AppCore {
         view.protocolVersion = entry.info.protocolVersion
         view.isMember = entry.info.isMember
         view.retentionSeconds = entry.info.retentionSeconds
+        view.image = chatImageState(entry, session: session)
         view.isLoaded = entry.thread.loaded
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view

@@ -40,6 +40,9 @@ final class Session {
     var attachmentStates: [MessageID: [Int: AttachmentState]] = [:]
     /// Upload progress of our pending messages' attachments, in whole percent (while uploading).
     var uploadProgress: [MessageID: Int] = [:]
+    /// Group pictures whose state differs from what the messaging layer says (loading, failed,
+    /// downloaded this session), by chat, for the picture `imageID` names.
+    var chatImageStates: [ChatID: (imageID: String, state: ChatImageState)] = [:]
     /// The Blossom servers in use, and whether the user named them.
     var blossomServers: [URL] = []
     var blossomServersNamed = false
@@ -94,6 +97,8 @@ struct ChatEntry {
         info.protocolVersion = fresh.protocolVersion
         info.isMember = fresh.isMember
         info.retentionSeconds = fresh.retentionSeconds
+        info.imageID = fresh.imageID
+        info.imageIsHere = fresh.imageIsHere
         if let last = fresh.lastMessage { noteMessage(last) }
     }
 

@@ -27,6 +27,8 @@ extension DisplayFormatter {
             return "\(actor) changed disappearing messages"
         case .disbanded:
             return "\(actor) closed the group"
+        case .pictureChanged:
+            return "\(actor) changed the group picture"
         }
     }
 

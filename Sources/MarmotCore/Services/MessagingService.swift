@@ -70,6 +70,10 @@ public protocol MessagingService: Sendable {
     /// checked and decrypted (MIP-04, BUD-01), then kept sealed.
     func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws -> Data
 
+    /// The bytes of a chat's group picture: from this device, else downloaded, checked and
+    /// decrypted by the messaging layer.
+    func chatImageData(chatID: ChatID) async throws -> Data
+
     /// The Blossom servers files are uploaded to, and whether the user named them (else they are
     /// derived from the relays).
     func blossomServers() async -> (servers: [URL], named: Bool)
@@ -168,6 +172,10 @@ public enum GroupChange: Sendable, Equatable {
     case setAdmin(PublicKey, Bool)
     /// How long messages live, in seconds; 0 keeps them (v2 chats only).
     case setRetention(UInt64)
+    /// Sets the group picture (PNG, JPEG, GIF or WebP; a nil type is read from the bytes).
+    case setImage(Data, mediaType: String?)
+    /// Removes the group picture.
+    case clearImage
     /// Closes the group for every member, for good (v2 chats only).
     case disband
     case leave
@@ -212,6 +220,8 @@ public enum MembershipChange: String, Sendable, Equatable {
     case retentionChanged
     /// `actor` closed the group for good (the subject is the actor).
     case disbanded
+    /// `actor` set, replaced or removed the group picture (the subject is the actor).
+    case pictureChanged
 }
 
 /// A system line: `actor` added or removed `subject`, or `subject` left.
@@ -255,6 +265,11 @@ public struct ChatInfo: Sendable, Equatable {
     public var isMember: Bool = true
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// Names the group's current picture (its blob id), or nil when it has none; a new value means
+    /// a new picture.
+    public var imageID: String?
+    /// Whether that picture's bytes are on this device.
+    public var imageIsHere = false
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

@@ -38,6 +38,8 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     /// `ChatSummary.arrivalsKept`), oldest first, each numbered (`ArrivedMessage.sequence`): a script
     /// reading every update prints each message once.
     public var recentArrivals: [ArrivedMessage] = []
+    /// The group picture's state (`MarmotApp.chatImageData` gives its bytes once available).
+    public var image: ChatImageState = .none
     /// How many arrivals a chat row keeps.
     public static let arrivalsKept = 64
 
@@ -97,6 +99,8 @@ public struct ChatViewState: Sendable, Equatable {
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// The group picture's state, shown in the header (`MarmotApp.chatImageData` gives its bytes).
+    public var image: ChatImageState = .none
     /// What the header says of disappearing messages ("Messages disappear after 1 day"); nil when off.
     public var retentionLabel: String? { DisplayFormatter.retentionLabel(seconds: retentionSeconds) }
 

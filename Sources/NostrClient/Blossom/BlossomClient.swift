@@ -74,6 +74,18 @@ public struct BlossomClient: Sendable {
         return answer.body
     }
 
+    /// Downloads what a plain http(s) address serves, refusing more than `maxBytes` (for a file
+    /// named by address, not by hash, such as a v2 group avatar URL; the caller checks the address
+    /// against its URL policy first).
+    public func fetch(_ url: URL, maxBytes: Int) async throws(BlossomError) -> Data {
+        try Self.checkServer(url)
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        let answer = try await BlossomHTTP.perform(request, body: nil, maxBytes: maxBytes, timeout: timeout)
+        try Self.requireSuccess(answer)
+        return answer.body
+    }
+
     /// True when `server` has the blob (BUD-01 HEAD: 200), false on 404.
     public func exists(_ sha256: Data, on server: URL) async throws(BlossomError) -> Bool {
         try Self.checkServer(server)

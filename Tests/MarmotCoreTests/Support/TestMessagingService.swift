@@ -203,6 +203,15 @@ actor TestMessagingService: MessagingService {
 
     func setAttachmentBytes(_ data: Data?, for messageID: MessageID) { attachmentBytes[messageID] = data }
 
+    /// Group pictures "on their server", by chat: what `chatImageData` returns; absent ones fail.
+    var chatImages: [ChatID: Data] = [:]
+    func setChatImage(_ data: Data?, for chatID: ChatID) { chatImages[chatID] = data }
+
+    func chatImageData(chatID: ChatID) async throws -> Data {
+        guard let data = chatImages[chatID] else { throw TestServiceError(description: "group picture not found (404)") }
+        return data
+    }
+
     func blossomServers() async -> (servers: [URL], named: Bool) { (blossom, !blossom.isEmpty) }
 
     func setBlossomServers(_ urls: [URL]) async throws {

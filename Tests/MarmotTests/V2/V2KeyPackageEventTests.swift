@@ -34,7 +34,7 @@ import Testing
         #expect(event.tags.map(\.fields) == [
             ["d", slot.value], ["mls_protocol_version", "1.0"], ["i", Hex.encode(ref.bytes)], ["mls_ciphersuite", "0x0001"],
             ["mls_extensions", "0x0006", "0xf2d1"], ["mls_proposals", "0x0008", "0x000a"],
-            ["app_components", "0x8001", "0x8003", "0x8004", "0x8005", "0x8006", "0x8009", "0x800b", "0x800c"],
+            ["app_components", "0x8001", "0x8002", "0x8003", "0x8004", "0x8005", "0x8006", "0x8007", "0x8009", "0x800b", "0x800c"],
         ])
         #expect(slot.value.utf8.count == 64 && slot.value == slot.value.lowercased())
         // Content: base64 of an MLSMessage (version 0x0001, wire format 0x0005 mls_key_package), not a bare KeyPackage.

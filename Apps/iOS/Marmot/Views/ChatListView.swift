@@ -26,7 +26,7 @@ struct ChatListView: View {
                     Button {
                         manager.dispatch(.openChat(chatID: chat.chatID))
                     } label: {
-                        ChatRow(chat: chat)
+                        ChatRow(chat: chat, manager: manager)
                     }
                     .badge(Int(chat.unreadCount))
                 }
@@ -155,9 +155,13 @@ struct InviteRow: View {
 /// formatted them.
 struct ChatRow: View {
     let chat: ChatSummary
+    let manager: AppManager
 
     var body: some View {
         HStack(alignment: .firstTextBaseline) {
+            if chat.image.isSet {
+                GroupAvatar(chatID: chat.chatID, state: chat.image, manager: manager)
+            }
             VStack(alignment: .leading, spacing: 4) {
                 HStack(spacing: 6) {
                     Text(chat.displayName)

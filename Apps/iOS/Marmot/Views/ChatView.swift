@@ -106,9 +106,14 @@ struct ChatView: View {
                 // The title, with the member count of a group and the core's protocol badge (issue 18).
                 ToolbarItem(placement: .principal) {
                     VStack(spacing: 0) {
-                        Text(chat.displayName)
-                            .font(.headline)
-                            .lineLimit(1)
+                        HStack(spacing: 6) {
+                            if chat.image.isSet {
+                                GroupAvatar(chatID: chat.chatID, state: chat.image, manager: manager, size: 24)
+                            }
+                            Text(chat.displayName)
+                                .font(.headline)
+                                .lineLimit(1)
+                        }
                         HStack(spacing: 6) {
                             if chat.isGroup {
                                 Text("\(chat.memberCount) members")

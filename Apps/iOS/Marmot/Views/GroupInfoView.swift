@@ -1,4 +1,5 @@
 import MarmotAppKit
+import PhotosUI
 import SwiftUI
 
 /// A group's members and admins, with add, remove, rename and admin changes when the core says
@@ -9,6 +10,7 @@ struct GroupInfoView: View {
     @State private var newMember = ""
     @State private var newName = ""
     @State private var confirmingLeave = false
+    @State private var pickedPicture: PhotosPickerItem?
 
     var body: some View {
         if let chat = manager.state.currentChat {
@@ -44,6 +46,23 @@ struct GroupInfoView: View {
                         Button("Add") {
                             manager.dispatch(.addMembers(chatID: chat.chatID, npubs: [newMember]))
                             newMember = ""
+                        }
+                    }
+                    Section("Group Picture") {
+                        PhotosPicker("Choose Picture", selection: $pickedPicture, matching: .images)
+                        if chat.image.isSet {
+                            Button("Remove Picture", role: .destructive) {
+                                manager.dispatch(.clearChatImage(chatID: chat.chatID))
+                            }
+                        }
+                    }
+                    .onChange(of: pickedPicture) { _, item in
+                        guard let item else { return }
+                        pickedPicture = nil
+                        Task {
+                            guard let data = try? await item.loadTransferable(type: Data.self) else { return }
+                            // The core reads the type from the bytes (PNG, JPEG, GIF or WebP).
+                            manager.dispatch(.setChatImage(chatID: chat.chatID, data: data, mediaType: nil))
                         }
                     }
                     Section("Rename") {

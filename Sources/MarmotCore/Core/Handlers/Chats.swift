@@ -79,10 +79,12 @@ extension AppCore {
             var entry = ChatEntry(info: info)
             if session.visibleChatID == info.chatID { entry.info.unreadCount = 0 }
             session.chats[info.chatID] = entry
+            fetchChatImageIfNew(info.chatID)
             return
         }
         entry.refresh(from: info)
         session.chats[info.chatID] = entry
+        fetchChatImageIfNew(info.chatID)
     }
 
     /// Runs when a chat comes on top of the stack: clears its unread count and loads its newest page.

@@ -50,6 +50,8 @@ extension MarmotMessagingService {
             case .remove(let member): _ = try await client.removeMembers([member], from: group)
             case .rename(let name): _ = try await client.updateGroupData(group, name: name)
             case .setRetention(let seconds): _ = try await client.updateGroupData(group, retention: seconds)
+            case .setImage(let data, let mediaType): _ = try await client.setGroupImage(group, data: data, mediaType: mediaType)
+            case .clearImage: _ = try await client.clearGroupImage(group)
             case .disband: _ = try await client.disbandGroup(group)
             case .leave: _ = try await client.leaveGroup(group)
             case .setAdmin(let member, let isAdmin):

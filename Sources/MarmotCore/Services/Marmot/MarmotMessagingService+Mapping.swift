@@ -44,6 +44,8 @@ extension MarmotMessagingService {
             protocolVersion: Self.protocolVersion(chat.version))
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
+        info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString
+        if info.imageID != nil { info.imageIsHere = await client.hasGroupImageContent(chat.id) }
         return info
     }
 
@@ -98,6 +100,7 @@ extension MarmotMessagingService {
             case .readded: .readded
             case .retentionChanged: .retentionChanged
             case .disbanded: .disbanded
+            case .pictureChanged: .pictureChanged
             default: .removed
             }
         return MembershipNotice(change: change, actor: notice.actor, subject: notice.subject)

@@ -15,6 +15,16 @@ extension MarmotMessagingService {
         }
     }
 
+    func chatImageData(chatID: ChatID) async throws -> Data {
+        let client = try await connectedClient()
+        let group = try Self.groupID(chatID)
+        do {
+            return try await client.groupImageContent(group)
+        } catch {
+            throw MarmotMessagingError.friendly(error)
+        }
+    }
+
     func blossomServers() async -> (servers: [URL], named: Bool) {
         guard let client = try? await storedClient() else { return ([], false) }
         return (await client.blossomServers(), await client.hasNamedBlossomServers())

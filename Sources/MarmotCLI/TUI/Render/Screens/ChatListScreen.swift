@@ -107,6 +107,7 @@ enum ChatListScreen {
         var left = [Span(selected ? " > " : "   ", .bold), Span(TextWidth.sanitized(chat.displayName), nameStyle)]
         if chat.isGroup { left.append(Span(" · \(chat.memberCount) members", .dim)) }
         if let label = chat.membershipLabel { left.append(Span(" · " + TextWidth.sanitized(label), .dim)) }
+        if let picture = chat.image.label { left.append(Span(" · [" + picture + "]", .dim)) }
         let first = StyledLine.justified(left, right, width: width)
         let previewStyle: TextStyle = chat.unreadCount > 0 ? .plain : .dim
         let second = StyledLine("     " + TextWidth.sanitized(chat.lastMessagePreview), previewStyle).clipped(to: width)
