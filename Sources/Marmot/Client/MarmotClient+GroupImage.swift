@@ -13,9 +13,11 @@ extension MarmotClient {
     /// Sets the group's picture: checks it (PNG, JPEG, GIF or WebP; `mediaType` nil takes what the
     /// bytes are), encrypts and uploads it to our first Blossom server, then commits the reference.
     /// Admins only; the upload happens before the commit, so members never see a reference to a
-    /// blob that is not there.
-    public func setGroupImage(_ id: GroupID, data: Data, mediaType: String? = nil) async throws -> CommitOutcome {
+    /// blob that is not there. Its camera metadata is cut first (`ImageMetadata`).
+    public func setGroupImage(_ id: GroupID, data original: Data, mediaType: String? = nil) async throws -> CommitOutcome {
         try requireStarted()
+        // Camera metadata (EXIF with its GPS position, XMP, IPTC) goes before the picture is sealed.
+        let data = stripMetadata(original)
         let sealed: SealedGroupImage
         let uploadKeys: Keys
         do {

@@ -85,7 +85,7 @@ extension MarmotClient {
         guard let server = blossomServers().first else {
             throw MarmotClientError.media("no Blossom server: add one (`marmot blossom add URL`)")
         }
-        let plaintext = stripMetadata(media)
+        let plaintext = stripMetadata(media.data)
         let prepared = try await withExclusive { () throws -> (tags: [Tag], upload: PendingUpload, epoch: UInt64, kind: UInt16, hash: Data) in
                 let session = try self.session(chat)
                 guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(chat) }
@@ -121,16 +121,16 @@ extension MarmotClient {
 
     /// The bytes of a picture to send without its camera metadata (`ImageMetadata`: EXIF with GPS,
     /// XMP, IPTC, comments); other files, and pictures whose structure does not parse, as given.
-    private func stripMetadata(_ media: OutgoingMedia) -> Data {
-        switch ImageMetadata.strip(media.data) {
+    func stripMetadata(_ data: Data) -> Data {
+        switch ImageMetadata.strip(data) {
         case .stripped(let data, let removed):
             logger.info("removed picture metadata before sending: \(removed.joined(separator: ", "))")
             return data
         case .clean:
-            return media.data
+            return data
         case .unreadable(let why):
             logger.notice("picture metadata not removed, the file does not parse as its type: \(why)")
-            return media.data
+            return data
         }
     }
 
