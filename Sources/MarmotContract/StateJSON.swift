@@ -26,6 +26,21 @@ extension ContractJSON {
             "invites": state.invites.map(invite),
             "lastOutcome": orNull(state.lastOutcome.map(outcome)),
             "profile": profile(state.profile),
+            "devices": devices(state.devices),
+        ]
+    }
+
+    /// `{"list":[{"id","name","addedAt","addedDisplay","isThisDevice","isLinked","statusLabel"}],"loaded","loading","historyNotice"}`.
+    static func devices(_ devices: DevicesState) -> Object {
+        [
+            "list": devices.list.map { device -> Object in
+                [
+                    "id": device.id, "name": device.name, "addedAt": orNull(device.addedAt.map { Int($0) }),
+                    "addedDisplay": device.addedDisplay, "isThisDevice": device.isThisDevice, "isLinked": device.isLinked,
+                    "statusLabel": device.statusLabel,
+                ]
+            },
+            "loaded": devices.loaded, "loading": devices.loading, "historyNotice": DevicesState.historyNotice,
         ]
     }
 
@@ -78,7 +93,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
             "retentionSeconds": Int(clamping: chat.retentionSeconds),
-            "recentArrivals": chat.recentArrivals.map(arrival),
+            "recentArrivals": chat.recentArrivals.map(arrival), "isNotes": chat.isNotes,
         ]
     }
 
@@ -92,6 +107,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
             "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
+            "isNotes": chat.isNotes,
         ]
     }
 

@@ -87,6 +87,8 @@ enum ChatFlows {
         let member: Bool
         /// The core's mark for such a chat ("left"), else nil.
         let membership: String?
+        /// This account's Notes chat (issue 29): its own devices only; listed first.
+        let notes: Bool
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -103,11 +105,12 @@ enum ChatFlows {
             protocolLabel = summary.protocolLabel
             member = summary.isMember
             membership = summary.membershipLabel
+            notes = summary.isNotes
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
-            let who = group ? "\(name) (\(members) members)" : peer
+            let who = notes ? name : group ? "\(name) (\(members) members)" : peer
             let mark = membership.map { "  (\($0))" } ?? ""
             return "\(id)  \(who)\(mark)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }

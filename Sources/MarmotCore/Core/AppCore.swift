@@ -116,6 +116,10 @@ actor AppCore {
         case .declineInvite(let id): answerInvite(id, accept: false)
         case .clearToast: state.toast = nil
         case .foregrounded: foregrounded()
+        case .openNotes: openNotes()
+        case .loadDevices: changeDevices(.listDevices)
+        case .linkDevice(let id): changeDevices(.linkDevice, id: id)
+        case .removeDevice(let id): changeDevices(.removeDevice, id: id)
         }
     }
 
@@ -165,6 +169,12 @@ actor AppCore {
         case .inviteAnswered(let id, let invite, let accepted, let result):
             guard isCurrent(id) else { return }
             inviteAnswered(invite, accepted: accepted, result: result)
+        case .notesOpened(let id, let result):
+            guard isCurrent(id) else { return }
+            notesOpened(result)
+        case .devicesLoaded(let id, let operation, let result):
+            guard isCurrent(id) else { return }
+            devicesLoaded(operation, result)
         case .relayClockTick(let id):
             guard isCurrent(id) else { return }
             session?.relayClock = nil  // the texts are re-derived below; the next tick is scheduled
