@@ -238,6 +238,7 @@ actor AppCore {
         if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
         if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
         if before.profile != now.profile { changed.append { .profileChanged(rev: $0, profile: now.profile) } }
+        if before.devices != now.devices { changed.append { .devicesChanged(rev: $0, devices: now.devices) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)
