@@ -36,7 +36,7 @@ struct MarmotCommand: AsyncParsableCommand {
             InteractiveCommand.self, DemoCommand.self, AccountCommand.self, ChatsCommand.self, ChatCommand.self, SendCommand.self, MessagesCommand.self,
             ReactCommand.self, UnreactCommand.self, ReplyCommand.self, EditCommand.self, DeleteCommand.self,
             ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelaysCommand.self, RelayCommand.self,
-            WebCommand.self, MediaCommand.self, BlossomCommand.self,
+            WebCommand.self, MediaCommand.self, BlossomCommand.self, NotesCommand.self, DevicesCommand.self,
         ],
         defaultSubcommand: InteractiveCommand.self
     )

@@ -145,6 +145,10 @@ extension ContractJSON {
         case "leaveChat": return .leaveChat(chatID: ChatID(try fields.string("chatId")))
         case "clearToast": return .clearToast
         case "foregrounded": return .foregrounded
+        case "openNotes": return .openNotes
+        case "loadDevices": return .loadDevices
+        case "linkDevice": return .linkDevice(id: try fields.string("id"))
+        case "removeDevice": return .removeDevice(id: try fields.string("id"))
         default: throw .unknownType(type)
         }
     }
@@ -245,6 +249,10 @@ extension ContractJSON {
         case .leaveChat(let chatID): object.merge(["type": "leaveChat", "chatId": chatID.rawValue]) { $1 }
         case .clearToast: object["type"] = "clearToast"
         case .foregrounded: object["type"] = "foregrounded"
+        case .openNotes: object["type"] = "openNotes"
+        case .loadDevices: object["type"] = "loadDevices"
+        case .linkDevice(let id): object.merge(["type": "linkDevice", "id": id]) { $1 }
+        case .removeDevice(let id): object.merge(["type": "removeDevice", "id": id]) { $1 }
         }
         return object
     }

@@ -26,6 +26,21 @@ extension ContractJSON {
             "invites": state.invites.map(invite),
             "lastOutcome": orNull(state.lastOutcome.map(outcome)),
             "profile": profile(state.profile),
+            "devices": devices(state.devices),
+        ]
+    }
+
+    /// `{"list":[{"id","name","addedAt","addedDisplay","isThisDevice","isLinked","statusLabel"}],"loaded","loading","historyNotice"}`.
+    static func devices(_ devices: DevicesState) -> Object {
+        [
+            "list": devices.list.map { device -> Object in
+                [
+                    "id": device.id, "name": device.name, "addedAt": orNull(device.addedAt.map { Int($0) }),
+                    "addedDisplay": device.addedDisplay, "isThisDevice": device.isThisDevice, "isLinked": device.isLinked,
+                    "statusLabel": device.statusLabel,
+                ]
+            },
+            "loaded": devices.loaded, "loading": devices.loading, "historyNotice": DevicesState.historyNotice,
         ]
     }
 
@@ -80,6 +95,7 @@ extension ContractJSON {
             "retentionSeconds": Int(clamping: chat.retentionSeconds),
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "recentArrivals": chat.recentArrivals.map(arrival),
+            "isNotes": chat.isNotes,
         ]
     }
 
@@ -94,6 +110,7 @@ extension ContractJSON {
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
             "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
+            "isNotes": chat.isNotes,
         ]
     }
 

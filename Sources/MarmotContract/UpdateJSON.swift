@@ -38,6 +38,9 @@ extension ContractJSON {
         case .profileChanged(_, let profile):
             object["type"] = "profileChanged"
             object["profile"] = self.profile(profile)
+        case .devicesChanged(_, let devices):
+            object["type"] = "devicesChanged"
+            object["devices"] = self.devices(devices)
         case .outcomeChanged(_, let outcome, let toast):
             object["type"] = "outcomeChanged"
             object["outcome"] = orNull(outcome.map(self.outcome))

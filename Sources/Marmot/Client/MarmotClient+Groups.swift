@@ -330,7 +330,7 @@ extension MarmotClient {
 
     /// Gift-wraps `welcome` to each invitee (the author of its KeyPackage) and publishes it on our
     /// relays, group `group`'s and the invitee's inbox relays (`publishWelcome(_:to:group:)`).
-    private func sendWelcomes(
+    func sendWelcomes(
         _ welcome: Welcome, to packages: [PeerKeyPackage], relays groupRelays: [RelayURL], group: GroupID
     ) async throws -> [PublicKey: PoolPublishResult] {
         var results: [PublicKey: PoolPublishResult] = [:]

@@ -137,11 +137,13 @@ extension MarmotClient {
         let dTags = Set(MarmotVersion.allCases.compactMap { version in
             (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
         })
-        // Legacy kind-443 events are never replaced by relays; a kind-30443 event is ours to delete
-        // only under one of this device's `d` tags (another device of the account has its own).
+        // Legacy kind-443 events are never replaced by relays; one is ours to delete only when this
+        // device published it (another device of the account publishes its own, issue 29), as a
+        // kind-30443 event is only under one of this device's `d` tags.
+        let published = Set(stored.flatMap { [$0.eventID, $0.legacyEventID] }.compactMap { $0 })
         let stale = seen.filter { event in
             guard !keep.contains(event.id) else { return false }
-            if event.kind == .keyPackage { return true }
+            if event.kind == .keyPackage { return published.contains(event.id) }
             return dTags.contains(event.tags.first { $0.name == "d" }?.value ?? "")
         }
         if !stale.isEmpty {

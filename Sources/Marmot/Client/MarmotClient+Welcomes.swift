@@ -137,6 +137,11 @@ extension MarmotClient {
         requestKeyPackageRotation(version)
         logger.info(
             "invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)\(former == nil ? "" : ", which we had left")")
+        if sender == publicKey && members.allSatisfy({ $0 == publicKey }) {
+            let id = mls.groupID
+            Task { [weak self] in await self?.joinOwnNotes(id) }
+            return
+        }
         if let pending = self.invite(mls.groupID) { emit(.inviteReceived(pending)) }
     }
 

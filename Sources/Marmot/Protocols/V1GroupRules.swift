@@ -144,7 +144,8 @@ package struct V1GroupRules: GroupRules {
     }
 
     /// Why `sender` is not a proven inviter: it must hold a leaf with its own identity, be an admin,
-    /// and not be us; every credential must be a Nostr identity and ours must appear once.
+    /// and not be us (except another device of ours inviting us into a group of this account's
+    /// devices only); every credential must be a Nostr identity and ours must appear once.
     static func unprovenInviter(_ sender: PublicKey, of mls: MLSGroup, admins: [PublicKey], me: PublicKey) -> String? {
         unprovenInviter(sender, identities: mls.members.map { NostrIdentity.publicKey($0.credential) }, admins: admins, me: me)
     }
@@ -152,9 +153,16 @@ package struct V1GroupRules: GroupRules {
     /// `unprovenInviter` over the members' identities (nil: a credential that is not a Nostr
     /// identity), so it can run on a Welcome's tree before that tree is validated.
     static func unprovenInviter(_ sender: PublicKey, identities all: [PublicKey?], admins: [PublicKey], me: PublicKey) -> String? {
-        guard sender != me else { return "the Welcome claims to come from ourselves" }
         let identities = all.compactMap { $0 }
         guard identities.count == all.count else { return "a member's credential is not a Nostr identity" }
+        // A seal signed by our own key comes from another device of this account (issue 29): only
+        // a group whose members are all this account (its Notes chat) is joined that way.
+        if sender == me {
+            guard identities.allSatisfy({ $0 == me }) else { return "the Welcome claims to come from ourselves" }
+            guard admins.contains(me) else { return "the sender \(sender.hex) is not an admin of the group" }
+            guard identities.count >= 2 else { return "the Welcome claims to come from ourselves" }
+            return nil
+        }
         guard identities.contains(sender) else { return "the sender \(sender.hex) is not a member of the group" }
         guard admins.contains(sender) else { return "the sender \(sender.hex) is not an admin of the group" }
         guard identities.filter({ $0 == me }).count == 1 else { return "our identity appears in more than one leaf" }

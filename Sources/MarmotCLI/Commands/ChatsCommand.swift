@@ -91,6 +91,8 @@ enum ChatFlows {
         let image: String
         /// Why the picture failed, else nil.
         let imageError: String?
+        /// This account's Notes chat (issue 29): its own devices only; listed first.
+        let notes: Bool
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -109,11 +111,12 @@ enum ChatFlows {
             membership = summary.membershipLabel
             image = summary.image.name
             imageError = summary.image.reason
+            notes = summary.isNotes
         }
 
         var text: String {
             let unreadText = unread > 0 ? "\(unread) unread" : "read"
-            let who = group ? "\(name) (\(members) members)" : peer
+            let who = notes ? name : group ? "\(name) (\(members) members)" : peer
             let mark = membership.map { "  (\($0))" } ?? ""
             let picture = image == "none" ? "" : "  [picture: \(image)]"
             return "\(id)  \(who)\(mark)\(picture)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"

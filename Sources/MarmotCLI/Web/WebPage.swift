@@ -119,7 +119,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 let state = null, lastRev = -1, resyncing = false, socket = null, notice = "";
 const $ = id => document.getElementById(id);
 const SLICES = {routerChanged:"router", authChanged:"auth", chatListChanged:"chatList", currentChatChanged:"currentChat",
-  toastChanged:"toast", busyChanged:"busy", networkChanged:"network", invitesChanged:"invites", profileChanged:"profile"};
+  toastChanged:"toast", busyChanged:"busy", networkChanged:"network", invitesChanged:"invites", profileChanged:"profile", devicesChanged:"devices"};
 
 function connect() {
   socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);

@@ -95,6 +95,15 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case declineInvite(inviteID: InviteID)
 
     // UI
+    /// Opens this account's Notes chat, making it on first use (issue 29).
+    case openNotes
+    /// Reads this account's devices again (linked, and waiting to be linked) into `AppState.devices`.
+    case loadDevices
+    /// Adds a device waiting to be linked to the Notes chat (the user confirmed it is theirs).
+    case linkDevice(id: String)
+    /// Removes a linked device from the Notes chat (it reads nothing written there after).
+    case removeDevice(id: String)
+
     case clearToast
 
     // Lifecycle
@@ -146,6 +155,10 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .leaveChat(let chatID): "leaveChat(chat: \(chatID))"
         case .clearToast: "clearToast"
         case .foregrounded: "foregrounded"
+        case .openNotes: "openNotes"
+        case .loadDevices: "loadDevices"
+        case .linkDevice: "linkDevice"
+        case .removeDevice: "removeDevice"
         }
     }
 

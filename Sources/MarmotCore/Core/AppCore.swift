@@ -120,6 +120,10 @@ actor AppCore {
         case .declineInvite(let id): answerInvite(id, accept: false)
         case .clearToast: state.toast = nil
         case .foregrounded: foregrounded()
+        case .openNotes: openNotes()
+        case .loadDevices: changeDevices(.listDevices)
+        case .linkDevice(let id): changeDevices(.linkDevice, id: id)
+        case .removeDevice(let id): changeDevices(.removeDevice, id: id)
         }
     }
 
@@ -172,6 +176,12 @@ actor AppCore {
         case .inviteAnswered(let id, let invite, let accepted, let result):
             guard isCurrent(id) else { return }
             inviteAnswered(invite, accepted: accepted, result: result)
+        case .notesOpened(let id, let result):
+            guard isCurrent(id) else { return }
+            notesOpened(result)
+        case .devicesLoaded(let id, let operation, let result):
+            guard isCurrent(id) else { return }
+            devicesLoaded(operation, result)
         case .relayClockTick(let id):
             guard isCurrent(id) else { return }
             session?.relayClock = nil  // the texts are re-derived below; the next tick is scheduled
@@ -235,6 +245,7 @@ actor AppCore {
         if before.network != now.network { changed.append { .networkChanged(rev: $0, network: now.network) } }
         if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
         if before.profile != now.profile { changed.append { .profileChanged(rev: $0, profile: now.profile) } }
+        if before.devices != now.devices { changed.append { .devicesChanged(rev: $0, devices: now.devices) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

@@ -54,6 +54,10 @@ enum InternalEvent: Sendable {
     case profileSaved(session: UInt64, Result<String, ServiceError>)
     /// A group operation ended: the chat to open (creation), nothing (a change), or why not.
     case groupOperationFinished(session: UInt64, UserOperation, Result<ChatInfo?, ServiceError>)
+    /// The Notes chat was opened (made if needed), or why not.
+    case notesOpened(session: UInt64, Result<ChatInfo, ServiceError>)
+    /// A device operation ended with the devices as they are now, or why not.
+    case devicesLoaded(session: UInt64, UserOperation, Result<[DeviceInfo], ServiceError>)
     /// Time passed for the relays' "last event … ago" texts of session `session`.
     case relayClockTick(session: UInt64)
     /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.

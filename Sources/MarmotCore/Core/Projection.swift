@@ -51,7 +51,8 @@ extension AppCore {
     private func chatList(_ session: Session) -> [ChatSummary] {
         let me = session.myPublicKey
         return session.chats.values
-            .sorted { ($0.activityAt, $1.id) > ($1.activityAt, $0.id) }
+            // The Notes chat first (issue 29), then by latest activity.
+            .sorted { ($0.info.isNotes ? 1 : 0, $0.activityAt, $1.id) > ($1.info.isNotes ? 1 : 0, $1.activityAt, $0.id) }
             .map { entry in
                 var last = entry.info.lastMessage
                 // A file sent without a caption is previewed by its name.
@@ -84,6 +85,7 @@ extension AppCore {
                 summary.adminNpubs = entry.info.admins.map(\.npub)
                 summary.recentArrivals = entry.arrivals
                 summary.image = chatImageState(entry, session: session)
+                summary.isNotes = entry.info.isNotes
                 return summary
             }
     }
@@ -125,6 +127,7 @@ extension AppCore {
         view.retentionSeconds = entry.info.retentionSeconds
         view.image = chatImageState(entry, session: session)
         view.isLoaded = entry.thread.loaded
+        view.isNotes = entry.info.isNotes
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view
     }

@@ -32,6 +32,9 @@ extension DisplayFormatter {
         }
     }
 
+    /// The title of this account's Notes chat (issue 29).
+    public static let notesTitle = "Notes"
+
     /// The mark of a message from an abandoned branch of the group (a competing change won, so the
     /// other members never had it).
     public static let invalidatedLabel = "not seen by the group (a competing change won)"
@@ -60,6 +63,7 @@ extension DisplayFormatter {
     /// The chat's title: the peer of a 1:1; a group's name; else the other members' short npubs
     /// ("npub1a…, npub1b… +2"); "npub1… (left)" when nobody else is left.
     public func chatTitle(_ info: ChatInfo) -> String {
+        if info.isNotes { return Self.notesTitle }
         if info.isDirect { return displayName(peerName: info.peerName, npub: info.peer.npub) }
         let name = info.groupName.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
         if !name.isEmpty { return name }

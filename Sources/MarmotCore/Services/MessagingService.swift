@@ -91,6 +91,53 @@ public protocol MessagingService: Sendable {
 
     /// Closes subscriptions, relay connections and storage; finishes the event stream. Idempotent.
     func stop() async
+
+    /// This account's Notes chat, made on first use (a group of only this account's devices).
+    func openNotes() async throws -> ChatInfo
+
+    /// This account's devices: those in the Notes chat (this one marked) and those waiting to be
+    /// linked (key packages of this account from other installations).
+    func devices() async throws -> [DeviceInfo]
+
+    /// Adds a waiting device to the Notes chat; returns the devices as they are after.
+    func linkDevice(_ id: String) async throws -> [DeviceInfo]
+
+    /// Removes a device's leaf from the Notes chat; returns the devices as they are after.
+    func removeDevice(_ id: String) async throws -> [DeviceInfo]
+}
+
+/// A messaging layer without linked devices (test doubles): every device call is refused.
+extension MessagingService {
+    public func openNotes() async throws -> ChatInfo { throw DevicesUnsupported() }
+    public func devices() async throws -> [DeviceInfo] { throw DevicesUnsupported() }
+    public func linkDevice(_ id: String) async throws -> [DeviceInfo] { throw DevicesUnsupported() }
+    public func removeDevice(_ id: String) async throws -> [DeviceInfo] { throw DevicesUnsupported() }
+}
+
+/// The messaging layer has no Notes chat or linked devices.
+public struct DevicesUnsupported: Error, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "Notes and devices are not available" }
+}
+
+/// One installation of this account (issue 29): its own MLS leaf under the account's npub.
+public struct DeviceInfo: Sendable, Equatable, Identifiable {
+    /// Short and stable: the first 16 hex digits of the device's MLS signature key.
+    public var id: String
+    public var name: String
+    /// Unix seconds it joined the Notes chat, when known.
+    public var addedAt: Int64?
+    public var isThisDevice: Bool
+    /// False: it published a key package and waits to be linked (`AppAction.linkDevice`).
+    public var isLinked: Bool
+
+    public init(id: String, name: String, addedAt: Int64?, isThisDevice: Bool, isLinked: Bool) {
+        self.id = id
+        self.name = name
+        self.addedAt = addedAt
+        self.isThisDevice = isThisDevice
+        self.isLinked = isLinked
+    }
 }
 
 /// What the service is given for one session.
@@ -270,6 +317,8 @@ public struct ChatInfo: Sendable, Equatable {
     public var imageID: String?
     /// Whether that picture's bytes are on this device.
     public var imageIsHere = false
+    /// This account's Notes chat: a group of only its own devices (issue 29); `peer` is ourselves.
+    public var isNotes = false
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

@@ -23,6 +23,8 @@ public struct AppState: Sendable, Equatable {
     public var invites: [InviteSummary]
     /// This account's public profile (the name others see instead of the npub).
     public var profile: ProfileState = ProfileState()
+    /// This account's devices, as last read (`AppAction.loadDevices`, issue 29).
+    public var devices: DevicesState = DevicesState()
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],

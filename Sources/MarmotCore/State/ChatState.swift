@@ -34,6 +34,8 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// This account's Notes chat (issue 29): shown first, titled "Notes", no peer.
+    public var isNotes = false
     /// The last messages that arrived in this chat this session (at most
     /// `ChatSummary.arrivalsKept`), oldest first, each numbered (`ArrivedMessage.sequence`): a script
     /// reading every update prints each message once.
@@ -70,6 +72,8 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
 /// The open chat: present exactly when the top screen is `.chat` of a known chat.
 public struct ChatViewState: Sendable, Equatable {
     public var chatID: ChatID
+    /// This account's Notes chat (issue 29): its devices only; renderers show `DevicesState.historyNotice`.
+    public var isNotes = false
     public var peerNpub: String
     public var peerName: String?
     public var displayName: String

@@ -51,6 +51,8 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let invalidReaction = OutcomeCode("invalid_reaction")
     /// `unreact` found no reaction of ours to take back.
     public static let notReacted = OutcomeCode("not_reacted")
+    /// No device of this account has that id (or it is not waiting to be linked).
+    public static let unknownDevice = OutcomeCode("unknown_device")
     /// Anything else; the message says what.
     public static let failed = OutcomeCode("failed")
 }
@@ -80,6 +82,10 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case sendAttachment = "send_attachment"
     case downloadAttachment = "download_attachment"
     case changeBlossomServers = "change_blossom_servers"
+    case openNotes = "open_notes"
+    case listDevices = "list_devices"
+    case linkDevice = "link_device"
+    case removeDevice = "remove_device"
     /// Work the messaging layer does on its own (start-up, chat list refresh).
     case messaging
 }

@@ -29,6 +29,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case invitesChanged(rev: UInt64, invites: [InviteSummary])
     /// This account's profile (its name) changed.
     case profileChanged(rev: UInt64, profile: ProfileState)
+    /// This account's devices as last read, linked or removed (issue 29).
+    case devicesChanged(rev: UInt64, devices: DevicesState)
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
@@ -49,7 +51,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .fullState(let state): state.rev
         case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
             .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _),
-            .networkChanged(let rev, _), .invitesChanged(let rev, _), .profileChanged(let rev, _):
+            .networkChanged(let rev, _), .invitesChanged(let rev, _), .profileChanged(let rev, _),
+            .devicesChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
         case .outcomeChanged(let rev, _, _): rev
@@ -82,6 +85,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
             "networkChanged(rev: \(rev), relays: \(network.connectedRelays)/\(network.totalRelays))"
         case .invitesChanged(let rev, let invites): "invitesChanged(rev: \(rev), invites: \(invites.count))"
         case .profileChanged(let rev, let profile): "profileChanged(rev: \(rev), named: \(profile.name != nil))"
+        case .devicesChanged(let rev, let devices): "devicesChanged(rev: \(rev), devices: \(devices.list.count))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
         case .outcomeChanged(let rev, let outcome, let toast):
             "outcomeChanged(rev: \(rev), code: \(outcome?.code.rawValue ?? "none"), toast: \(toast != nil))"
@@ -110,6 +114,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .networkChanged(_, let network): next.network = network
         case .invitesChanged(_, let invites): next.invites = invites
         case .profileChanged(_, let profile): next.profile = profile
+        case .devicesChanged(_, let devices): next.devices = devices
         case .outcomeChanged(_, let outcome, let toast):
             next.lastOutcome = outcome
             next.toast = toast

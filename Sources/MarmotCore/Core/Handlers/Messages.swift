@@ -232,8 +232,10 @@ extension AppCore {
             && session.chats[message.chatID]?.info.lastMessage?.id != message.id
         record(message, in: session)
         if isNew { noteArrival(message, in: session) }
-        // Reactions, edits and deletions change other messages; they are not unread messages.
-        guard isNew, message.role == .text, message.sender != session.myPublicKey else { return }
+        // Reactions, edits and deletions change other messages; they are not unread messages. A
+        // new note of ours in the Notes chat was written on another device (issue 29).
+        let fromElsewhere = message.sender != session.myPublicKey || session.chats[message.chatID]?.info.isNotes == true
+        guard isNew, message.role == .text, fromElsewhere else { return }
         if session.visibleChatID == message.chatID {
             if let service = session.service { spawnMarkRead(message.chatID, service: service) }
         } else {

@@ -19,9 +19,14 @@ extension MarmotMessagingService {
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
         let others = chat.members.filter { $0 != me }
+        let isNotes = await client.isNotes(chat.id)
+        // A group of only this account's devices that is not (or no longer) the Notes chat: notes
+        // written before another device linked this one into its Notes chat (issue 29).
+        let earlierNotes = !isNotes && chat.peer == nil && chat.name.isEmpty && others.isEmpty && !chat.members.isEmpty
         // A group whose other members are all gone (its admin removed the last one) stays listed,
         // shown under its name, so it can be used again (issue 30: the admin adds them back).
-        guard let peer = chat.peer ?? others.first ?? chat.provenPeer ?? (chat.name.isEmpty ? nil : me) else { return nil }
+        guard let peer = chat.peer ?? others.first ?? chat.provenPeer ?? (chat.name.isEmpty && !isNotes && !earlierNotes ? nil : me)
+        else { return nil }
         var newest: MessageRecord?
         var cursor: MessageCursor?
         // Skip rumors the app does not show (reactions, …) to find the preview.
@@ -40,8 +45,10 @@ extension MarmotMessagingService {
             chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
             createdAt: chat.createdAt,
             lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
-            isDirect: chat.peer != nil, groupName: UntrustedText.line(chat.name, limit: Self.nameLimit), admins: chat.admins,
-            protocolVersion: Self.protocolVersion(chat.version))
+            isDirect: chat.peer != nil,
+            groupName: earlierNotes ? "Earlier notes (this device)" : UntrustedText.line(chat.name, limit: Self.nameLimit),
+            admins: chat.admins, protocolVersion: Self.protocolVersion(chat.version))
+        info.isNotes = isNotes
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
         info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString
