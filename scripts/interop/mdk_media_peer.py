@@ -2,7 +2,7 @@
 """MDK 0.8.0 peer with MIP-04 media commands, for the media interop tests.
 
 Runs the interop kit's `mdk_peer.py` (from $MARMOT_SHARED/interop, default ../shared/interop;
-never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media API:
+never edited) with more JSON-lines commands, using mdk-python 0.8.0's media API:
 
   {"cmd":"encrypt_media","group_id":ID,"data_b64":B64,"mime_type":"image/png","filename":"a.png",
    "url_base":"https://blossom.example/"}
@@ -14,6 +14,15 @@ never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media 
      -> {"ok":true,"data_b64":B64,"sha256":HEX}
      parse_media_imeta_tag then decrypt_media_from_download (MDK finds the epoch from the stored
      message whose imeta names the file, else uses the current one).
+  {"cmd":"upload_media","group_id":ID,"data_b64":B64,"mime_type":"image/png","filename":"a.png",
+   "server":"http://127.0.0.1:PORT"}
+     -> {"ok":true,"imeta":[...],"url":URL,"encrypted_hash":HEX,"original_hash":HEX}
+     encrypt_media as above, then the blob is PUT to the Blossom server's /upload (BUD-02) with a
+     kind-24242 token signed by the peer's own key (BUD-11); the server's descriptor must name the
+     blob's hash, and the imeta carries the URL the server answered.
+  {"cmd":"download_media","group_id":ID,"imeta":[...]}
+     -> {"ok":true,"data_b64":B64,"sha256":HEX}
+     GET of the imeta's url (BUD-01), then decrypt_media as above.
   {"cmd":"prepare_group_image","data_b64":B64,"mime_type":"image/png"}
      -> {"ok":true,"ciphertext_b64":B64,"image_hash":HEX,"image_key":HEX,"image_nonce":HEX,
          "upload_secret_key":HEX,"plaintext_b64":B64}
@@ -27,9 +36,13 @@ never edited) with two more JSON-lines commands, using mdk-python 0.8.0's media 
 """
 import base64
 import hashlib
+import http.client
 import importlib.util
+import json
 import os
 import sys
+import time
+import urllib.parse
 
 _shared = os.environ.get("MARMOT_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
 _path = os.path.join(_shared, "interop", "mdk_peer.py")
@@ -53,11 +66,8 @@ class MediaPeer(mdk_peer.Peer):
         self._need_init()
         g = self._resolve_group(c.get("group_id"))
         data = _b64(c, "data_b64")
-        options = _mdk.MediaProcessingOptionsInput(
-            sanitize_exif=False, generate_blurhash=False, generate_thumbhash=False,
-            max_dimension=None, max_file_size=None, max_filename_length=None)
         upload = self.mdk.encrypt_media_for_upload_with_options(
-            g.mls_group_id, data, c.get("mime_type", ""), c.get("filename", ""), options)
+            g.mls_group_id, data, c.get("mime_type", ""), c.get("filename", ""), self._options())
         url = str(c.get("url_base", "https://blossom.example/")) + bytes(upload.encrypted_hash).hex()
         tags = self.mdk.create_media_imeta_tag(g.mls_group_id, upload, url)
         return {"imeta": tags[0], "ciphertext_b64": base64.b64encode(bytes(upload.encrypted_data)).decode(),
@@ -72,6 +82,63 @@ class MediaPeer(mdk_peer.Peer):
             raise mdk_peer.PeerError("imeta must be a list of strings")
         reference = self.mdk.parse_media_imeta_tag(g.mls_group_id, [imeta])
         data = bytes(self.mdk.decrypt_media_from_download(g.mls_group_id, _b64(c, "ciphertext_b64"), reference))
+        return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
+
+    def _options(self):
+        return _mdk.MediaProcessingOptionsInput(
+            sanitize_exif=False, generate_blurhash=False, generate_thumbhash=False,
+            max_dimension=None, max_file_size=None, max_filename_length=None)
+
+    @staticmethod
+    def _http(method, url, body=None, headers=None):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise mdk_peer.PeerError(f"not an http URL: {url}")
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        try:
+            conn.request(method, parts.path or "/", body=body, headers=headers or {})
+            answer = conn.getresponse()
+            data = answer.read()
+            if not 200 <= answer.status < 300:
+                raise mdk_peer.PeerError(f"{method} {url}: {answer.status} {answer.getheader('X-Reason')}")
+            return data
+        finally:
+            conn.close()
+
+    async def cmd_upload_media(self, c):
+        self._need_init()
+        from nostr_sdk import EventBuilder, Kind, Tag
+        g = self._resolve_group(c.get("group_id"))
+        server = str(c.get("server", "")).rstrip("/")
+        upload = self.mdk.encrypt_media_for_upload_with_options(
+            g.mls_group_id, _b64(c, "data_b64"), c.get("mime_type", ""), c.get("filename", ""), self._options())
+        blob = bytes(upload.encrypted_data)
+        blob_hash = hashlib.sha256(blob).hexdigest()
+        host = urllib.parse.urlsplit(server).hostname or ""
+        auth = (EventBuilder(Kind(24242), "Upload blob")
+                .tags([Tag.parse(["t", "upload"]), Tag.parse(["x", blob_hash]),
+                       Tag.parse(["expiration", str(int(time.time()) + 300)]), Tag.parse(["server", host])])
+                .finalize(self.keys))
+        answer = json.loads(self._http("PUT", server + "/upload", blob, {
+            "Content-Type": "application/octet-stream", "Content-Length": str(len(blob)), "X-SHA-256": blob_hash,
+            "Authorization": "Nostr " + base64.b64encode(auth.as_json().encode()).decode()}))
+        if answer.get("sha256") != blob_hash:
+            raise mdk_peer.PeerError("the Blossom server named another hash")
+        tags = self.mdk.create_media_imeta_tag(g.mls_group_id, upload, answer["url"])
+        return {"imeta": tags[0], "url": answer["url"], "encrypted_hash": blob_hash,
+                "original_hash": bytes(upload.original_hash).hex()}
+
+    async def cmd_download_media(self, c):
+        self._need_init()
+        g = self._resolve_group(c.get("group_id"))
+        imeta = c.get("imeta")
+        if not (isinstance(imeta, list) and all(isinstance(x, str) for x in imeta)):
+            raise mdk_peer.PeerError("imeta must be a list of strings")
+        url = next((f[4:] for f in imeta if f.startswith("url ")), None)
+        if url is None:
+            raise mdk_peer.PeerError("imeta has no url")
+        reference = self.mdk.parse_media_imeta_tag(g.mls_group_id, [imeta])
+        data = bytes(self.mdk.decrypt_media_from_download(g.mls_group_id, self._http("GET", url), reference))
         return {"data_b64": base64.b64encode(data).decode(), "sha256": hashlib.sha256(data).hexdigest()}
 
     async def cmd_prepare_group_image(self, c):

@@ -9,8 +9,9 @@ import Testing
 /// MIP-04 media against the real MDK 0.8.0 peer (mdk-python's `encrypt_media_for_upload`,
 /// `create_media_imeta_tag`, `parse_media_imeta_tag`, `decrypt_media_from_download`, through
 /// `scripts/interop/mdk_media_peer.py`), both ways, in a group MDK shares with our client: the
-/// `imeta` tag travels in a real kind-9 message over a relay; the blob bytes are handed over
-/// directly (the Blossom server is another piece of work).
+/// `imeta` tag travels in a real kind-9 message over a relay; the blob goes through our embedded
+/// Blossom server in `mediaGoesBothWaysThroughOurBlossomServer`, and is handed over directly in the
+/// others.
 @Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: InteropKit.shouldRun, "interop kit (shared/interop + venv) not found"))
 struct MDKMediaInteropTests {
     static let script = SharedFixtures.packageRoot.appendingPathComponent("scripts/interop/mdk_media_peer.py").path
@@ -93,6 +94,39 @@ struct MDKMediaInteropTests {
                 #expect(decrypted.string("sha256") == Self.sha256(file.data))
                 #expect(Data(base64Encoded: decrypted.string("data_b64") ?? "") == file.data)
             }
+        }
+    }
+
+    /// Both ways through our embedded Blossom server: MDK encrypts a picture, uploads it with its own
+    /// kind-24242 token and sends the `imeta` in a message; our client downloads it, checks the hash
+    /// and decrypts the same bytes. We send a document as a user does (`queueMedia`, uploaded by our
+    /// client before the message goes); MDK downloads it from our `imeta`'s URL and decrypts the same
+    /// bytes.
+    @Test func mediaGoesBothWaysThroughOurBlossomServer() async throws {
+        try await InteropContext.run(.embedded, peerScript: Self.script) { ctx in
+            let (chat, group) = try await ctx.weCreateChat()
+            let us = await ctx.us
+            let server = try #require(await us.client.blossomServers().first)
+            let uploaded = try await ctx.mdk.call([
+                "cmd": "upload_media", "group_id": group, "data_b64": Self.picture.base64EncodedString(),
+                "mime_type": "image/png", "filename": "pixel.png", "server": server.absoluteString,
+            ])
+            let imeta = try #require(uploaded["imeta"] as? [String])
+            #expect(uploaded.string("url")?.hasPrefix(server.absoluteString) == true)
+            _ = try await ctx.mdk.call(["cmd": "send", "group_id": group, "text": "picture from mdk", "tags": [imeta]])
+            let message = try await us.waitForMessage("picture from mdk")
+            let got = try await us.client.mediaContent(message.rumorID, index: 0, in: chat.id)
+            #expect(Self.sha256(got) == Self.sha256(Self.picture))
+
+            let document = OutgoingMedia(data: Self.document, mimeType: "application/pdf", filename: "report.pdf", dimensions: nil)
+            let queued = try await us.client.queueMedia(document, caption: "document from swift", to: chat.id)
+            _ = try await us.client.deliverQueued(queued.rumorID, in: chat.id)
+            let arrived = try await ctx.mdk.waitForEvent("message") { $0.string("text") == "document from swift" }
+            let tags = try #require(arrived["tags"] as? [[String]])
+            let ours = try #require(tags.first { $0.first == "imeta" })
+            let opened = try await ctx.mdk.call(["cmd": "download_media", "group_id": group, "imeta": ours])
+            #expect(opened.string("sha256") == Self.sha256(Self.document))
+            #expect(Data(base64Encoded: opened.string("data_b64") ?? "") == Self.document)
         }
     }
 
