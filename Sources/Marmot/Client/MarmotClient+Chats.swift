@@ -96,15 +96,7 @@ extension MarmotClient {
             mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
             relays: groupData.relays, peer: peer, status: .active, createdAt: now(), version: version)
-        try storage { try store.saveGroup(row) }
-        sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
-        do {
-            try storeCurrentEventKey(groupID)
-        } catch {
-            sessions[groupID] = nil
-            try? store.deleteGroup(mlsGroupID: groupID)
-            throw MarmotClientError.storage("\(error)")
-        }
+        try registerNewGroup(row, mls: mls)
         return (groupID, welcome)
     }
 
@@ -171,5 +163,20 @@ extension MarmotClient {
             }
         }
         return (valid, rejected)
+    }
+
+    /// Stores a group we just made and opens its session with its epoch's event key; undone when
+    /// the key cannot be stored, so no half-made group is left.
+    func registerNewGroup(_ row: StoredGroup, mls: MLSGroup) throws {
+        let groupID = row.mlsGroupID
+        try storage { try store.saveGroup(row) }
+        sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
+        do {
+            try storeCurrentEventKey(groupID)
+        } catch {
+            sessions[groupID] = nil
+            try? store.deleteGroup(mlsGroupID: groupID)
+            throw MarmotClientError.storage("\(error)")
+        }
     }
 }

@@ -80,15 +80,7 @@ extension MarmotClient {
             mlsGroupID: groupID, nostrGroupID: metadata.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: "", groupDescription: "", admins: [publicKey], relays: relays, peer: nil, status: .active,
             createdAt: now(), version: version)
-        try storage { try store.saveGroup(row) }
-        sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
-        do {
-            try storeCurrentEventKey(groupID)
-        } catch {
-            sessions[groupID] = nil
-            try? store.deleteGroup(mlsGroupID: groupID)
-            throw MarmotClientError.storage("\(error)")
-        }
+        try registerNewGroup(row, mls: mls)
         return groupID
     }
 

@@ -41,25 +41,18 @@ enum GroupImageCrypto {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: ikm), info: Data(info.utf8), outputByteCount: 32)
     }
 
+    /// ciphertext ‖ tag, sealed and opened as media files are (`MediaCipher`).
     static func seal(_ plaintext: Data, key: SymmetricKey, nonce: Data, aad: Data) throws(GroupImageError) -> Data {
         do {
-            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: aad)
-            // A fresh buffer: the box's ciphertext is a slice of its combined bytes (indices from 12).
-            var out = Data(box.ciphertext)
-            out.append(box.tag)
-            return out
+            return try MediaCipher.seal(plaintext, key: key, nonce: nonce, aad: aad)
         } catch {
             throw .encryptionFailed
         }
     }
 
     static func open(_ sealed: Data, key: SymmetricKey, nonce: Data, aad: Data) throws(GroupImageError) -> Data {
-        guard sealed.count >= tagLength else { throw .decryptionFailed }
         do {
-            let box = try ChaChaPoly.SealedBox(
-                nonce: try ChaChaPoly.Nonce(data: nonce), ciphertext: sealed.prefix(sealed.count - tagLength),
-                tag: sealed.suffix(tagLength))
-            return try ChaChaPoly.open(box, using: key, authenticating: aad)
+            return try MediaCipher.open(sealed, key: key, nonce: nonce, aad: aad)
         } catch {
             throw .decryptionFailed
         }
