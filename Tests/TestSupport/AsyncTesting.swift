@@ -42,7 +42,7 @@ public actor Inbox<Item: Sendable> {
     }
 
     /// The next item, or nil when none arrives within `timeout` seconds.
-    public func next(timeout: Double = 10) async -> Item? {
+    public func next(timeout: Double = 30) async -> Item? {
         if !items.isEmpty { return items.removeFirst() }
         nextID += 1
         let id = nextID
@@ -57,7 +57,7 @@ public actor Inbox<Item: Sendable> {
     }
 
     /// Waits for the first item satisfying `predicate`, discarding others; nil on timeout.
-    public func first(timeout: Double = 10, where predicate: @Sendable (Item) -> Bool) async -> Item? {
+    public func first(timeout: Double = 30, where predicate: @Sendable (Item) -> Bool) async -> Item? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let left = deadline.timeIntervalSinceNow

@@ -68,10 +68,10 @@ public final class ChildProcess: Sendable {
     }
 
     /// The next stdout line, or nil after `timeout` seconds.
-    public func nextLine(timeout: Double = 10) async -> String? { await lines.next(timeout: timeout) }
+    public func nextLine(timeout: Double = 30) async -> String? { await lines.next(timeout: timeout) }
 
     /// The next stdout line parsed as a JSON object, skipping lines that are not.
-    public func nextJSON(timeout: Double = 10) async -> [String: Any]? {
+    public func nextJSON(timeout: Double = 30) async -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             guard let line = await nextLine(timeout: deadline.timeIntervalSinceNow) else { return nil }
@@ -84,7 +84,7 @@ public final class ChildProcess: Sendable {
     public var pid: Int32 { process.pid }
 
     /// Exit status once the process has ended (waits up to `timeout` seconds), else nil.
-    public func exitStatus(timeout: Double = 10) async -> Int32? {
+    public func exitStatus(timeout: Double = 30) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if deadline.timeIntervalSinceNow <= 0 { return nil }

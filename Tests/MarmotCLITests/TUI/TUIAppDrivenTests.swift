@@ -42,7 +42,7 @@ struct TUIAppDrivenTests {
 
         /// Waits (bounded) until `condition` holds on the manager's state.
         func settle(_ what: String, _ condition: (AppState) -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(60)
             while !condition(manager.state) {
                 guard ContinuousClock.now < deadline else { throw TimedOut(what: what) }
                 try await Task.sleep(for: .milliseconds(5))

@@ -136,11 +136,11 @@ import Testing
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
-        #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)
+        #expect(await changes.first(timeout: 30) { $0.status == .connected } != nil)
         #expect(await pool.publish(try TestEvents.make(content: "one", createdAt: ClientTestSupport.now)).isSent)
 
         await first.stop()
-        let dropped = await changes.first(timeout: 10) {
+        let dropped = await changes.first(timeout: 30) {
             if case .waitingToReconnect = $0.status { true } else { false }
         }
         #expect(dropped?.relay == url)

@@ -13,12 +13,12 @@ import Testing
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([dead])
         defer { pump.cancel() }
         await pool.connect()
-        let failing = await changes.first(timeout: 10) { $0.report.failingReason != nil }
+        let failing = await changes.first(timeout: 30) { $0.report.failingReason != nil }
         #expect(failing?.relay == dead)
         #expect(failing?.report.failingReason == .connectFailed("connection refused"), "\(String(describing: failing))")
         #expect(await pool.reports[dead]?.failingReason == .connectFailed("connection refused"))
         await pool.disconnect()
-        #expect(await changes.first(timeout: 10) { $0.status == .disconnected }?.report.failingReason == nil,
+        #expect(await changes.first(timeout: 30) { $0.status == .disconnected }?.report.failingReason == nil,
                 "a relay disconnected on purpose is not failing")
     }
 
@@ -30,15 +30,15 @@ import Testing
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
-        #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)
+        #expect(await changes.first(timeout: 30) { $0.status == .connected } != nil)
         let subscription = await pool.subscribe([Filter(kinds: [.textNote])])
-        let failing = await changes.first(timeout: 10) { $0.report.failingReason != nil }
+        let failing = await changes.first(timeout: 30) { $0.report.failingReason != nil }
         guard case .connectionLost(let reason) = failing?.report.failingReason else {
             Issue.record("no lost connection reported: \(String(describing: failing))")
             return
         }
         #expect(reason == "closed by the relay (normal closure)", "\(reason)")
-        let back = await changes.first(timeout: 10) { $0.status == .connected }
+        let back = await changes.first(timeout: 30) { $0.status == .connected }
         #expect(back?.report.failingReason == nil, "connected again: no longer failing")
         #expect(back?.lastFailure == .connectionLost(reason), "the last failure stays known")
         await pool.unsubscribe(subscription.id)
@@ -52,9 +52,9 @@ import Testing
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([url])
         defer { pump.cancel() }
         await pool.connect()
-        #expect(await changes.first(timeout: 10) { $0.status == .connected } != nil)
+        #expect(await changes.first(timeout: 30) { $0.status == .connected } != nil)
         #expect(!(await pool.publish(try TestEvents.make(createdAt: ClientTestSupport.now)).isSent))
-        let refused = await changes.first(timeout: 10) { $0.lastFailure != nil }
+        let refused = await changes.first(timeout: 30) { $0.lastFailure != nil }
         #expect(refused?.lastFailure == .rejected("blocked: not on the list"))
         #expect(refused?.status == .connected && refused?.report.failingReason == nil)
         await pool.disconnect()
@@ -69,14 +69,14 @@ import Testing
         let (pool, changes, pump) = await ClientTestSupport.watchedPool([url], configuration: configuration)
         defer { pump.cancel() }
         await pool.connect()
-        let up = await changes.first(timeout: 10) { $0.status == .connected }
+        let up = await changes.first(timeout: 30) { $0.status == .connected }
         #expect(up?.lastMessageAt == nil, "nothing received yet")
 
         let before = Date().addingTimeInterval(-1)
         let (inbox, subscriptionPump) = ClientTestSupport.inbox(await pool.subscribe([Filter(kinds: [.textNote])]))
         defer { subscriptionPump.cancel() }
         #expect(await inbox.next() == .endOfStoredEvents(relay: url))
-        let first = await changes.first(timeout: 10) { $0.lastMessageAt != nil }
+        let first = await changes.first(timeout: 30) { $0.lastMessageAt != nil }
         let firstAt = try #require(first?.lastMessageAt)
         #expect(firstAt >= before)
 

@@ -27,7 +27,7 @@ import Testing
         await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
         #expect(try await bob.client.chat(chat)?.name == "M's branch")
         #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
-        let reported = await bob.inbox.first(timeout: 10) {
+        let reported = await bob.inbox.first(timeout: 30) {
             if case .messagesInvalidated(_, let ids) = $0 { ids == [read.rumorID] } else { false }
         }
         #expect(reported != nil)
