@@ -116,6 +116,22 @@ enum CLI {
         #expect(result.status == 0, "\(result)")
         return try #require(try result.object()["npub"] as? String, "\(result)")
     }
+
+    /// `inviter` opens a chat with `peer` (`chat new` on every relay of `relays`) and `peer` accepts
+    /// the invitation as a user does (`invites`, then `accept`, on the first relay); returns the chat id.
+    static func openAcceptedChat(_ inviter: TestHome, with peerNpub: String, peer: TestHome, relays: [String]) async throws -> String {
+        let relay = try #require(relays.first)
+        let opened = try await run(["chat", "new", peerNpub, "--json"] + relays.flatMap { ["--relay", $0] }, home: inviter)
+        #expect(opened.status == 0, "\(opened)")
+        let chatID = try #require(try opened.object()["chat"] as? String, "\(opened)")
+        var inviteID: String?
+        for _ in 0..<10 where inviteID == nil {
+            inviteID = try await run(["invites", "--json", "--relay", relay], home: peer).objects.first?["id"] as? String
+        }
+        let accepted = try await run(["accept", try #require(inviteID), "--json", "--relay", relay], home: peer)
+        #expect(accepted.status == 0, "\(accepted)")
+        return chatID
+    }
 }
 
 /// Data written once by a reader thread.

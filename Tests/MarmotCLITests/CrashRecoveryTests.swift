@@ -17,14 +17,7 @@ struct CrashRecoveryTests {
         }
         _ = try await CLI.createAccount(alice, relay: relay.url)
         let bobNpub = try await CLI.createAccount(bob, relay: relay.url)
-        let opened = try await CLI.run(["chat", "new", bobNpub, "--json", "--relay", relay.url], home: alice)
-        #expect(opened.status == 0, "\(opened)")
-        var inviteID: String?
-        for _ in 0..<10 where inviteID == nil {
-            inviteID = try await CLI.run(["invites", "--json", "--relay", relay.url], home: bob).objects.first?["id"] as? String
-        }
-        let accepted = try await CLI.run(["accept", try #require(inviteID), "--json", "--relay", relay.url], home: bob)
-        #expect(accepted.status == 0, "\(accepted)")
+        _ = try await CLI.openAcceptedChat(alice, with: bobNpub, peer: bob, relays: [relay.url])
         // Bob listens throughout and records every message line he is shown.
         let bobListen = try CLI.start(["listen", "--json", "--timeout", "120", "--relay", relay.url], home: bob, name: "bob listen")
         _ = try await TwoHomesTests.next(bobListen, type: "listening", timeout: 30) { _ in true }

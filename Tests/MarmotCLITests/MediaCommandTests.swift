@@ -17,13 +17,7 @@ struct MediaCommandTests {
         }
         _ = try await CLI.createAccount(alice, relay: relay.url)
         let bobNpub = try await CLI.createAccount(bob, relay: relay.url)
-        let opened = try await CLI.run(["chat", "new", bobNpub, "--json", "--relay", relay.url], home: alice)
-        #expect(opened.status == 0, "\(opened)")
-        let chatID = try #require(try opened.object()["chat"] as? String)
-        let invites = try await CLI.run(["invites", "--json", "--relay", relay.url], home: bob)
-        let inviteID = try #require(invites.objects.first?["id"] as? String, "\(invites)")
-        let accepted = try await CLI.run(["accept", inviteID, "--json", "--relay", relay.url], home: bob)
-        #expect(accepted.status == 0, "\(accepted)")
+        let chatID = try await CLI.openAcceptedChat(alice, with: bobNpub, peer: bob, relays: [relay.url])
 
         // The relay's own Blossom server is used until one is named.
         let servers = try await CLI.run(["blossom", "--json", "--relay", relay.url], home: alice)

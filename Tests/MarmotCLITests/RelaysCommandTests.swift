@@ -47,15 +47,7 @@ struct RelaysCommandTests {
         }
         _ = try await CLI.createAccount(alice, relay: first.url)
         let bobNpub = try await CLI.createAccount(bob, relay: first.url)
-        let opened = try await CLI.run(
-            ["chat", "new", bobNpub, "--json", "--relay", first.url, "--relay", second.url], home: alice)
-        #expect(opened.status == 0, "\(opened)")
-        var inviteID: String?
-        for _ in 0..<10 where inviteID == nil {
-            inviteID = try await CLI.run(["invites", "--json", "--relay", first.url], home: bob).objects.first?["id"] as? String
-        }
-        let accepted = try await CLI.run(["accept", try #require(inviteID), "--json", "--relay", first.url], home: bob)
-        #expect(accepted.status == 0, "\(accepted)")
+        _ = try await CLI.openAcceptedChat(alice, with: bobNpub, peer: bob, relays: [first.url, second.url])
 
         let listed = try await CLI.run(["relays", "--json", "--relay", first.url], home: bob)
         #expect(listed.status == 0, "\(listed)")

@@ -23,6 +23,13 @@ final class WebServer: Sendable {
         self.logger = logger
     }
 
+    /// Why `gate` refuses `request`, read from its Host, Origin and `token` query parameter; nil lets it in.
+    static func refusal(of request: Request, by gate: WebGate, requireOrigin: Bool) -> String? {
+        gate.refusal(
+            host: request.head.authority, origin: request.headers[.origin],
+            token: request.uri.queryParameters["token"].map(String.init), requireOrigin: requireOrigin)
+    }
+
     /// Serves until the task is cancelled; calls `onBound` with the port once listening.
     func run(port: Int, onBound: @escaping @Sendable (Int) async -> Void) async throws {
         let gate = self.gate
@@ -30,10 +37,7 @@ final class WebServer: Sendable {
         let logger = self.logger
         let router = Router()
         router.get("/") { request, _ -> Response in
-            if let reason = gate.refusal(
-                host: request.head.authority, origin: request.headers[.origin],
-                token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
-            {
+            if let reason = Self.refusal(of: request, by: gate, requireOrigin: false) {
                 logger.notice("web: page request refused", metadata: ["reason": "\(reason)"])
                 return Self.text(.forbidden, "Forbidden: open the URL printed by `marmot web` (\(reason)).\n")
             }
@@ -42,20 +46,14 @@ final class WebServer: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPage.html)))
         }
         router.get("/attachment") { request, _ -> Response in
-            if let reason = gate.refusal(
-                host: request.head.authority, origin: request.headers[.origin],
-                token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
-            {
+            if let reason = Self.refusal(of: request, by: gate, requireOrigin: false) {
                 logger.notice("web: attachment request refused", metadata: ["reason": "\(reason)"])
                 return Self.text(.forbidden, "Forbidden (\(reason)).\n")
             }
             return await Self.attachment(request.uri.queryParameters, bridge: bridge)
         }
         router.get("/chat-image") { request, _ -> Response in
-            if let reason = gate.refusal(
-                host: request.head.authority, origin: request.headers[.origin],
-                token: request.uri.queryParameters["token"].map(String.init), requireOrigin: false)
-            {
+            if let reason = Self.refusal(of: request, by: gate, requireOrigin: false) {
                 logger.notice("web: chat image request refused", metadata: ["reason": "\(reason)"])
                 return Self.text(.forbidden, "Forbidden (\(reason)).\n")
             }
@@ -65,10 +63,7 @@ final class WebServer: Sendable {
         wsRouter.ws(
             "/ws",
             shouldUpgrade: { request, _ in
-                if let reason = gate.refusal(
-                    host: request.head.authority, origin: request.headers[.origin],
-                    token: request.uri.queryParameters["token"].map(String.init), requireOrigin: true)
-                {
+                if let reason = Self.refusal(of: request, by: gate, requireOrigin: true) {
                     logger.notice("web: WebSocket refused", metadata: ["reason": "\(reason)"])
                     return .dontUpgrade
                 }
