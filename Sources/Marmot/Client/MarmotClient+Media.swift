@@ -216,7 +216,8 @@ extension MarmotClient {
         guard let message = try storage({ try store.message(mlsGroupID: chat, rumorID: rumorID) }) else {
             throw MarmotClientError.unknownMessage(rumorID)
         }
-        let references = mediaReferences(of: message)
+        let policy = mediaURLPolicy()
+        let references = mediaReferences(of: message, policy: policy)
         guard references.indices.contains(index) else {
             throw MarmotClientError.media("message \(rumorID.hex) has no attachment \(index + 1)")
         }
@@ -228,7 +229,7 @@ extension MarmotClient {
         let scheme = session.rules.media
         let ciphertext: Data
         do {
-            try await mediaURLPolicy().checkResolved(reference.url, resolver: options.mediaHostResolver)
+            try await policy.checkResolved(reference.url, resolver: options.mediaHostResolver)
         } catch {
             throw MarmotClientError.media("\(reference.filename) is not fetched: \(error)")
         }
