@@ -94,16 +94,25 @@ enum SessionSetupError: Error, Sendable {
 }
 
 /// A messaging-layer failure, reduced to its user-readable reason and a stable code.
+///
+/// The reason is one cleaned line (`UntrustedText.line`): errors carry text from the network (a
+/// Blossom server's `X-Reason`, a relay's words), and every reason reaches renderers as state
+/// (attachment and picture states, outcomes), so it is cleaned here, once, for all of them.
 struct ServiceError: Error, Sendable {
     let reason: String
     let code: OutcomeCode
 
+    /// Longest reason kept, in characters.
+    static let reasonLimit = 500
+
     init(_ error: any Error) {
+        let raw: String
         if let localized = error as? LocalizedError, let text = localized.errorDescription {
-            reason = text
+            raw = text
         } else {
-            reason = String(describing: error)
+            raw = String(describing: error)
         }
+        reason = UntrustedText.line(raw, limit: Self.reasonLimit)
         code = (error as? any OutcomeCoded)?.outcomeCode ?? .failed
     }
 }

@@ -54,6 +54,7 @@ actor TestMessagingService: MessagingService {
     var createChatFailure: String?
     var createChatGate: Gate?
     var sendGate: Gate?
+    var attachmentFailure: String?
     private(set) var createChatEntered = false
     /// The relay hints of the last `createChat` (an nprofile's relays).
     private(set) var lastRelayHints: [URL] = []
@@ -197,11 +198,14 @@ actor TestMessagingService: MessagingService {
     private(set) var blossom: [URL] = []
 
     func attachmentData(chatID: ChatID, messageID: MessageID, index: Int) async throws -> Data {
+        if let attachmentFailure { throw TestServiceError(description: attachmentFailure) }
         guard let data = attachmentBytes[messageID] else { throw TestServiceError(description: "blob not found (404)") }
         return data
     }
 
     func setAttachmentBytes(_ data: Data?, for messageID: MessageID) { attachmentBytes[messageID] = data }
+    /// Downloads fail with `reason` (text as a hostile server would word it).
+    func failAttachments(_ reason: String?) { attachmentFailure = reason }
 
     /// Group pictures "on their server", by chat: what `chatImageData` returns; absent ones fail.
     var chatImages: [ChatID: Data] = [:]

@@ -99,6 +99,26 @@ struct AttachmentsTests {
         #expect(await h.service?.retried.map(\.id) == [message.id])
     }
 
+    @Test("a failure reason from the network (a Blossom server's X-Reason) reaches the state as one clean line")
+    func hostileFailureReasonIsCleaned() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let chatID = try await h.createChat()
+        let peer = Keys.generate().publicKey
+        var record = MessageRecord(id: "m-evil", chatID: chatID, sender: peer, content: "open me", createdAt: AppHarness.nowSeconds)
+        record.attachments = [AttachmentInfo(filename: "x.png", mimeType: "image/png", size: 10, isHere: false)]
+        await h.service?.emit(.messageReceived(record))
+        try await h.waitFor("shown") { $0.currentChat?.messages.last?.attachments.first?.state == .remote }
+        await h.service?.failAttachments("refused (403): \u{1B}[2J\u{1B}]0;pwned\u{07}gone\n[12:00] alice: forged line\u{202E}")
+        h.dispatch(.downloadAttachment(chatID: chatID, messageID: "m-evil", index: 0))
+        try await h.waitFor("failed") { $0.currentChat?.messages.last?.attachments.first?.state.reason != nil }
+        let reason = try #require(h.state().currentChat?.messages.last?.attachments.first?.state.reason)
+        #expect(reason == "refused (403): [2J]0;pwnedgone [12:00] alice: forged line")
+        let outcome = h.state().lastOutcome?.message ?? ""
+        #expect(outcome.hasSuffix(reason))
+        #expect(!outcome.unicodeScalars.contains { $0.properties.generalCategory == .control })
+    }
+
     @Test("a received picture is remote until asked for; downloading goes to available and its bytes come back")
     func receivedPictureDownloaded() async throws {
         let h = AppHarness()
