@@ -41,7 +41,10 @@ struct HomePermissionsTests {
         // The relay's database in the home, with the -wal and -shm SQLite makes once events come.
         let relay = try CLI.start(["relay", "--port", "0"], home: home, name: "marmot relay")
         let relayURL = try #require(await relay.nextLine(timeout: 20))
-        let client = RelayClient(url: relayURL)
+        // A generous OK wait: at the busy start of a full run the relay subprocess can answer late.
+        var configuration = RelayClientConfiguration()
+        configuration.publishTimeout = .seconds(60)
+        let client = RelayClient(url: relayURL, configuration: configuration)
         await client.connect()
         let keys = Keys.generate()
         #expect(await client.publish(try UnsignedEvent(pubkey: keys.publicKey, kind: .textNote, content: "x").signed(with: keys)).isAccepted)
