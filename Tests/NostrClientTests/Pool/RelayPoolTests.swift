@@ -11,7 +11,7 @@ import Testing
         let a = ClientTestSupport.relay(), b = ClientTestSupport.relay()
         let urlA = "ws://127.0.0.1:\(try await a.start())", urlB = "ws://127.0.0.1:\(try await b.start())"
         let dead = try await ClientTestSupport.deadURL()
-        let pool = RelayPool(relays: [urlA, urlB, dead], configuration: ClientTestSupport.quickConfiguration(publishTimeout: .seconds(2)),
+        let pool = RelayPool(relays: [urlA, urlB, dead], configuration: ClientTestSupport.quickConfiguration(publishTimeout: .seconds(30)),
                              logger: testLogger("pool"))
         let (statuses, pump) = ClientTestSupport.inbox(await pool.statusUpdates())
         defer { pump.cancel() }
