@@ -41,17 +41,18 @@ final class LiveApp: Sendable {
     static var testOptions: MarmotMessagingOptions {
         var options = MarmotMessagingOptions()
         options.publishTimeout = .seconds(15)
-        options.keyPackageFetchTimeout = .seconds(5)
+        options.keyPackageFetchTimeout = .seconds(10)
         options.catchUpTimeout = .seconds(2)
         options.reconnectBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
         options.logLevel = .warning
         return options
     }
 
-    /// `testOptions` with a short publish timeout, for tests where the relay goes away.
+    /// `testOptions` with a shorter publish timeout, for tests where the relay goes away or never
+    /// answers; still long enough that the pair's own set-up does not time out on a busy CI machine.
     static var quickFailureOptions: MarmotMessagingOptions {
         var options = testOptions
-        options.publishTimeout = .seconds(4)
+        options.publishTimeout = .seconds(10)
         return options
     }
 

@@ -54,12 +54,19 @@ final class HTTPSocket: @unchecked Sendable {
         return true
     }
 
+    /// Reads what has come; a receive timeout is retried twice more, so a server slowed by a loaded
+    /// machine gets three timeouts to answer (a send still gives up after one).
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[0..<count])
-        return true
+        for _ in 0..<3 {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return true
+            }
+            guard count < 0, errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+        }
+        return false
     }
 
     private func responseNow() -> (status: Int, head: String, body: String)? {
