@@ -231,6 +231,8 @@ struct AlternateBranch: Sendable {
     var sentSinceFork: [EventID] = []
     /// Others' messages read on the current branch since the fork, invalidated if we switch.
     var receivedSinceFork: [EventID] = []
+    /// Application senders per epoch seen on this branch (branch selection's witnesses).
+    var witnesses: [UInt64: Set<Data>] = [:]
 
     func eventKey() throws -> GroupEventKey {
         try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })

@@ -238,7 +238,9 @@ extension MarmotClient {
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
         // pass the checks a commit of the current epoch passes, and on our branch.
         let key = try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
-        let verdict = session.rules.race(event, key: key, against: snapshot)
+        let branches = CompetingBranches(
+            forkEpoch: epoch, current: currentTip(session, forkEpoch: epoch, applied: snapshot), other: (epoch + 1, key, [:]))
+        let verdict = session.rules.race(event, key: key, against: snapshot, branches: branches)
         if case .refused(let why) = verdict { throw .refusedCompetingCommit(why) }
         // A branch that already carries a further commit is not rolled back: members built on it
         // (and may have followed it from their own branch, `follow`), so abandoning it now would
@@ -249,10 +251,15 @@ extension MarmotClient {
                 competing commit \(event.id.hex) for epoch \(epoch) \(builtUpon ? "arrived after the branch moved on" : "lost") \
                 against \(snapshot.commitEventID.hex)
                 """)
+            // What our branch already holds since the fork is what switching would drop: others'
+            // messages to mark, ours to send again.
+            let received = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
+            let sent = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
             keepAlternate(AlternateBranch(
                 forkEpoch: snapshot.epoch,
                 snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event, orderingKey: key),
-                mls: next), for: session.id)
+                mls: next, sentSinceFork: sent.keys.sorted().flatMap { sent[$0] ?? [] },
+                receivedSinceFork: received.keys.sorted().flatMap { received[$0] ?? [] }), for: session.id)
             return Applied(group: session.id, outcome: .ignored)
         }
         logger.notice("""
@@ -279,7 +286,10 @@ extension MarmotClient {
                 applied.reissueGroupData = intent
             }
         }
-        keepAlternate(AlternateBranch(forkEpoch: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
+        keepAlternate(AlternateBranch(
+            forkEpoch: epoch, snapshot: snapshot, mls: session.mls,
+            witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > epoch }), for: session.id)
+        witnessesInEpoch[session.id] = witnessesInEpoch[session.id]?.filter { $0.key <= epoch }
         // Others' messages read on the dropped branch are marked; ours go out again on the winning
         // one (same rumor ids).
         let abandoned = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]

@@ -28,11 +28,29 @@ extension MarmotClient {
         return key
     }
 
-    /// Traffic of the other member at `epoch` opened on the current branch: they are on it.
-    func confirmBranch(_ id: GroupID, epoch: UInt64) {
-        guard let kept = alternates[id], kept.contains(where: { epoch > $0.forkEpoch }) else { return }
-        alternates[id] = kept.filter { epoch <= $0.forkEpoch }
+    /// Traffic of `epoch` opened on the current branch: forks the version considers settled by it
+    /// are closed (v1: the other member is with us; v2: the fork is past the rewind horizon).
+    func confirmBranch(_ id: GroupID, epoch: UInt64, rules: any GroupRules) {
+        guard let kept = alternates[id], kept.contains(where: { !rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) })
+        else { return }
+        alternates[id] = kept.filter { rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) }
         logger.info("fork of \(id) before epoch \(epoch) settled on the current branch")
+    }
+
+    /// Our branch from `forkEpoch` as branch selection sees it: its tip epoch, its last commit's
+    /// key (`applied`'s when that commit is the only one since the fork) and its witnesses.
+    func currentTip(
+        _ session: GroupSession, forkEpoch: UInt64, applied: EpochSnapshot?
+    ) -> (epoch: UInt64, key: CommitOrderingKey?, witnesses: [UInt64: Set<Data>]) {
+        let tip = session.mls.epoch
+        let key = tip == forkEpoch + 1 ? applied?.orderingKey : (try? loadSnapshot(group: session.id, epoch: tip - 1))??.orderingKey
+        return (tip, key, witnessesInEpoch[session.id] ?? [:])
+    }
+
+    /// Counts `sender` as a witness of epoch `epoch` on our branch (kept for the rewindable epochs).
+    func noteWitness(_ sender: PublicKey, epoch: UInt64, in group: GroupID) {
+        witnessesInEpoch[group] = witnessesInEpoch[group]?.filter { $0.key + EpochSnapshot.retained > epoch }
+        witnessesInEpoch[group, default: [:]][epoch, default: []].insert(Data(sender.bytes))
     }
 
     /// Keeps `branch` as one of the group's alternates (several may be open after a race of three
@@ -44,9 +62,12 @@ extension MarmotClient {
         alternates[id] = Array(kept.suffix(4))
     }
 
-    /// `message` opened only on the alternate branch: adopt it (snapshot of the fork epoch rewritten
+    /// `message` opened only on the alternate branch. When the version's rule moves us there (v2:
+    /// branch selection with this message counted), adopt it (snapshot of the fork epoch rewritten
     /// to its commit, its epoch key stored, its group data: name, admins, relays, `h` and the
-    /// subscription for it, with system lines for what changed), then take the message in on it.
+    /// subscription for it, with system lines for what changed), keep the branch we leave as an
+    /// alternate, then take the message in on it. Otherwise the message is held (parked) with its
+    /// sender counted on the alternate, so that later evidence can still make that branch win.
     /// An alternate whose commit is not authorized on the branch we are on is never followed (N1,
     /// N2): its key says who committed it and whether it needed an admin. Alternates without a key
     /// are our own unconfirmed commit or our applied branch from a snapshot stored before keys were
@@ -59,9 +80,6 @@ extension MarmotClient {
         }
         let current: EpochSnapshot?
         do { current = try loadSnapshot(group: session.id, epoch: alternate.forkEpoch) } catch { throw .storage("\(error)") }
-        guard session.rules.mayFollow(alternate.snapshot, applied: current) else {
-            throw .refusedCompetingCommit("traffic on the branch of \(alternate.snapshot.commitEventID.hex), which lost the race")
-        }
         let result: ProcessedMessage
         let next: MLSGroup
         do {
@@ -69,11 +87,32 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
+        var evidence = alternate
+        var otherTip = (epoch: alternate.mls.epoch, key: alternate.snapshot.orderingKey)
+        switch result {
+        case .application(let application):
+            if let sender = NostrIdentity.publicKey(application.credential) {
+                evidence.witnesses[application.epoch, default: []].insert(Data(sender.bytes))
+            }
+        case .commit(let summary):
+            otherTip = (next.epoch, session.rules.orderingKey(summary, message: message, before: alternate.mls))
+        default:
+            break
+        }
+        let branches = CompetingBranches(
+            forkEpoch: alternate.forkEpoch,
+            current: currentTip(session, forkEpoch: alternate.forkEpoch, applied: current),
+            other: (otherTip.epoch, otherTip.key, evidence.witnesses))
+        guard session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches) else {
+            replaceAlternate(alternate, with: evidence, in: session.id)
+            throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
+        }
         let previous = session.metadata
         let adopted = session.rules.metadataIfValid(alternate.mls.extensions)
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
-            (commit \(alternate.snapshot.commitEventID.hex)), where the other member is
+            (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
+            (decided by \(branches.decisiveRule()?.rawValue ?? "the version's rule"))
             """)
         do {
             try saveSnapshot(alternate.snapshot, group: session.id)
@@ -85,7 +124,17 @@ extension MarmotClient {
         } catch {
             throw .storage("\(error)")
         }
-        alternates[session.id] = nil
+        // The branch we leave stays a candidate: more traffic there can still bring us back, as it
+        // would every other member.
+        var others = (alternates[session.id] ?? []).filter { !Self.same($0, alternate) }
+        if let current, current.commitEventID != alternate.snapshot.commitEventID {
+            others.append(AlternateBranch(
+                forkEpoch: alternate.forkEpoch, snapshot: current, mls: session.mls,
+                witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > alternate.forkEpoch }))
+        }
+        alternates[session.id] = others.isEmpty ? nil : Array(others.suffix(4))
+        witnessesInEpoch[session.id] = (witnessesInEpoch[session.id] ?? [:]).filter { $0.key <= alternate.forkEpoch }
+            .merging(alternate.witnesses.filter { $0.key > alternate.forkEpoch }) { $0.union($1) }
         let switched = try sessionOrDrop(session.id)
         if let previous, let adopted {
             let committer = alternate.snapshot.orderingKey.flatMap { try? PublicKey(bytes: $0.committer) } ?? publicKey
@@ -102,6 +151,16 @@ extension MarmotClient {
             if adopted.relays != session.stored.relays, applied.newRelays.isEmpty { applied.newRelays = adopted.relays }
         }
         return applied
+    }
+
+    private static func same(_ a: AlternateBranch, _ b: AlternateBranch) -> Bool {
+        a.forkEpoch == b.forkEpoch && a.snapshot.commitEventID == b.snapshot.commitEventID
+    }
+
+    /// Stores what was learned about a kept alternate (its witnesses) in place.
+    private func replaceAlternate(_ old: AlternateBranch, with new: AlternateBranch, in group: GroupID) {
+        guard let index = alternates[group]?.firstIndex(where: { Self.same($0, old) }) else { return }
+        alternates[group]?[index].witnesses = new.witnesses
     }
 
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {

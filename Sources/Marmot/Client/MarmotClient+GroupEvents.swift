@@ -136,10 +136,10 @@ extension MarmotClient {
     ) throws(DropReason) -> Applied {
         switch result {
         case .application(let application):
-            confirmBranch(session.id, epoch: application.epoch)
+            confirmBranch(session.id, epoch: application.epoch, rules: session.rules)
             return try acceptApplication(application, next: next, event: event, session: session)
         case .commit(let summary):
-            confirmBranch(session.id, epoch: session.mls.epoch)
+            confirmBranch(session.id, epoch: session.mls.epoch, rules: session.rules)
             return try acceptCommit(summary, message: message, next: next, event: event, before: session.mls, session: session)
         case .proposal(let proposal):
             let fromSender = session.mls.proposals.filter { $0.sender == proposal.sender }.count
@@ -197,6 +197,7 @@ extension MarmotClient {
         noteMediaEpoch(message, epoch: application.epoch)
         message = withAttachments([message])[0]
         if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
+        noteWitness(sender, epoch: application.epoch, in: session.id)
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }
         return Applied(group: session.id, outcome: .processed)

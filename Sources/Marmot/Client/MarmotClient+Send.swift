@@ -113,6 +113,7 @@ extension MarmotClient {
             // Only epochs a competing commit can still roll back (the retained snapshots) are kept.
             sentInEpoch[id] = sentInEpoch[id]?.filter { $0.key + EpochSnapshot.retained > epoch }
             sentInEpoch[id, default: [:]][epoch, default: []].append(rumor.id)
+            noteWitness(publicKey, epoch: epoch, in: id)
         }
         crashIfRequested(.afterEncrypt)
         return prepared

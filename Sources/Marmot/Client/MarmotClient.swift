@@ -120,6 +120,9 @@ public actor MarmotClient {
     /// Others' messages by the epoch they were read in, for the epochs a competing commit can still
     /// roll back (`invalidateReceived`).
     var receivedInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
+    /// Application senders (ours included) per epoch on the branch we are on, for the epochs a fork
+    /// can still be rewound to: branch selection's witnesses (`CompetingBranches`).
+    var witnessesInEpoch: [GroupID: [UInt64: Set<Data>]] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
     /// When `expirySweep` wakes (the earliest stored expiry when it was set).

@@ -79,7 +79,7 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// commit whose proposal is still to come (relays do not keep a group's order, RFC 9420 §12.4).
     var waitsForOtherEvents: Bool {
         switch self {
-        case .undecryptable, .mls(.missingProposal): true
+        case .undecryptable, .mls(.missingProposal), .heldOnCompetingBranch: true
         default: false
         }
     }
@@ -120,6 +120,9 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// A competing commit was refused for the race rule: its committer is no longer a member on our
     /// branch, or it would not have been authorized (§5.7 with §5.5 step 6).
     case refusedCompetingCommit(String)
+    /// A v2 message that opens only on a branch branch selection has not picked (yet): kept until
+    /// more evidence (a deeper commit, other senders' traffic) makes that branch win.
+    case heldOnCompetingBranch(String)
     /// The store failed while recording the outcome.
     case storage(String)
 
@@ -142,6 +145,7 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .joinFailed(let why): "cannot join: \(why)"
         case .untrustedWelcome(let why): "welcome refused: \(why)"
         case .refusedCompetingCommit(let why): "competing commit refused: \(why)"
+        case .heldOnCompetingBranch(let why): "held on a competing branch: \(why)"
         case .storage(let why): "storage: \(why)"
         }
     }

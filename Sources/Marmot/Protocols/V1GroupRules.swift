@@ -109,7 +109,7 @@ package struct V1GroupRules: GroupRules {
 
     /// §5.7 (MDK 0.8.0): the earlier created_at wins, then the lower hex id; a competitor dated
     /// more than `backdatingBound` before the applied commit's first wrapper is refused.
-    package func race(_ competitor: Event, key: CommitOrderingKey, against applied: EpochSnapshot) -> RaceVerdict {
+    package func race(_ competitor: Event, key: CommitOrderingKey, against applied: EpochSnapshot, branches: CompetingBranches) -> RaceVerdict {
         let earliest = applied.anchorCreatedAt - Self.backdatingBound
         guard competitor.createdAt >= earliest else {
             return .refused("dated \(applied.anchorCreatedAt - competitor.createdAt) s before the applied commit (bound \(Self.backdatingBound) s)")
@@ -126,7 +126,10 @@ package struct V1GroupRules: GroupRules {
 
     /// Always: MDK 0.8.0 keeps its own commit in a race whatever §5.7 says, so the branch its
     /// traffic is on is where it stays.
-    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?) -> Bool { true }
+    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?, branches: CompetingBranches) -> Bool { true }
+
+    /// Traffic of a later epoch on our branch settles the fork: the other member is with us.
+    package func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool { epoch <= forkEpoch }
 
     /// MDK 0.8.0 commits only SelfRemove proposals of members; Update and GroupContextExtensions
     /// proposals of others are ignored (marmot-wire §5.5 step 5).

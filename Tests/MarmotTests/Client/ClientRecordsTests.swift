@@ -109,6 +109,42 @@ struct ClientRecordsTests {
         #expect(rules.race(try Self.commit(createdAt: 1), key: Self.key(.privileged, committer: 0, digest: 0), against: unkeyed) == .loses)
     }
 
+    /// v2: branch selection before the keys (MDK 0.9.14 `select_canonical_branch`): traffic on our
+    /// branch or a further commit keeps it against a competitor with a better key; a witness quorum
+    /// (two senders in one epoch) on the other branch outweighs one sender on ours, one sender
+    /// there does not outweigh one here, and shared history (the fork epoch) never counts.
+    @Test func v2BranchSelectionCountsDepthAndWitnesses() throws {
+        let rules = V2GroupRules()
+        let applied = try Self.commit(createdAt: 10_000)
+        let ours = Self.key(.ordinary, committer: 5, digest: 5)
+        let better = Self.key(.privileged, committer: 1, digest: 1)
+        let snapshot = EpochSnapshot(epoch: 4, state: Data([1]), commit: applied, orderingKey: ours)
+        let competitor = try Self.commit(createdAt: 1)
+        let (a, b, c) = (Data([0xA]), Data([0xB]), Data([0xC]))
+        func branches(_ current: (UInt64, [UInt64: Set<Data>]), _ other: (UInt64, [UInt64: Set<Data>])) -> CompetingBranches {
+            CompetingBranches(forkEpoch: 4, current: (current.0, ours, current.1), other: (other.0, better, other.1))
+        }
+        #expect(rules.race(competitor, key: better, against: snapshot, branches: branches((5, [:]), (5, [:]))) == .wins)
+        #expect(rules.race(competitor, key: better, against: snapshot, branches: branches((5, [5: [a]]), (5, [:]))) == .loses)
+        #expect(rules.race(competitor, key: better, against: snapshot, branches: branches((5, [4: [a, b]]), (5, [:]))) == .wins)
+        #expect(rules.race(competitor, key: better, against: snapshot, branches: branches((6, [:]), (5, [:]))) == .loses)
+
+        let alternate = EpochSnapshot(epoch: 4, state: Data([1]), commit: competitor, orderingKey: better)
+        let worse = EpochSnapshot(epoch: 4, state: Data([1]), commit: competitor, orderingKey: Self.key(.ordinary, committer: 9, digest: 9))
+        func follows(_ other: EpochSnapshot, _ current: [UInt64: Set<Data>], _ theirs: [UInt64: Set<Data>], depth: UInt64 = 5) -> Bool {
+            rules.mayFollow(other, applied: snapshot, branches: CompetingBranches(
+                forkEpoch: 4, current: (5, ours, current), other: (depth, other.orderingKey, theirs)))
+        }
+        #expect(follows(worse, [:], [5: [b]]), "traffic only there")
+        #expect(!follows(worse, [5: [a]], [5: [b]]), "one sender each: the keys decide")
+        #expect(follows(alternate, [5: [a]], [5: [b]]), "one sender each, and its key is better")
+        #expect(follows(worse, [5: [a]], [5: [b, c]]), "a quorum there against one sender here")
+        #expect(!follows(worse, [5: [a, b]], [5: [c]]), "a quorum here")
+        #expect(follows(worse, [5: [a]], [:], depth: 6), "a deeper branch")
+        let beyond = CompetingBranches(forkEpoch: 4, current: (10, ours, [:]), other: (11, worse.orderingKey, [:]))
+        #expect(!rules.mayFollow(worse, applied: snapshot, branches: beyond), "a fork 6 commits back is past the rewind horizon of 5")
+    }
+
     @Test func ownKeyPackageRecordRoundTrips() throws {
         let keys = Keys.generate()
         let made = try KeyPackage.create(
@@ -121,5 +157,13 @@ struct ClientRecordsTests {
         let other = try KeyPackage.create(identity: Data(keys.publicKey.bytes))
         let mixed = OwnKeyPackageRecord(keyPackage: made.keyPackage, privateMaterial: other.privateMaterial)
         #expect(throws: (any Error).self) { _ = try OwnKeyPackageRecord(encoded: mixed.encoded()) }
+    }
+}
+
+extension GroupRules {
+    /// The race of two single-commit branches without traffic (the per-commit rule alone).
+    func race(_ competitor: Event, key: CommitOrderingKey, against applied: EpochSnapshot) -> RaceVerdict {
+        race(competitor, key: key, against: applied, branches: CompetingBranches(
+            forkEpoch: applied.epoch, current: (applied.epoch + 1, applied.orderingKey, [:]), other: (applied.epoch + 1, key, [:])))
     }
 }

@@ -138,12 +138,14 @@ import Testing
         await server.stop()
     }
 
-    /// v2: admin M makes two commits for one epoch; Bob applies the one with the lower ordering key
-    /// and keeps the other as the alternate. M's message on the losing branch does not move him:
-    /// every v2 client ranks by the same key, so following it would split him from the others.
-    @Test func v2NeverFollowsALosingBranch() async throws {
+    /// v2 (MDK 0.9.14 branch selection): after a race Bob is on the branch with the better key and
+    /// has sent a message there. A lone sender on the losing branch does not pull him over (one
+    /// sender each: the keys decide); its message is held, not lost. When a second member's message
+    /// opens there too, that branch has a witness quorum (two senders in one epoch) against Bob's
+    /// one: Bob moves over, as every MDK client would, and the held message is shown.
+    @Test func v2LosingBranchWinsOnlyWithMoreTraffic() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
         let before = try #require(m.group)
         var first = before
         let plain = try RaceFixtures.v2Rename(&first, to: "plain")
@@ -154,11 +156,21 @@ import Testing
         var sender = m
         await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
         await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
+        _ = try await bob.client.send(text: "bob on the applied branch", to: chat)
+
         sender.group = alternate.newGroup
         let hello = try sender.chat("on the losing branch")
         await bob.client.deliverForTesting(try sender.event(hello))
         #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
         #expect(try await bob.client.chat(chat)?.name == (try V2GroupRules().metadata(of: applied.newGroup.extensions)).name)
+
+        e.group = try #require(e.group).processing(alternate.message).1
+        let also = try e.chat("E is there too")
+        await bob.client.deliverForTesting(try e.event(also))
+        #expect(await bob.epochState(chat)?.authenticator == alternate.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == (try V2GroupRules().metadata(of: alternate.newGroup.extensions)).name)
+        #expect(try await bob.waitForMessage("E is there too").deliveryState == .received)
+        #expect(try await bob.waitForMessage("on the losing branch").deliveryState == .received, "the held message was not lost")
         await bob.shutdown()
         await server.stop()
     }

@@ -8,9 +8,11 @@ import Testing
 
 /// Messages of a branch the group abandons (issue 24): kept, marked invalidated, reported.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct InvalidatedMessageTests {
-    /// v2: Bob applies E's self-update and reads E's message on that branch; then admin M's rename of
-    /// the same epoch arrives and wins (privileged before ordinary), so the group rolls back onto M's
-    /// branch. M and everyone on it never had E's message: Bob keeps it, marked invalidated.
+    /// v2 (MDK 0.9.14 branch selection): Bob applies E's self-update and reads E's message on that
+    /// branch. Admin M's rename of the same epoch then arrives with the better key (privileged), but
+    /// E's branch carries traffic and M's none, so Bob stays (witness score). M's own message on its
+    /// branch then evens the traffic and the keys decide: Bob moves to M's branch, and E's message,
+    /// which M and everyone on M's branch never had, is kept marked invalidated.
     @Test func messageOfTheLosingBranchIsMarkedInvalidated() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
@@ -25,12 +27,18 @@ import Testing
 
         let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: "M's branch") }
         await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
+        #expect(try await bob.client.chat(chat)?.name != "M's branch", "traffic on E's branch outweighs the better key")
+        #expect(await bob.epochState(chat)?.authenticator == e.group?.epochAuthenticator)
+
+        let hello = try m.chat("on M's branch")
+        await bob.client.deliverForTesting(try m.event(hello))
         #expect(try await bob.client.chat(chat)?.name == "M's branch")
         #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
         let reported = await bob.inbox.first(timeout: 30) {
             if case .messagesInvalidated(_, let ids) = $0 { ids == [read.rumorID] } else { false }
         }
         #expect(reported != nil)
+        #expect(try await bob.waitForMessage("on M's branch").deliveryState == .received)
         #expect(try bob.store.message(mlsGroupID: chat, rumorID: read.rumorID)?.deliveryState == .invalidated)
         await bob.shutdown()
         await server.stop()

@@ -1,0 +1,46 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// v2 races settled as MDK 0.9.14 settles them (issue 24): the deeper branch first, then traffic,
+/// then the commits' keys, so our clients and White Noise's end on the same branch.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct BranchSelectionTests {
+    /// Bob applies the commit with the better key and keeps the other as the alternate. A further
+    /// commit on the alternate makes that branch deeper (2 against 1): Bob moves there, at epoch 3,
+    /// with its group data, as every MDK client does; before the fix he stayed on the shallower
+    /// branch and forked off.
+    @Test func aDeeperBranchWinsOverABetterKey() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let before = try #require(m.group)
+        var first = before
+        let one = try RaceFixtures.v2Rename(&first, to: "one")
+        var second = before
+        let two = try RaceFixtures.v2Rename(&second, to: "two")
+        let oneWins = try RaceFixtures.key(one, before: before) < RaceFixtures.key(two, before: before)
+        let (applied, alternate) = oneWins ? (one, two) : (two, one)
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
+        await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
+        #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
+
+        var deeper = alternate.newGroup
+        let further = try RaceFixtures.v2Rename(&deeper, to: "deeper")
+        sender.group = alternate.newGroup
+        await bob.client.deliverForTesting(try sender.event(further.message, epochOf: alternate.newGroup))
+        #expect(await bob.epochState(chat)?.epoch == 3)
+        #expect(await bob.epochState(chat)?.authenticator == further.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == "deeper")
+
+        // The group carries on there: M's next message opens.
+        sender.group = further.newGroup
+        await bob.client.deliverForTesting(try sender.event(try sender.chat("on the deeper branch")))
+        #expect(try await bob.waitForMessage("on the deeper branch").deliveryState == .received)
+        await bob.shutdown()
+        await server.stop()
+    }
+}
