@@ -276,16 +276,7 @@ extension MarmotClient {
             applied.newNostrGroupID = winning.nostrGroupID != session.stored.nostrGroupID
             if winning.relays != session.stored.relays { applied.newRelays = winning.relays }
         }
-        // A commit of ours that lost the race: what it changed in the group data (never the rest of
-        // our branch's data) is made again on the winning branch, if we may (`reissue`).
-        if (try? store.processedEvent(id: snapshot.commitEventID))?.outcome == .own, let winning,
-           let before = session.rules.metadataIfValid(restored.extensions), let ours = session.metadata {
-            let intent = GroupDataIntent(from: before, to: ours)
-            if !intent.isEmpty, intent.applied(to: winning) != winning {
-                logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
-                applied.reissueGroupData = intent
-            }
-        }
+        lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
         keepAlternate(AlternateBranch(
             forkEpoch: epoch, snapshot: snapshot, mls: session.mls,
             witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > epoch }), for: session.id)
@@ -323,5 +314,31 @@ extension MarmotClient {
     func loadSnapshot(group: GroupID, epoch: UInt64) throws -> EpochSnapshot? {
         guard let data = try store.setting(EpochSnapshot.settingKey(group, epoch: epoch)) else { return nil }
         return try EpochSnapshot(encoded: data)
+    }
+}
+
+extension MarmotClient {
+    /// When the commit `applied` recorded at the fork was ours and the group left its branch: what
+    /// it changed in the group data (never the rest of our branch's data) and who it added or
+    /// removed are made again on the winning branch, if we may (`reissue`, `reissueMembers`).
+    func lostOwnCommit(
+        _ applied: EpochSnapshot, before: MLSGroup, ours: MLSGroup, winner: MLSGroup, session: GroupSession, into result: inout Applied
+    ) {
+        guard (try? store.processedEvent(id: applied.commitEventID))?.outcome == .own, ours.epoch == applied.epoch + 1 else { return }
+        if let winning = session.rules.metadataIfValid(winner.extensions),
+           let previous = session.rules.metadataIfValid(before.extensions),
+           let changed = session.rules.metadataIfValid(ours.extensions)
+        {
+            let intent = GroupDataIntent(from: previous, to: changed)
+            if !intent.isEmpty, intent.applied(to: winning) != winning {
+                logger.notice("our group-data change in \(session.id) lost a commit race; issuing it again")
+                result.reissueGroupData = intent
+            }
+        }
+        func accounts(_ group: MLSGroup) -> Set<PublicKey> { Set(group.members.compactMap { NostrIdentity.publicKey($0.credential) }) }
+        if let members = MembershipIntent(before: accounts(before), ours: accounts(ours), winner: accounts(winner), us: publicKey) {
+            logger.notice("our membership change in \(session.id) lost a commit race (\(members.add.count) to add, \(members.remove.count) to remove); making it again")
+            result.reissueMembers = members
+        }
     }
 }

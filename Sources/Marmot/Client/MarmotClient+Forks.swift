@@ -144,6 +144,9 @@ extension MarmotClient {
         invalidateReceived(alternate.receivedSinceFork, in: session.id)
         receivedInEpoch[session.id] = nil
         var applied = try accept(result, message: message, next: next, event: event, session: switched)
+        if let current, let before = try? MLSGroup(serialized: current.state) {
+            lostOwnCommit(current, before: before, ours: session.mls, winner: alternate.mls, session: switched, into: &applied)
+        }
         applied.newEpoch = true
         applied.resend = alternate.sentSinceFork
         if let adopted {

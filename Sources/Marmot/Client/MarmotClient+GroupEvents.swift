@@ -25,6 +25,8 @@ extension MarmotClient {
         var newProposal = false
         /// Our group-data commit lost a race: this change is made again on the winning branch.
         var reissueGroupData: GroupDataIntent?
+        /// Our membership commit lost a race: these adds and removals are made again on the winner.
+        var reissueMembers: MembershipIntent?
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -59,6 +61,7 @@ extension MarmotClient {
                 await commitPendingSelfRemoves(applied.group)
             }
             if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
+            if let members = applied.reissueMembers { reissue(members, in: applied.group) }
         } catch {
             let group = sessionFor(event)?.id
             if error.waitsForOtherEvents, let group {
@@ -265,6 +268,27 @@ extension MarmotClient {
         } catch {
             logger.warning("could not issue our group-data change in \(id) again: \(error)")
             emit(.failure(chat: id, reason: "a change to the group was overtaken and could not be made again: \(error)"))
+        }
+    }
+
+    /// Makes our lost adds and removals again on the branch that won, if we are still an admin there.
+    /// Adding fetches key packages, so it runs once this event's handling has released the group.
+    func reissue(_ intent: MembershipIntent, in id: GroupID) {
+        guard let session = sessions[id], isAdmin(session) else {
+            logger.info("our lost membership change in \(id) is not made again: we are no admin on the winning branch")
+            return
+        }
+        Task {
+            do {
+                let members = Set(try await self.chat(id)?.members ?? [])
+                let remove = intent.remove.filter(members.contains)
+                if !remove.isEmpty { _ = try await self.removeMembers(remove, from: id) }
+                let add = intent.add.filter { !members.contains($0) }
+                if !add.isEmpty { _ = try await self.addMembers(add, to: id) }
+            } catch {
+                self.logger.warning("could not make our membership change in \(id) again: \(error)")
+                self.emit(.failure(chat: id, reason: "a change to the members was overtaken and could not be made again: \(error)"))
+            }
         }
     }
 

@@ -88,10 +88,12 @@ extension MarmotClient {
             return drop(event, .untrustedWelcome(why), group: nil)
         }
         // A group we were removed from (or left) may invite us again: the Welcome replaces the
-        // inactive state, our old messages stay (MDK's `readd-after-eviction`); any other group we
-        // hold is a duplicate.
+        // inactive state, our old messages stay (MDK's `readd-after-eviction`). An invitation not
+        // answered yet is replaced by one for a later epoch (the inviter's add lost a commit race
+        // and was made again on the winning branch, issue 24). Any other group we hold is a duplicate.
         let former = sessions[mls.groupID]
-        if let former, former.stored.status != .inactive, former.mls.isActive {
+        let newerInvitation = former.map { $0.stored.status == .pending && mls.epoch > $0.mls.epoch } ?? false
+        if let former, former.stored.status != .inactive, former.mls.isActive, !newerInvitation {
             logger.info("welcome \(event.id.hex) for group \(mls.groupID), which we already have")
             return record(event.id, .ignored, group: mls.groupID)
         }
@@ -111,7 +113,7 @@ extension MarmotClient {
             createdAt: now(), version: version)
         let invite = InviteRecord(inviter: sender, wrapID: event.id, receivedAt: now())
         do {
-            if let former {
+            if let former, former.stored.status == .inactive {
                 // Kept until the answer: declining puts the inactive state back, accepting drops it.
                 try store.setSetting(ClientSettings.formerState(mls.groupID), former.stored.mlsState)
                 parked[mls.groupID] = nil
@@ -136,7 +138,7 @@ extension MarmotClient {
         markConsumed(own.keyPackage.reference())
         requestKeyPackageRotation(version)
         logger.info(
-            "invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)\(former == nil ? "" : ", which we had left")")
+            "invitation to \(version) group \(mls.groupID) (epoch \(mls.epoch)) from \(sender.hex)\(former == nil ? "" : newerInvitation ? ", replacing the earlier invitation" : ", which we had left")")
         if sender == publicKey && members.allSatisfy({ $0 == publicKey }) {
             let id = mls.groupID
             Task { [weak self] in await self?.joinOwnNotes(id) }

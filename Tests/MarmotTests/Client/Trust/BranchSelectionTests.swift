@@ -43,4 +43,39 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// Bob (an admin) adds Carol while admin M renames the group from the same epoch, then M commits
+    /// again on its branch. Whichever way the first race goes, M's branch is the deeper one, so Bob
+    /// ends there, without Carol: his add was on the abandoned branch and her Welcome is for a
+    /// branch nobody follows. Bob makes the add again on M's branch: Carol is a member at epoch 4
+    /// and joins from the new Welcome.
+    @Test func anAddThatLostTheRaceIsMadeAgainOnTheWinningBranch() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: true)
+        let carol = try await TestAccount("carol", relayURLs: [url], options: RaceFixtures.options)
+        _ = try await carol.client.publishKeyPackage(version: .v2)
+        _ = try await bob.client.addMembers([carol.publicKey], to: chat)
+        #expect(await bob.epochState(chat)?.epoch == 2)
+        _ = try await carol.waitForInvite()
+
+        let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: "M's branch") }
+        await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
+        let further = try m.commit { try RaceFixtures.v2Rename(&$0, to: "M's branch, deeper") }
+        await bob.client.deliverForTesting(try m.event(further.message, epochOf: further.before))
+        let (client, id) = (bob.client, chat)
+        try await waitUntil("bob adds carol again on M's branch", timeout: 60) {
+            let chat = try? await client.chat(id)
+            return chat?.members.contains(carol.publicKey) == true && chat?.epoch == 4
+        }
+        #expect(try await bob.client.chat(chat)?.name == "M's branch, deeper")
+
+        let again = try await carol.waitForInvite()
+        let joined = try await carol.client.acceptInvite(again.id)
+        #expect(joined.epoch == 4)
+        _ = try await bob.client.send(text: "welcome on the winning branch", to: chat)
+        #expect(try await carol.waitForMessage("welcome on the winning branch").deliveryState == .received)
+        await carol.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
 }
