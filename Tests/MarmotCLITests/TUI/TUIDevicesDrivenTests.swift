@@ -131,7 +131,7 @@ struct TUIDevicesDrivenTests {
         laptopChat.press([.character("r")])
         #expect(laptopChat.frame.contains { $0.contains("? It reads nothing written after. y/n") })
         laptopChat.press([.character("y")])
-        _ = try await laptop.until("the phone removed", timeout: .seconds(60)) { (state: AppState) -> Bool? in
+        _ = try await laptop.until("the phone removed", timeout: .seconds(60)) { (state: AppState) -> OperationOutcome? in
             state.lastOutcome?.operation == .removeDevice && !state.devices.loading ? state.lastOutcome : nil
         }
         #expect(laptop.state.lastOutcome?.code == .ok, "\(laptop.state.lastOutcome.map { "\($0)" } ?? "none")")
