@@ -6,7 +6,8 @@ import MarmotCore
 /// preview), in the core's order: the Notes chat first, as "Notes" with no peer (issue 29), or a
 /// line saying how to open it before it exists.
 enum ChatListScreen {
-    static let keys = "↑↓  n chat  N group  o notes  D devices  R relays  P name  L log out  q quit"
+    /// (L logs out, as the README says; the line keeps the everyday keys within 80 columns.)
+    static let keys = "Enter open  n new chat  N group  o notes  D devices  R relays  P name  q quit"
     /// The help line while an invitation is highlighted.
     static let inviteKeys = "↑↓/jk move  a accept  d decline  Enter ask  n chat  N group  L log out  q quit"
 
