@@ -494,7 +494,7 @@ def notes_scenario(bob, started):
         bob.shot("20-notes-both-devices")
         open_devices(phone)
         # Itself marked, Bob's first installation linked. (The core today also offers the first
-        # installation's own key package here as waiting: reported on issue 29, not the page's to hide.)
+        # installation's own key package here as waiting: a core defect, not the page's to hide.)
         phone.wait("the phone's own list", lambda d: {"linked", "this"} <= set(device_rows(phone).values()))
         phone.shot("17-devices")
         print(f"web_test: a second installation linked from Devices, notes both ways at {time.monotonic() - started:.1f}s")
