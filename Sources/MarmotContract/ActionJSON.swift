@@ -163,6 +163,7 @@ extension ContractJSON {
         case "newGroup": return .newGroup
         case "relays": return .relays
         case "profile": return .profile
+        case "devices": return .devices
         case "groupInfo":
             guard let chatID = object["chatId"] as? String else { throw .invalidField(field + ".chatId") }
             return .groupInfo(chatID: ChatID(chatID))

@@ -63,6 +63,7 @@ extension ContractJSON {
         case .newGroup: ["type": "newGroup"]
         case .relays: ["type": "relays"]
         case .profile: ["type": "profile"]
+        case .devices: ["type": "devices"]
         }
     }
 

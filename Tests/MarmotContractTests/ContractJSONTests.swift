@@ -23,6 +23,7 @@ struct ContractJSONTests {
         .sendAttachment(chatID: "ab", data: Data([0, 1, 2, 250, 255]), filename: "a \"b\".png", mimeType: "image/png", caption: ""),
         .downloadAttachment(chatID: "ab", messageID: "m1", index: 2), .addBlossomServer(url: "https://blossom.example"),
         .removeBlossomServer(url: "http://127.0.0.1:7447"),
+        .pushScreen(.devices), .updateScreenStack([.devices]),
     ]
 
     @Test("State JSON: a message's attachments with their state, and the Blossom servers (issue 28)")

@@ -404,6 +404,105 @@ def settings_scenario(bob, started):
     print(f"web_test: relays added (connected), removed, last one kept at {time.monotonic() - started:.1f}s")
 
 
+def device_rows(page):
+    """Each device row's status class ("this", "linked" or "waiting") by its id ({} mid-rebuild)."""
+    try:
+        return {row.get_attribute("data-device-id"): next(
+                    c for c in row.find_element(By.CSS_SELECTOR, ".status").get_attribute("class").split() if c != "status")
+                for row in page.driver.find_elements(By.CSS_SELECTOR, "#device-list .device")}
+    except StaleElementReferenceException:
+        return {}
+
+
+def open_devices(page):
+    back_to_chat_list(page)
+    page.click("#devices-button")
+    page.screen("devices")
+    page.wait("the device list", lambda d: d.find_element(By.ID, "devices-status").text.endswith("waiting"))
+
+
+def notes_scenario(bob, started):
+    """Issue 29: Bob opens Notes from the row at the top of the chat list, writes a note (✓), sees
+    Notes first in the list, and his Devices page lists this device with the history notice. With a
+    second installation (BOB_PHONE: another `marmot web` with its own home), the phone imports Bob's
+    key, Bob links it from Devices, and each reads the other's notes; both Devices pages are shot."""
+    back_to_chat_list(bob)
+    bob.wait("the Notes row before Notes exists", lambda d: d.find_element(By.ID, "notes-entry").is_displayed())
+    bob.click("#notes-entry")
+    bob.screen("chat")
+    bob.wait("Notes open", lambda d: d.find_element(By.ID, "chat-title").text == "Notes")
+    assert "earlier notes are not transferred" in bob.driver.find_element(By.ID, "chat-notice").text
+    assert not bob.driver.find_element(By.ID, "group-info").is_displayed()
+    bob.type("composer", "Note from the browser")
+    bob.click("#send")
+    bob.wait("the note sent", lambda d: "Note from the browser" in bob.messages()
+             and d.find_elements(By.CSS_SELECTOR, "#messages .message.mine .mark.sent"))
+    bob.shot("15-notes")
+    back_to_chat_list(bob)
+    bob.wait("Notes first", lambda d: "notes" in d.find_element(By.CSS_SELECTOR, "#chats .chat-row").get_attribute("class"))
+    assert bob.driver.find_element(By.CSS_SELECTOR, "#chats .chat-row .name").text.endswith("Notes")
+    assert not bob.driver.find_element(By.ID, "notes-entry").is_displayed()
+    bob.shot("16-chat-list-notes")
+    open_devices(bob)
+    assert list(device_rows(bob).values()) == ["this"], device_rows(bob)
+    assert "earlier notes are not transferred" in bob.driver.find_element(By.ID, "history-notice").text
+    bob.shot("17-devices")
+    print(f"web_test: Notes written, listed first; Devices lists this device at {time.monotonic() - started:.1f}s")
+
+    phone_url = os.environ.get("BOB_PHONE")
+    if not phone_url:
+        return
+    back_to_chat_list(bob)
+    bob.click("#export-key")
+    bob.driver.switch_to.alert.accept()
+    bob.wait("bob's exported nsec", lambda d: d.find_element(By.ID, "exported-nsec").text.startswith("nsec1"))
+    nsec = bob.driver.find_element(By.ID, "exported-nsec").text
+    phone = Page("bob-phone", phone_url, bob.shots)
+    try:
+        phone.screen("login")
+        phone.type("import-nsec", nsec)
+        phone.click("#import-button")
+        phone.screen("chatList")
+        phone.wait("the phone's key package", lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-key-package") == "true")
+        assert phone.driver.find_element(By.ID, "my-npub").text == bob.driver.find_element(By.ID, "my-npub").text
+        open_devices(bob)
+        deadline = time.monotonic() + TIMEOUT
+        while "waiting" not in device_rows(bob).values():
+            assert time.monotonic() < deadline, f"the phone never waited to be linked: {device_rows(bob)}"
+            bob.click("#refresh-devices")
+            time.sleep(1)
+        bob.shot("18-devices-phone-waiting")
+        bob.click("#device-list .device .link")
+        bob.driver.switch_to.alert.accept()
+        bob.wait("the phone linked", lambda d: sorted(device_rows(bob).values()) == ["linked", "this"])
+        bob.shot("19-devices-phone-linked")
+        phone.wait("Notes on the phone", lambda d: d.find_elements(By.CSS_SELECTOR, "#chats .chat-row.notes"))
+        phone.click("#chats .chat-row.notes")
+        phone.screen("chat")
+        phone.type("composer", "Note from the phone")
+        phone.click("#send")
+        back_to_chat_list(bob)
+        bob.click("#chats .chat-row.notes")
+        bob.screen("chat")
+        bob.wait("the phone's note", lambda d: "Note from the phone" in bob.messages())
+        bob.type("composer", "Back to the phone")
+        bob.click("#send")
+        phone.wait("bob's note on the phone", lambda d: "Back to the phone" in phone.messages())
+        # No history transfer: the note written before the link is not on the phone.
+        assert "Note from the browser" not in phone.messages()
+        phone.shot("15-notes")
+        bob.shot("20-notes-both-devices")
+        open_devices(phone)
+        # Itself marked, Bob's first installation linked. (The core today also offers the first
+        # installation's own key package here as waiting: a core defect, not the page's to hide.)
+        phone.wait("the phone's own list", lambda d: {"linked", "this"} <= set(device_rows(phone).values()))
+        phone.shot("17-devices")
+        print(f"web_test: a second installation linked from Devices, notes both ways at {time.monotonic() - started:.1f}s")
+    finally:
+        phone.driver.quit()
+    back_to_chat_list(bob)
+
+
 def main():
     alice_url, bob_url, shots = sys.argv[1:4]
     os.makedirs(shots, exist_ok=True)
@@ -504,6 +603,7 @@ def main():
         print(f"web_test: unread badge, reload restores the chat, export needs a confirmation at {time.monotonic() - started:.1f}s")
         group_scenario(alice, bob, bob_npub, started)
         settings_scenario(bob, started)
+        notes_scenario(bob, started)
         if os.environ.get("RELAY_PID"):
             relay_outage(alice, started)
         print(f"web_test: ok in {time.monotonic() - started:.1f}s")

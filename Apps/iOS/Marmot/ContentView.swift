@@ -64,6 +64,7 @@ struct ScreenView: View {
         case .newGroup: NewGroupView(manager: manager)
         case .relays: RelaysView(manager: manager)
         case .profile: ProfileView(manager: manager)
+        case .devices: DevicesView(manager: manager)
         }
     }
 }

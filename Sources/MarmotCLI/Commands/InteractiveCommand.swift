@@ -10,11 +10,12 @@ struct InteractiveCommand: AsyncParsableCommand {
         abstract: "The interactive terminal client (the default when no command is given).",
         discussion: """
             Full screen: login (create or import an account), chat list (pending invitations on top), \
-            chat, new chat, new group, group info, relays, your name. Keys are listed on the bottom \
+            chat, new chat, new group, group info, relays, your name, Notes, devices. Keys are listed on the bottom \
             line: arrows or j/k move, Enter opens or sends, Esc goes back, a accepts and d declines the \
             highlighted invitation (Enter asks), r retries a failed message, PgUp loads older messages, \
             R opens your relays (a adds, r removes; changes are saved in $MARMOT_HOME/relays), P your \
-            name, Ctrl-C quits. Log lines go to \
+            name, o opens Notes (notes to self on all your devices), D your devices (l links the \
+            highlighted waiting device, r removes a linked one), Ctrl-C quits. Log lines go to \
             $MARMOT_HOME/marmot.log while the screen is up. Needs a terminal; in scripts use the \
             other commands, or `marmot demo` to see two accounts talk.
 

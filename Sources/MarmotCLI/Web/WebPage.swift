@@ -44,6 +44,8 @@ label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-rad
 #toast.shown{display:flex;gap:10px;align-items:center} #notice{display:none} #notice.shown{display:block}
 .relay{padding:8px 0;border-bottom:1px solid #edf0f3} .relay .mono{flex:1} .relay .connected{color:#2e7d32;font-weight:600} .relay .failing{color:#c62828}
 .error{color:#c62828;margin:8px 0 0}
+.chat-row.notes .name::before{content:"✎ ";color:#2d6cdf} .device{padding:8px 0;border-bottom:1px solid #edf0f3}
+.device .name{font-weight:600} .device .status.this{color:#2e7d32;font-weight:600} .device .status.waiting{color:#b26a00;font-weight:600}
 </style></head>
 <body>
 <header><h1 id="title">Marmot</h1><span class="status" id="status">Connecting…</span></header>
@@ -59,10 +61,12 @@ label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-rad
  <div class="card"><div class="row"><div style="flex:1"><div class="muted">Your npub</div><div class="mono" id="my-npub"></div></div>
   <button id="new-chat-button">New chat</button><button id="new-group-button" class="secondary">New group</button></div>
   <div class="row" style="margin-top:8px"><button id="profile-button" class="secondary">Your name</button><button id="relays-button" class="secondary">Relays</button>
+  <button id="devices-button" class="secondary">Devices</button>
   <button id="export-key" class="secondary">Export key</button><button id="logout" class="secondary">Log out</button></div>
   <div class="mono" id="exported-nsec"></div></div>
  <div id="invites"></div>
- <div class="card" style="padding:0"><div id="chats"></div><p class="muted" id="no-chats" style="padding:12px">No chats yet.</p></div>
+ <div class="card" style="padding:0"><div class="chat-row notes" id="notes-entry"><div class="text"><div class="name">Notes</div>
+  <div class="preview">Notes to self on all your devices</div></div></div><div id="chats"></div><p class="muted" id="no-chats" style="padding:12px">No chats yet.</p></div>
 </section>
 <section id="screen-newChat">
  <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0">New chat</h2></div>
@@ -104,9 +108,17 @@ label.attach{cursor:pointer;padding:7px 10px;border:1px solid #c5ccd6;border-rad
   <div class="row"><input id="profile-name-input" autocomplete="off" placeholder="Your name"><button id="save-name">Save</button></div>
   <p class="muted" id="profile-saving"></p><p class="error" id="profile-error"></p></div>
 </section>
+<section id="screen-devices">
+ <div class="card"><div class="row"><button class="secondary back">Back</button><h2 style="margin:0;flex:1">Your devices</h2><span class="muted" id="devices-status"></span>
+  <button id="refresh-devices" class="secondary">Refresh</button></div>
+  <p class="muted">Each installation of this account is its own member of your Notes chat. A device you log in to with this key waits here until you link it.</p>
+  <div id="device-list" style="margin-top:10px"></div>
+  <p class="error" id="devices-error"></p><p class="muted" id="history-notice"></p></div>
+</section>
 <section id="screen-chat">
  <div class="card"><div class="row"><button class="secondary back">Back</button><img class="avatar missing" id="chat-avatar" alt="Group picture"><h2 style="margin:0;flex:1" id="chat-title"></h2><span class="protocol" id="chat-protocol"></span>
   <button id="group-info" class="secondary">Group info</button><button id="load-older" class="secondary">Older</button></div>
+  <p class="muted" id="chat-notice"></p>
   <div id="messages" style="margin-top:10px"></div>
   <div class="row" style="margin-top:10px"><input id="composer" autocomplete="off" placeholder="Message"><label class="attach secondary" title="Send a picture or file">📎<input id="attach" type="file" style="display:none"></label><button id="send">Send</button></div>
   <p class="error" id="attach-error"></p></div>
@@ -154,7 +166,7 @@ function topScreen() { const r = state.router; return r.screenStack.length ? r.s
 
 function render() {
   const screen = topScreen();
-  for (const name of ["login", "chatList", "newChat", "chat", "newGroup", "groupInfo", "relays", "profile"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
+  for (const name of ["login", "chatList", "newChat", "chat", "newGroup", "groupInfo", "relays", "profile", "devices"]) $("screen-" + name).classList.toggle("shown", screen.type === name);
   $("status").textContent = state.network.statusText;
   document.body.dataset.rev = String(state.rev);
   document.body.dataset.keyPackage = String(state.network.keyPackagePublished);
@@ -168,7 +180,39 @@ function render() {
   $("new-group-busy").textContent = busy.creatingChat ? "Creating the group…" : "";
   if (state.auth.type === "loggedIn") $("my-npub").textContent = state.auth.npub;
   $("title").textContent = screen.type === "chat" && state.currentChat ? state.currentChat.displayName : "Marmot";
-  renderInvites(); renderChats(); renderChat(); renderGroupInfo(); renderRelays(); renderProfile();
+  renderInvites(); renderChats(); renderChat(); renderGroupInfo(); renderRelays(); renderProfile(); renderDevices();
+}
+
+// This account's devices as the core lists them (issue 29): linked ones (this one marked), then those
+// waiting to be linked; Link and Remove forward the core's ids, the core checks them.
+function renderDevices() {
+  const devices = state.devices, box = $("device-list");
+  const linked = devices.list.filter(d => d.isLinked).length;
+  $("devices-status").textContent = devices.loading ? "Reading…" : devices.loaded ? `${linked} linked · ${devices.list.length - linked} waiting` : "";
+  $("refresh-devices").disabled = devices.loading;
+  $("history-notice").textContent = devices.historyNotice;
+  $("devices-error").textContent = failure("list_devices") || failure("link_device") || failure("remove_device");
+  box.replaceChildren();
+  if (!devices.list.length) box.append(el("p", "muted", devices.loaded ? "No devices listed." : "Reading your devices…"));
+  for (const device of devices.list) {
+    const row = el("div", "device row"); row.dataset.deviceId = device.id;
+    const text = el("div", "text"); text.style.flex = "1";
+    text.append(el("div", "name", device.name), el("div", "mono muted", device.id));
+    row.append(text);
+    if (device.addedDisplay) row.append(el("span", "muted", "added " + device.addedDisplay));
+    row.append(el("span", "status " + (device.isThisDevice ? "this" : device.isLinked ? "linked" : "waiting"), device.statusLabel));
+    if (!device.isLinked) {
+      const link = el("button", "link", "Link"); link.disabled = devices.loading;
+      link.title = "Add this device to your Notes: it reads the notes written from now on.";
+      link.onclick = () => { if (confirm(`Link ${device.name}? Only link a device you logged in to yourself.`)) dispatch({type: "linkDevice", id: device.id}); };
+      row.append(link);
+    } else if (!device.isThisDevice) {
+      const remove = el("button", "remove secondary", "Remove"); remove.disabled = devices.loading;
+      remove.onclick = () => { if (confirm(`Remove ${device.name}? It reads nothing written after.`)) dispatch({type: "removeDevice", id: device.id}); };
+      row.append(remove);
+    }
+    box.append(row);
+  }
 }
 
 // The last outcome's message when it is a failure of `operation`, else "" (decided from codes).
@@ -272,9 +316,11 @@ function avatar(chat) {
 }
 function renderChats() {
   const box = $("chats"); box.replaceChildren();
+  // Notes first (the core sorts it so), or until it exists a row that makes it (issue 29).
+  $("notes-entry").style.display = state.chatList.some(c => c.isNotes) ? "none" : "flex";
   $("no-chats").style.display = state.chatList.length ? "none" : "block";
   for (const chat of state.chatList) {
-    const row = el("div", "chat-row"); row.dataset.chatId = chat.chatId; row.dataset.image = chat.image;
+    const row = el("div", chat.isNotes ? "chat-row notes" : "chat-row"); row.dataset.chatId = chat.chatId; row.dataset.image = chat.image;
     const picture = avatar(chat);
     if (picture) row.append(picture);
     else if (chat.image === "loading" || chat.image === "failed") row.append(el("span", "avatar", ""));
@@ -303,8 +349,10 @@ function renderChat() {
   if (shown && header.src !== shown.src) header.src = shown.src;
   header.title = chat.imageError || "";
   $("chat-protocol").textContent = chat.retentionLabel ? chat.protocolLabel + " · " + chat.retentionLabel : chat.protocolLabel;
+  $("chat-notice").textContent = chat.isNotes ? "Only your linked devices read Notes. " + state.devices.historyNotice : "";
+  $("chat-notice").style.display = chat.isNotes ? "block" : "none";
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
-  $("group-info").style.display = chat.isGroup ? "inline-block" : "none";
+  $("group-info").style.display = chat.isGroup && !chat.isNotes ? "inline-block" : "none";
   $("load-older").disabled = chat.isLoadingOlder;
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   box.replaceChildren();
@@ -402,6 +450,9 @@ $("create-group").onclick = () => {
 };
 $("relays-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "relays"}});
 $("profile-button").onclick = () => dispatch({type: "pushScreen", screen: {type: "profile"}});
+$("devices-button").onclick = () => { dispatch({type: "pushScreen", screen: {type: "devices"}}); dispatch({type: "loadDevices"}); };
+$("refresh-devices").onclick = () => dispatch({type: "loadDevices"});
+$("notes-entry").onclick = () => dispatch({type: "openNotes"});
 $("add-relay").onclick = () => { dispatch({type: "addRelay", url: $("relay-url").value}); $("relay-url").value = ""; };
 $("relay-url").onkeydown = event => { if (event.key === "Enter") $("add-relay").onclick(); };
 $("save-name").onclick = () => { dispatch({type: "setProfileName", name: $("profile-name-input").value}); $("profile-name-input").value = ""; };

@@ -179,6 +179,7 @@ extension Screen {
         case .newGroup: "newGroup"
         case .relays: "relays"
         case .profile: "profile"
+        case .devices: "devices"
         }
     }
 }

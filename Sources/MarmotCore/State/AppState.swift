@@ -90,6 +90,9 @@ public enum Screen: Sendable, Hashable {
     case relays
     /// The account's own profile: the name others see (`AppState.profile`).
     case profile
+    /// This account's devices (`AppState.devices`): linking a waiting one, removing a linked one
+    /// (issue 29). Renderers dispatch `.loadDevices` when they show it.
+    case devices
 }
 
 /// Whether an identity is active; carries only public identifiers, never the secret key.

@@ -2,7 +2,8 @@ import MarmotAppKit
 import SwiftUI
 
 /// The pending invitations, then the chats, in the core's order, with its display strings (MVP spec,
-/// Screens: Chat List). Nobody joins a chat without tapping Accept.
+/// Screens: Chat List). Nobody joins a chat without tapping Accept. The Notes chat is the core's first
+/// row; until it exists a Notes row makes it (issue 29).
 struct ChatListView: View {
     let manager: AppManager
     /// Whether the "show my secret key" confirmation is up (UI-only state).
@@ -22,6 +23,13 @@ struct ChatListView: View {
                 }
             }
             Section {
+                if !manager.state.chatList.contains(where: \.isNotes) {
+                    Button {
+                        manager.dispatch(.openNotes)
+                    } label: {
+                        NotesEntryRow()
+                    }
+                }
                 ForEach(manager.state.chatList) { chat in
                     Button {
                         manager.dispatch(.openChat(chatID: chat.chatID))
@@ -58,6 +66,10 @@ struct ChatListView: View {
                 Menu("Account") {
                     Button("Profile") { manager.dispatch(.pushScreen(.profile)) }
                     Button("Relays") { manager.dispatch(.pushScreen(.relays)) }
+                    Button("Devices") {
+                        manager.dispatch(.pushScreen(.devices))
+                        manager.dispatch(.loadDevices)
+                    }
                     Button("Export Secret Key…") { confirmingExport = true }
                     Button("Log Out", role: .destructive) { manager.logout() }
                 }
@@ -164,10 +176,14 @@ struct ChatRow: View {
             }
             VStack(alignment: .leading, spacing: 4) {
                 HStack(spacing: 6) {
+                    if chat.isNotes {
+                        Image(systemName: "note.text")
+                            .foregroundStyle(.tint)
+                    }
                     Text(chat.displayName)
                         .font(.headline)
                         .lineLimit(1)
-                    if chat.isGroup {
+                    if chat.isGroup && !chat.isNotes {
                         Label("\(chat.memberCount)", systemImage: "person.2")
                             .font(.caption)
                             .foregroundStyle(.secondary)
@@ -189,6 +205,25 @@ struct ChatRow: View {
                     .font(.caption2)
                     .foregroundStyle(.tertiary)
             }
+        }
+        .contentShape(Rectangle())
+    }
+}
+
+/// Where the Notes chat will be until the core has made it: tapping it asks the core for Notes.
+struct NotesEntryRow: View {
+    var body: some View {
+        HStack(alignment: .firstTextBaseline) {
+            Image(systemName: "note.text")
+                .foregroundStyle(.tint)
+            VStack(alignment: .leading, spacing: 4) {
+                Text("Notes")
+                    .font(.headline)
+                Text("Notes to self on all your devices")
+                    .font(.subheadline)
+                    .foregroundStyle(.secondary)
+            }
+            Spacer()
         }
         .contentShape(Rectangle())
     }

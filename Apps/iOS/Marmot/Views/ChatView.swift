@@ -115,7 +115,11 @@ struct ChatView: View {
                                 .lineLimit(1)
                         }
                         HStack(spacing: 6) {
-                            if chat.isGroup {
+                            if chat.isNotes {
+                                Text("\(chat.memberCount) device\(chat.memberCount == 1 ? "" : "s")")
+                                    .font(.caption)
+                                    .foregroundStyle(.secondary)
+                            } else if chat.isGroup {
                                 Text("\(chat.memberCount) members")
                                     .font(.caption)
                                     .foregroundStyle(.secondary)
@@ -131,7 +135,7 @@ struct ChatView: View {
                         }
                     }
                 }
-                if chat.isGroup {
+                if chat.isGroup && !chat.isNotes {
                     ToolbarItem(placement: .topBarTrailing) {
                         Button {
                             manager.dispatch(.pushScreen(.groupInfo(chatID: chat.chatID)))

@@ -71,7 +71,7 @@ extension TUIKeyMap {
             ui.selectedMessage = nil
             ui.chatScroll = transcript.window(height: layout.transcriptRows, scroll: .max, selected: nil).scroll
             return (ui, loadOlder(chat))
-        case .control("g") where chat.isGroup:
+        case .control("g") where chat.isGroup && !chat.isNotes:
             return (ui, [.pushScreen(.groupInfo(chatID: chatID))])
         case .control("r"):
             return (ui, retry(selectedIndex.map { messages[$0] }, chatID: chatID))

@@ -12,8 +12,8 @@ import MarmotCore
 /// - login: ↑↓/jk/Tab choose, Enter selects, c creates an account, i imports an nsec, q quits; in the
 ///   nsec field Enter logs in, Esc cancels, Ctrl-U clears.
 /// - chat list: ↑↓/jk/Home/End move over the invitations and chats, Enter/→ open a chat, n new chat,
-///   N new group, R relays, P profile (your name), L log out (then y), q quits; on an invitation a
-///   accepts, d declines, Enter asks (then a, d or Esc).
+///   N new group, o Notes (made on first use), D devices, R relays, P profile (your name), L log out
+///   (then y), q quits; on an invitation a accepts, d declines, Enter asks (then a, d or Esc).
 /// - new chat: type the npub, Enter creates the chat, Esc goes back, Ctrl-U clears.
 /// - chat: type, Enter sends, Esc goes back (or leaves message selection), ↑↓ select messages, r or
 ///   Ctrl-R retries the selected failed message, PgUp/PgDn scroll (PgUp at the top loads older
@@ -26,6 +26,8 @@ import MarmotCore
 /// - relays: ↑↓/jk move over the relays, a add (asks the URL; Enter adds, Esc cancels), r or Delete
 ///   remove the highlighted relay, Esc back.
 /// - profile: type the name others see, Enter saves it, Esc back, Ctrl-U clears.
+/// - devices: ↑↓/jk move over this account's devices, l links the highlighted waiting device, r or
+///   Delete removes the highlighted linked device (then y), u reads the list again, Esc back.
 enum TUIKeyMap {
     typealias Result = (ui: TUIViewState, actions: [AppAction])
 
@@ -53,6 +55,7 @@ enum TUIKeyMap {
         case .groupInfo(let chatID): return groupInfo(key, chatID: chatID, state: state, ui: ui)
         case .relays: return relays(key, state: state, ui: ui)
         case .profile: return profile(key, state: state, ui: ui)
+        case .devices: return devices(key, state: state, ui: ui)
         }
     }
 
@@ -156,6 +159,10 @@ enum TUIKeyMap {
             return (ui, [.pushScreen(.newChat)])
         case .character("N"):
             return (ui, [.pushScreen(.newGroup)])
+        case .character("o"):
+            return (ui, [.openNotes])
+        case .character("D"):
+            return (ui, [.pushScreen(.devices), .loadDevices])
         case .character("R"):
             return (ui, [.pushScreen(.relays)])
         case .character("P"):

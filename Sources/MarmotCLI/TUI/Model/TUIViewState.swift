@@ -75,6 +75,12 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
     /// The new name being typed on the Profile screen.
     var profileNameInput = ""
 
+    // Devices
+    /// The highlighted device's id; nil means the first row.
+    var selectedDevice: String?
+    /// The linked device whose "remove it?" question waits for y/n.
+    var confirmingDeviceRemoval: String?
+
     // Chat
     var draft = ""
     /// The highlighted message; nil while typing (the view follows the newest message).
@@ -134,6 +140,8 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
                 next.relayInput = ""
             }
             if top != .profile { next.profileNameInput = "" }
+            if top != .devices { next.selectedDevice = nil }
+            next.confirmingDeviceRemoval = nil
             next.groupPrompt = nil
             next.groupPromptInput = ""
             switch top {
@@ -160,6 +168,12 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         }
         if let relay = selectedRelay, !state.network.relays.contains(where: { $0.url == relay }) {
             next.selectedRelay = nil
+        }
+        if let device = selectedDevice, !state.devices.list.contains(where: { $0.id == device }) {
+            next.selectedDevice = nil
+        }
+        if let device = confirmingDeviceRemoval, !state.devices.list.contains(where: { $0.id == device && $0.isLinked }) {
+            next.confirmingDeviceRemoval = nil
         }
         if let message = selectedMessage, state.currentChat?.messages.contains(where: { $0.id == message }) != true {
             next.selectedMessage = nil
@@ -205,6 +219,13 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
         return relays.firstIndex(where: { $0.url == selectedRelay }) ?? 0
     }
 
+    /// Index of the highlighted device in `devices`.
+    func selectedDeviceIndex(in devices: [DeviceSummary]) -> Int? {
+        guard !devices.isEmpty else { return nil }
+        guard let selectedDevice else { return 0 }
+        return devices.firstIndex(where: { $0.id == selectedDevice }) ?? 0
+    }
+
     /// Highlights `item`.
     mutating func select(_ item: ChatListItem) {
         switch item {
@@ -224,6 +245,7 @@ struct TUIViewState: Sendable, Equatable, CustomStringConvertible, CustomDebugSt
             + "groupMembersInput: \(groupMembersInput.count) chars, groupPrompt: \(groupPrompt.map { "\($0)" } ?? "none"), "
             + "addingRelay: \(addingRelay), relayInput: \(relayInput.count) chars, "
             + "profileNameInput: \(profileNameInput.count) chars, "
+            + "selectedDevice: \(selectedDevice ?? "none"), confirmingDeviceRemoval: \(confirmingDeviceRemoval ?? "none"), "
             + "draft: \(draft.count) chars, "
             + "selectedChat: \(selectedChat.map(\.rawValue) ?? "none"), "
             + "selectedInvite: \(selectedInvite.map(\.rawValue) ?? "none"), "

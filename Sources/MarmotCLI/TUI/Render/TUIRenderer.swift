@@ -52,7 +52,7 @@ enum TUIRenderer {
                 let chat = state.currentChat.flatMap { $0.chatID == chatID ? $0 : nil }
                 title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
-                keys = chat?.isGroup == true ? ChatScreen.groupKeys : ChatScreen.keys
+                keys = chat?.isGroup == true && chat?.isNotes != true ? ChatScreen.groupKeys : ChatScreen.keys
                 badge = chat.map { [$0.protocolLabel, $0.retentionLabel, $0.image.label].compactMap { $0 }.joined(separator: " · ") }
             case .newGroup:
                 title = "Marmot · New group"
@@ -71,6 +71,10 @@ enum TUIRenderer {
                 title = "Marmot · Profile"
                 body = ProfileScreen.body(state, ui, layout)
                 keys = ProfileScreen.keys
+            case .devices:
+                title = "Marmot · Devices"
+                body = DevicesScreen.body(state, ui, layout)
+                keys = DevicesScreen.keys(state, ui)
             }
         }
         body = Array(body.prefix(layout.bodyRows))
@@ -92,9 +96,11 @@ enum TUIRenderer {
         return StyledLine.justified([Span(" " + title, TextStyle(bold: true, reverse: true))], right, width: width, fill: .reverse)
     }
 
-    /// " (3 members)" for a group, with the core's member count.
+    /// " (3 members)" for a group, with the core's member count; " (2 devices)" for Notes, whose
+    /// members are this account's devices.
     static func memberCount(_ chat: ChatViewState) -> String {
-        chat.isGroup ? " (\(chat.memberCount) members)" : ""
+        if chat.isNotes { return " (\(chat.memberCount) device\(chat.memberCount == 1 ? "" : "s"))" }
+        return chat.isGroup ? " (\(chat.memberCount) members)" : ""
     }
 
     private static func restoringBody(_ layout: TUILayout) -> [StyledLine] {
@@ -121,6 +127,12 @@ enum TUIRenderer {
         }
         if ui.groupPrompt == .confirmDisband {
             return StyledLine(" Close this group for every member, for good? y/n", .color(.yellow, bold: true))
+        }
+        if let removing = ui.confirmingDeviceRemoval {
+            let name = state.devices.list.first { $0.id == removing }.map { TextWidth.sanitized($0.name) } ?? removing
+            return StyledLine(
+                " Remove \(name)? It reads nothing written after. y/n", .color(.yellow, bold: true)
+            ).clipped(to: width)
         }
         if let prompted = ui.promptedInvite, let invite = state.invites.first(where: { $0.inviteID == prompted }) {
             return StyledLine.justified(

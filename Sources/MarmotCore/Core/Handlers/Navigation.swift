@@ -1,7 +1,8 @@
 /// The router: core-initiated pushes and platform-reported stacks (MVP spec, Router).
 ///
-/// Only the logged-in screens (`.newChat`, `.newGroup`, `.relays`, `.profile`, `.chat`, `.groupInfo`) are
-/// ever stacked; `.login` and `.chatList` are roots chosen by the auth state. Which chat is shown follows from the stack in `reconcileDerivedState`.
+/// Only the logged-in screens (`.newChat`, `.newGroup`, `.relays`, `.profile`, `.devices`, `.chat`,
+/// `.groupInfo`) are ever stacked; `.login` and `.chatList` are roots chosen by the auth state. Which
+/// chat is shown follows from the stack in `reconcileDerivedState`.
 extension AppCore {
     func pushScreen(_ screen: Screen) {
         guard let session else {
@@ -11,7 +12,7 @@ extension AppCore {
         switch screen {
         case .login, .chatList:
             logger.debug("root screens are not pushed", metadata: ["screen": "\(screen.tag)"])
-        case .newChat, .newGroup, .relays, .profile:
+        case .newChat, .newGroup, .relays, .profile, .devices:
             if state.router.topScreen != screen { state.router.screenStack.append(screen) }
         case .chat(let chatID), .groupInfo(let chatID):
             guard session.chats[chatID] != nil else {

@@ -35,6 +35,18 @@ struct NavigationTests {
         try await h.waitFor("back to the list") { $0.router.topScreen == .chatList }
     }
 
+    @Test("devices is pushed like Relays (issue 29) and popped by the platform's stack")
+    func devicesScreen() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        h.dispatch(.pushScreen(.devices))
+        h.dispatch(.pushScreen(.devices))
+        try await h.waitFor("devices pushed") { $0.router.topScreen == .devices }
+        #expect(h.state().router.screenStack == [.devices])
+        h.dispatch(.updateScreenStack([]))
+        try await h.waitFor("back to the list") { $0.router.topScreen == .chatList }
+    }
+
     @Test("pushing the screen already on top, or a root screen, changes nothing")
     func redundantPushes() async throws {
         let h = AppHarness()

@@ -3,9 +3,11 @@ import MarmotCore
 /// The chat list: the account's npub to share, then the pending invitations (title and time, with
 /// how to answer them or a spinner while the core answers), then one two-line row per chat (name,
 /// member count of a group, the core's protocol badge, time and unread badge; last-message
-/// preview), in the core's order.
+/// preview), in the core's order: the Notes chat first, as "Notes" with no peer (issue 29), or a
+/// line saying how to open it before it exists.
 enum ChatListScreen {
-    static let keys = "↑↓ move  Enter open  n new chat  N group  R relays  P name  L log out  q quit"
+    /// (L logs out, as the README says; the line keeps the everyday keys within 80 columns.)
+    static let keys = "Enter open  n new chat  N group  o notes  D devices  R relays  P name  q quit"
     /// The help line while an invitation is highlighted.
     static let inviteKeys = "↑↓/jk move  a accept  d decline  Enter ask  n chat  N group  L log out  q quit"
 
@@ -40,6 +42,7 @@ enum ChatListScreen {
                 return body
             }
             body.append(StyledLine(" No chats yet.", .bold))
+            body.append(notesHint)
             body += TextWidth.wrapped("Press n to start one with someone's npub; invitations others send you appear here.", width: width - 2)
                 .map { StyledLine(" " + $0) }
             return body
@@ -60,6 +63,7 @@ enum ChatListScreen {
             }
             if !state.chatList.isEmpty { lines.append(StyledLine(" Chats", .color(.yellow, bold: true))) }
         }
+        if !state.chatList.contains(where: \.isNotes) { lines.append(notesHint) }
         for (offset, chat) in state.chatList.enumerated() {
             let index = state.invites.count + offset
             let start = lines.count
@@ -72,6 +76,9 @@ enum ChatListScreen {
         body += lines[first..<min(first + room, lines.count)]
         return body
     }
+
+    /// Where the Notes chat will be, until it exists: how to open it.
+    static let notesHint = StyledLine([Span("   Notes", .bold), Span(" · notes to self on all your devices · press o", .dim)])
 
     /// An invitation: a marker, the core's title and time; below it how to answer, or a spinner
     /// while the core accepts or declines it.
@@ -105,7 +112,11 @@ enum ChatListScreen {
         }
         right.append(Span(" "))
         var left = [Span(selected ? " > " : "   ", .bold), Span(TextWidth.sanitized(chat.displayName), nameStyle)]
-        if chat.isGroup { left.append(Span(" · \(chat.memberCount) members", .dim)) }
+        if chat.isNotes {
+            left.append(Span(" · notes to self", .dim))
+        } else if chat.isGroup {
+            left.append(Span(" · \(chat.memberCount) members", .dim))
+        }
         if let label = chat.membershipLabel { left.append(Span(" · " + TextWidth.sanitized(label), .dim)) }
         if let picture = chat.image.label { left.append(Span(" · [" + picture + "]", .dim)) }
         let first = StyledLine.justified(left, right, width: width)
