@@ -149,6 +149,7 @@ extension ContractJSON {
         case "loadDevices": return .loadDevices
         case "linkDevice": return .linkDevice(id: try fields.string("id"))
         case "removeDevice": return .removeDevice(id: try fields.string("id"))
+        case "addMyDevices": return .addMyDevices(chatID: ChatID(try fields.string("chatId")))
         default: throw .unknownType(type)
         }
     }
@@ -254,6 +255,7 @@ extension ContractJSON {
         case .loadDevices: object["type"] = "loadDevices"
         case .linkDevice(let id): object.merge(["type": "linkDevice", "id": id]) { $1 }
         case .removeDevice(let id): object.merge(["type": "removeDevice", "id": id]) { $1 }
+        case .addMyDevices(let chatID): object.merge(["type": "addMyDevices", "chatId": chatID.rawValue]) { $1 }
         }
         return object
     }

@@ -30,7 +30,8 @@ extension ContractJSON {
         ]
     }
 
-    /// `{"list":[{"id","name","addedAt","addedDisplay","isThisDevice","isLinked","statusLabel"}],"loaded","loading","historyNotice"}`.
+    /// `{"list":[{"id","name","addedAt","addedDisplay","isThisDevice","isLinked","statusLabel"}],"loaded","loading","historyNotice",
+    /// "lastRemoval":[{"chatID","isNotes","status","reason"}]}`.
     static func devices(_ devices: DevicesState) -> Object {
         [
             "list": devices.list.map { device -> Object in
@@ -41,6 +42,9 @@ extension ContractJSON {
                 ]
             },
             "loaded": devices.loaded, "loading": devices.loading, "historyNotice": DevicesState.historyNotice,
+            "lastRemoval": devices.lastRemoval.map { group -> Object in
+                ["chatID": group.chatID.rawValue, "isNotes": group.isNotes, "status": group.status.rawValue, "reason": group.reason]
+            },
         ]
     }
 
@@ -105,6 +109,12 @@ extension ContractJSON {
             "chatId": chat.chatID.rawValue, "peerNpub": chat.peerNpub, "peerName": orNull(chat.peerName),
             "displayName": chat.displayName, "messages": chat.messages.map(message),
             "canLoadOlder": chat.canLoadOlder, "isGroup": chat.isGroup, "memberNpubs": chat.memberNpubs,
+            "members": chat.members.map { member -> Object in
+                [
+                    "npub": member.npub, "deviceCount": member.deviceCount, "isMe": member.isMe, "isAdmin": member.isAdmin,
+                    "devicesLabel": orNull(member.devicesLabel),
+                ]
+            },
             "isLoadingOlder": chat.isLoadingOlder, "memberCount": chat.memberCount,
             "adminNpubs": chat.adminNpubs, "canManage": chat.canManage,
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,

@@ -53,5 +53,12 @@ struct NotesCommandTests {
             ["devices", "remove", try #require(devices.objects.first?["id"] as? String), "--relay", relay.url], home: home)
         #expect(removeSelf.status == 1, "\(removeSelf)")
         #expect(removeSelf.stderr.contains("cannot remove itself"), "\(removeSelf)")
+
+        // `group add-devices`: listed in the help; with no other linked device, refused (exit 1).
+        let help = try await CLI.run(["group", "--help"], home: home)
+        #expect(help.stdout.contains("add-devices"), "\(help)")
+        let none = try await CLI.run(["group", "add-devices", chat, "--relay", relay.url], home: home)
+        #expect(none.status == 1, "\(none)")
+        #expect(none.stderr.contains("No other linked device"), "\(none)")
     }
 }

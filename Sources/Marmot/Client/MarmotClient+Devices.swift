@@ -49,11 +49,14 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownDevice(String)
     /// This device cannot remove itself (MLS: a member never commits its own removal).
     case thisDevice
+    /// Every linked device of this account is in the chat already (or none is linked).
+    case noOtherDevice
 
     public var description: String {
         switch self {
         case .unknownDevice(let id): "devices: no device \(id) of this account"
         case .thisDevice: "devices: this device cannot remove itself"
+        case .noOtherDevice: "devices: no other linked device to add"
         }
     }
 }
@@ -111,25 +114,11 @@ extension MarmotClient {
             version: found.device.version)
     }
 
-    /// Removes device `id`'s leaf from the Notes chat, the one group where this account has other
-    /// devices' leaves (a device's leaves in other groups carry nothing that ties them to it).
-    /// Returns how many groups it left.
+    /// Removes device `id`'s leaf from every group where this device may remove it
+    /// (`removeDeviceEverywhere`). Returns how many groups it left.
     @discardableResult
     public func removeDevice(_ id: String) async throws -> Int {
-        try requireStarted()
-        let wanted = id.lowercased()
-        await acquire()
-        defer { release() }
-        guard let notes = notesSession(), notes.stored.status == .active, notes.mls.isActive,
-            let leaf = notes.mls.members.first(where: { deviceID(of: $0, in: notes) == wanted })
-        else { throw DeviceError.unknownDevice(id) }
-        if leaf.leafIndex == notes.mls.ownLeafIndex { throw DeviceError.thisDevice }
-        _ = try await commitExclusive(notes.id) { mls, filter throws(GroupError) in
-            try mls.commit(removing: [leaf.leafIndex], proposals: [], proposalFilter: filter)
-        }
-        try? store.setSetting(ClientSettings.deviceLeaf(notes.id, leaf.leafIndex), nil)
-        logger.info("device \(wanted) removed from notes \(notes.id)")
-        return 1
+        try await removeDeviceEverywhere(id).filter { $0.status == .done }.count
     }
 
     /// The device id of a leaf: the one pinned to it (`deviceLeaf`), else its signature key's,

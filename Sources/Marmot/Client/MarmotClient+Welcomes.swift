@@ -105,7 +105,12 @@ extension MarmotClient {
         let others = members.filter { $0 != publicKey }
         // The inviter is proven by the seal: in an unnamed two-member group it is our 1:1 peer (a
         // named group of two is a group, as its creator made it one).
-        let peer: PublicKey? = others == [sender] && groupData.name.isEmpty ? sender : nil
+        // A Welcome sealed by our own account (another of our devices added us): the one other
+        // account of an unnamed group is the peer (issue 29: a 1:1 chat keeps its peer).
+        let otherAccounts = Set(others)
+        let peer: PublicKey? =
+            groupData.name.isEmpty && otherAccounts.count == 1 && (otherAccounts == [sender] || sender == publicKey)
+            ? otherAccounts.first : nil
         let row = StoredGroup(
             mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
@@ -142,6 +147,13 @@ extension MarmotClient {
         if sender == publicKey && members.allSatisfy({ $0 == publicKey }) {
             let id = mls.groupID
             Task { [weak self] in await self?.joinOwnNotes(id) }
+            return
+        }
+        if sender == publicKey {
+            // Only this account's nsec seals such a Welcome: another of our devices added us
+            // ("add my other devices", issue 29), so it is joined without asking.
+            let id = mls.groupID
+            Task { [weak self] in await self?.joinFromOwnDevice(id) }
             return
         }
         if let pending = self.invite(mls.groupID) { emit(.inviteReceived(pending)) }

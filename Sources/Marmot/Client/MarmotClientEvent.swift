@@ -13,11 +13,13 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public let groupDescription: String
     /// The other member of a one-to-one chat: the peer proven when the chat began (we invited them,
     /// or their sealed Welcome invited us), and only while the members are exactly that peer and us.
-    /// Derived from the current membership, so a chat whose peer left or that grew has none.
+    /// Derived from the current membership, so a chat whose peer left or that grew has none; one
+    /// account with several devices (leaves) counts once (issue 29).
     public let peer: PublicKey?
     /// The peer proven when the chat began, even after it left (for showing who the chat was with).
     public let provenPeer: PublicKey?
-    /// Current members' Nostr identities, by leaf order.
+    /// Current members' Nostr identities, by leaf order: an account with several devices (issue 29)
+    /// is here once per leaf.
     public let members: [PublicKey]
     public let admins: [PublicKey]
     public let relays: [RelayURL]
@@ -47,7 +49,7 @@ public struct Chat: Sendable, Hashable, Identifiable {
         groupDescription = stored.groupDescription
         provenPeer = stored.peer
         peer = stored.peer.flatMap { proven in
-            members.isEmpty || (members.count == 2 && members.contains(proven)) ? proven : nil
+            members.isEmpty || (Set(members).count == 2 && members.contains(proven)) ? proven : nil
         }
         self.members = members
         admins = stored.admins

@@ -147,8 +147,9 @@ package struct V1GroupRules: GroupRules {
     }
 
     /// Why `sender` is not a proven inviter: it must hold a leaf with its own identity, be an admin,
-    /// and not be us (except another device of ours inviting us into a group of this account's
-    /// devices only); every credential must be a Nostr identity and ours must appear once.
+    /// and not be us (except another device of ours, an admin account, adding us next to its own
+    /// leaf); every credential must be a Nostr identity and, from another account, ours must
+    /// appear once.
     static func unprovenInviter(_ sender: PublicKey, of mls: MLSGroup, admins: [PublicKey], me: PublicKey) -> String? {
         unprovenInviter(sender, identities: mls.members.map { NostrIdentity.publicKey($0.credential) }, admins: admins, me: me)
     }
@@ -158,12 +159,12 @@ package struct V1GroupRules: GroupRules {
     static func unprovenInviter(_ sender: PublicKey, identities all: [PublicKey?], admins: [PublicKey], me: PublicKey) -> String? {
         let identities = all.compactMap { $0 }
         guard identities.count == all.count else { return "a member's credential is not a Nostr identity" }
-        // A seal signed by our own key comes from another device of this account (issue 29): only
-        // a group whose members are all this account (its Notes chat) is joined that way.
+        // A seal signed by our own key comes from another device of this account (issue 29): our
+        // Notes chat, or a chat where our account is admin and that device added us ("add my other
+        // devices"); either way the group holds that device's leaf and ours, both our npub.
         if sender == me {
-            guard identities.allSatisfy({ $0 == me }) else { return "the Welcome claims to come from ourselves" }
             guard admins.contains(me) else { return "the sender \(sender.hex) is not an admin of the group" }
-            guard identities.count >= 2 else { return "the Welcome claims to come from ourselves" }
+            guard identities.filter({ $0 == me }).count >= 2 else { return "the Welcome claims to come from ourselves" }
             return nil
         }
         guard identities.contains(sender) else { return "the sender \(sender.hex) is not a member of the group" }

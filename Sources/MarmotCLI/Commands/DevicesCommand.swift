@@ -90,7 +90,12 @@ enum DevicesFlow {
             }
             switch action {
             case .linkDevice(let id): Output.line("Linked device \(id): it reads notes from now on (earlier notes are not transferred)")
-            case .removeDevice(let id): Output.line("Removed device \(id)")
+            case .removeDevice(let id):
+                Output.line("Removed device \(id): \(DevicesState.removalSummary(session.state.devices.lastRemoval).lowercased())")
+                for group in session.state.devices.lastRemoval where group.status != .removed {
+                    let reason = group.reason.isEmpty ? "" : " (\(group.reason))"
+                    Output.line("  \(group.chatID.rawValue): \(group.status.rawValue.replacingOccurrences(of: "_", with: " "))\(reason)")
+                }
             default: break
             }
             for device in list {

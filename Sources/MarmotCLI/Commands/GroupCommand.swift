@@ -19,10 +19,11 @@ struct GroupCommand: AsyncParsableCommand {
               marmot group retention <chat-id> 1d
               marmot group image <chat-id> team.png
               marmot group members <chat-id> --json
+              marmot group add-devices <chat-id>
             """,
         subcommands: [
             Create.self, Add.self, Remove.self, Rename.self, Image.self, Promote.self, Demote.self, Retention.self, Disband.self, Leave.self,
-            Members.self,
+            Members.self, AddDevices.self,
         ]
     )
 
@@ -128,6 +129,23 @@ struct GroupCommand: AsyncParsableCommand {
         }
     }
 
+    struct AddDevices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-devices",
+            abstract: "Add your other linked devices (see `marmot devices`) to a chat you administer.",
+            discussion: """
+                Each linked device of this account that is not in the chat yet is added with its newest key \
+                package; it reads the chat from then on (no earlier messages). Exit code 1 when no other \
+                device is linked or all are in the chat already.
+                """)
+        @OptionGroup var target: GroupTarget
+        func run() async throws {
+            try await GroupFlows.change(target.chat, "added your other devices", target.invocation, operation: .addMyDevices) { id in
+                .addMyDevices(chatID: id)
+            }
+        }
+    }
+
     struct Members: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a chat's members and admins.")
         @OptionGroup var target: GroupTarget
@@ -171,6 +189,8 @@ enum GroupFlows {
         let members: [String]
         let admins: [String]
         let canManage: Bool
+        /// Devices (MLS leaves) per member npub, for those with more than one (issue 29).
+        let devices: [String: Int]
     }
 
     static func create(name: String, npubs: [String], _ invocation: Invocation) async throws {
@@ -193,7 +213,8 @@ enum GroupFlows {
     }
 
     static func change(
-        _ argument: String, _ verb: String, _ invocation: Invocation, _ action: @escaping (ChatID) -> AppAction
+        _ argument: String, _ verb: String, _ invocation: Invocation, operation: UserOperation = .changeGroup,
+        _ action: @escaping (ChatID) -> AppAction
     ) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
@@ -206,7 +227,7 @@ enum GroupFlows {
             // row read in the same state is the new one.
             let row = try await session.until("the group change", timeout: .seconds(90)) { state throws(CLIError) -> ChatSummary? in
                 guard let outcome = state.lastOutcome, outcome.sequence > mark,
-                      [.changeGroup].contains(outcome.operation)
+                      outcome.operation == operation
                 else { return nil }
                 if !outcome.isSuccess { throw OutcomeExit.error(outcome) }
                 return state.chatList.first { $0.chatID == id }
@@ -231,9 +252,11 @@ enum GroupFlows {
             let me: String? = if case .loggedIn(let npub, _) = session.state.auth { npub } else { nil }
             let list = MemberList(
                 chat: id.rawValue, name: chat.displayName, members: ([me].compactMap { $0 } + chat.memberNpubs),
-                admins: chat.adminNpubs, canManage: chat.canManage)
+                admins: chat.adminNpubs, canManage: chat.canManage,
+                devices: Dictionary(chat.members.filter { $0.deviceCount > 1 }.map { ($0.npub, $0.deviceCount) }) { first, _ in first })
             let text = list.members.map { npub in
                 (list.admins.contains(npub) ? "admin   " : "member  ") + npub + (npub == me ? "  (you)" : "")
+                    + (list.devices[npub].map { "  (\($0) devices)" } ?? "")
             }.joined(separator: "\n")
             Output.emit(list, json: invocation.json, text: text)
         }

@@ -101,8 +101,12 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case loadDevices
     /// Adds a device waiting to be linked to the Notes chat (the user confirmed it is theirs).
     case linkDevice(id: String)
-    /// Removes a linked device from the Notes chat (it reads nothing written there after).
+    /// Removes a linked device's leaf from every group we may remove it from: the Notes chat, and
+    /// chats where our account is admin (it reads nothing written there after).
     case removeDevice(id: String)
+    /// Adds this account's other linked devices to a chat where our account is admin (an ordinary
+    /// Add; they read the chat from then on).
+    case addMyDevices(chatID: ChatID)
 
     case clearToast
 
@@ -159,6 +163,7 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .loadDevices: "loadDevices"
         case .linkDevice: "linkDevice"
         case .removeDevice: "removeDevice"
+        case .addMyDevices: "addMyDevices"
         }
     }
 

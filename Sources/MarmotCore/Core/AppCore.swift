@@ -124,6 +124,7 @@ actor AppCore {
         case .loadDevices: changeDevices(.listDevices)
         case .linkDevice(let id): changeDevices(.linkDevice, id: id)
         case .removeDevice(let id): changeDevices(.removeDevice, id: id)
+        case .addMyDevices(let chatID): addMyDevices(chatID)
         }
     }
 
@@ -182,6 +183,9 @@ actor AppCore {
         case .devicesLoaded(let id, let operation, let result):
             guard isCurrent(id) else { return }
             devicesLoaded(operation, result)
+        case .myDevicesAdded(let id, let result):
+            guard isCurrent(id) else { return }
+            myDevicesAdded(result)
         case .relayClockTick(let id):
             guard isCurrent(id) else { return }
             session?.relayClock = nil  // the texts are re-derived below; the next tick is scheduled

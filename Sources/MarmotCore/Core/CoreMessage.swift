@@ -57,7 +57,10 @@ enum InternalEvent: Sendable {
     /// The Notes chat was opened (made if needed), or why not.
     case notesOpened(session: UInt64, Result<ChatInfo, ServiceError>)
     /// A device operation ended with the devices as they are now, or why not.
-    case devicesLoaded(session: UInt64, UserOperation, Result<[DeviceInfo], ServiceError>)
+    /// (`groups`: what each chat made of a removal; empty for a list or a link.)
+    case devicesLoaded(session: UInt64, UserOperation, Result<(devices: [DeviceInfo], groups: [DeviceGroupOutcome]), ServiceError>)
+    /// Our other devices were added to a chat (their ids), or why not.
+    case myDevicesAdded(session: UInt64, Result<[String], ServiceError>)
     /// Time passed for the relays' "last event … ago" texts of session `session`.
     case relayClockTick(session: UInt64)
     /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.

@@ -122,6 +122,11 @@ extension AppCore {
             isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub),
             isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
         view.adminNpubs = entry.info.admins.map(\.npub)
+        view.members = ([me] + entry.info.members).map { key in
+            ChatMemberEntry(
+                npub: key.npub, deviceCount: max(entry.info.deviceCounts[key] ?? 1, 1), isMe: key == me,
+                isAdmin: entry.info.admins.contains(key))
+        }
         view.protocolVersion = entry.info.protocolVersion
         view.isMember = entry.info.isMember
         view.retentionSeconds = entry.info.retentionSeconds

@@ -91,6 +91,7 @@ struct ChatEntry {
         info.peerName = fresh.peerName
         info.createdAt = fresh.createdAt
         info.members = fresh.members
+        info.deviceCounts = fresh.deviceCounts
         info.isDirect = fresh.isDirect
         info.groupName = fresh.groupName
         info.admins = fresh.admins

@@ -14,6 +14,9 @@ extension DisplayFormatter {
         let actor = person(notice.actor, me: me)
         let subject = notice.subject == me ? "you" : shortNpub(notice.subject.npub)
         switch notice.change {
+        // One account adding or removing one of its own devices (issue 29: each device its own leaf).
+        case .added where notice.actor == notice.subject: return "\(actor) added a device"
+        case .removed where notice.actor == notice.subject: return "\(actor) removed a device"
         case .added: return "\(actor) added \(subject)"
         case .removed: return "\(actor) removed \(subject)"
         case .left: return notice.subject == me ? "You left" : "\(shortNpub(notice.subject.npub)) left"

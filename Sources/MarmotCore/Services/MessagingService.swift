@@ -102,8 +102,14 @@ public protocol MessagingService: Sendable {
     /// Adds a waiting device to the Notes chat; returns the devices as they are after.
     func linkDevice(_ id: String) async throws -> [DeviceInfo]
 
-    /// Removes a device's leaf from the Notes chat; returns the devices as they are after.
-    func removeDevice(_ id: String) async throws -> [DeviceInfo]
+    /// Removes a device's leaf from every group this device may remove it from (Notes always,
+    /// other groups where our account is admin); returns the devices as they are after and what
+    /// each group made of it.
+    func removeDevice(_ id: String) async throws -> (devices: [DeviceInfo], groups: [DeviceGroupOutcome])
+
+    /// Adds this account's other linked devices to a chat we administer (an ordinary Add);
+    /// returns the ids of the devices added.
+    func addMyDevices(chatID: ChatID) async throws -> [String]
 }
 
 /// A messaging layer without linked devices (test doubles): every device call is refused.
@@ -111,7 +117,35 @@ extension MessagingService {
     public func openNotes() async throws -> ChatInfo { throw DevicesUnsupported() }
     public func devices() async throws -> [DeviceInfo] { throw DevicesUnsupported() }
     public func linkDevice(_ id: String) async throws -> [DeviceInfo] { throw DevicesUnsupported() }
-    public func removeDevice(_ id: String) async throws -> [DeviceInfo] { throw DevicesUnsupported() }
+    public func removeDevice(_ id: String) async throws -> (devices: [DeviceInfo], groups: [DeviceGroupOutcome]) {
+        throw DevicesUnsupported()
+    }
+    public func addMyDevices(chatID: ChatID) async throws -> [String] { throw DevicesUnsupported() }
+}
+
+/// What one chat made of a device removal (issue 29: the leaf leaves every group we may remove it from).
+public struct DeviceGroupOutcome: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable {
+        /// The device's leaf was removed.
+        case removed
+        /// The device is in the chat but we are no admin there (MIP-03; v2 authorization).
+        case notAllowed = "not_allowed"
+        /// The removal commit failed (`reason`).
+        case failed
+    }
+
+    public var chatID: ChatID
+    public var isNotes: Bool
+    public var status: Status
+    /// Why it failed; empty otherwise.
+    public var reason: String
+
+    public init(chatID: ChatID, isNotes: Bool, status: Status, reason: String = "") {
+        self.chatID = chatID
+        self.isNotes = isNotes
+        self.status = status
+        self.reason = reason
+    }
 }
 
 /// The messaging layer has no Notes chat or linked devices.
@@ -319,6 +353,9 @@ public struct ChatInfo: Sendable, Equatable {
     public var imageIsHere = false
     /// This account's Notes chat: a group of only its own devices (issue 29); `peer` is ourselves.
     public var isNotes = false
+    /// How many devices (MLS leaves) each member account has, this account included (issue 29:
+    /// one person, N devices); an account missing here has one.
+    public var deviceCounts: [PublicKey: Int] = [:]
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

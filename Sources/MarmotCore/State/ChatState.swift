@@ -85,8 +85,11 @@ public struct ChatViewState: Sendable, Equatable {
     public var isLoadingOlder: Bool
     /// False for a proven 1:1 chat (see `ChatSummary.isGroup`).
     public var isGroup: Bool
-    /// The other current members' npubs (empty when everyone else left).
+    /// The other current members' npubs, one per account (empty when everyone else left).
     public var memberNpubs: [String]
+    /// Every current member account, this one first, with how many devices it has in the chat
+    /// (issue 29: one person with N devices is one entry).
+    public var members: [ChatMemberEntry] = []
     /// Members including this account.
     public var memberCount: Int
     /// The group's admins' npubs.
@@ -267,5 +270,25 @@ public struct InviteSummary: Sendable, Equatable, Identifiable {
         self.memberCount = memberCount
         self.title = title
         self.receivedTimeDisplay = receivedTimeDisplay
+    }
+}
+
+/// One member account of a chat and its devices in it (issue 29).
+public struct ChatMemberEntry: Sendable, Equatable, Identifiable {
+    public var npub: String
+    /// The account's leaves in the group (each device of an account is its own MLS member).
+    public var deviceCount: Int
+    public var isMe: Bool
+    public var isAdmin: Bool
+    public var id: String { npub }
+
+    /// "2 devices" for more than one, else nil.
+    public var devicesLabel: String? { deviceCount > 1 ? "\(deviceCount) devices" : nil }
+
+    public init(npub: String, deviceCount: Int, isMe: Bool, isAdmin: Bool) {
+        self.npub = npub
+        self.deviceCount = deviceCount
+        self.isMe = isMe
+        self.isAdmin = isAdmin
     }
 }

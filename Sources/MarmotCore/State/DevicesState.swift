@@ -9,6 +9,19 @@ public struct DevicesState: Sendable, Equatable {
     public var loaded = false
     /// True while a list, link or remove is in flight.
     public var loading = false
+    /// What each chat made of the last device removal (removed, not allowed, failed), Notes first.
+    public var lastRemoval: [DeviceGroupOutcome] = []
+
+    /// The outcome message of a removal: how many chats it left, was not allowed in, failed in.
+    public static func removalSummary(_ groups: [DeviceGroupOutcome]) -> String {
+        let removed = groups.filter { $0.status == .removed }.count
+        let refused = groups.filter { $0.status == .notAllowed }.count
+        let failed = groups.filter { $0.status == .failed }.count
+        var parts = ["removed from \(removed) chat\(removed == 1 ? "" : "s")"]
+        if refused > 0 { parts.append("not allowed in \(refused) (not an admin)") }
+        if failed > 0 { parts.append("failed in \(failed)") }
+        return "Device " + parts.joined(separator: ", ")
+    }
 
     /// What a renderer says under the list: linking does not copy history.
     public static let historyNotice =

@@ -86,6 +86,7 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case listDevices = "list_devices"
     case linkDevice = "link_device"
     case removeDevice = "remove_device"
+    case addMyDevices = "add_my_devices"
     /// Work the messaging layer does on its own (start-up, chat list refresh).
     case messaging
 }

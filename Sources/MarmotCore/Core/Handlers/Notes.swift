@@ -52,30 +52,37 @@ extension AppCore {
         let sessionID = session.id
         spawn {
             do {
-                let list: [DeviceInfo]
+                let change: (devices: [DeviceInfo], groups: [DeviceGroupOutcome])
                 switch operation {
-                case .linkDevice: list = try await service.linkDevice(target)
-                case .removeDevice: list = try await service.removeDevice(target)
-                default: list = try await service.devices()
+                case .linkDevice: change = (try await service.linkDevice(target), [])
+                case .removeDevice: change = try await service.removeDevice(target)
+                default: change = (try await service.devices(), [])
                 }
-                return .devicesLoaded(session: sessionID, operation, .success(list))
+                return .devicesLoaded(session: sessionID, operation, .success(change))
             } catch {
                 return .devicesLoaded(session: sessionID, operation, .failure(ServiceError(error)))
             }
         }
     }
 
-    func devicesLoaded(_ operation: UserOperation, _ result: Result<[DeviceInfo], ServiceError>) {
+    func devicesLoaded(
+        _ operation: UserOperation, _ result: Result<(devices: [DeviceInfo], groups: [DeviceGroupOutcome]), ServiceError>
+    ) {
         state.devices.loading = false
         switch result {
-        case .success(let list):
-            state.devices.list = list.map { device in
+        case .success(let change):
+            state.devices.list = change.devices.map { device in
                 DeviceSummary(
                     id: device.id, name: device.name, addedAt: device.addedAt, addedDisplay: formatter.listTime(device.addedAt),
                     isThisDevice: device.isThisDevice, isLinked: device.isLinked)
             }
             state.devices.loaded = true
-            finish(operation, .ok)
+            guard operation == .removeDevice else {
+                finish(operation, .ok)
+                return
+            }
+            state.devices.lastRemoval = change.groups
+            finish(operation, .ok, DevicesState.removalSummary(change.groups))
         case .failure(let error):
             let verb =
                 switch operation {
@@ -84,6 +91,36 @@ extension AppCore {
                 default: "Could not list the devices"
                 }
             fail(operation, error, prefix: verb)
+        }
+    }
+
+    /// Adds this account's other linked devices to `chatID` (issue 29: "add my other devices").
+    func addMyDevices(_ chatID: ChatID) {
+        guard let session else { return }
+        guard let service = session.service else {
+            finish(.addMyDevices, .messagingUnavailable, Self.messagingUnavailable)
+            return
+        }
+        guard let chat = session.chats[chatID], chat.info.isMember else {
+            finish(.addMyDevices, .unknownChat, "No such chat")
+            return
+        }
+        let sessionID = session.id
+        spawn {
+            do {
+                return .myDevicesAdded(session: sessionID, .success(try await service.addMyDevices(chatID: chatID)))
+            } catch {
+                return .myDevicesAdded(session: sessionID, .failure(ServiceError(error)))
+            }
+        }
+    }
+
+    func myDevicesAdded(_ result: Result<[String], ServiceError>) {
+        switch result {
+        case .success(let ids):
+            finish(.addMyDevices, .ok, "Added \(ids.count) device\(ids.count == 1 ? "" : "s"): \(ids.joined(separator: ", "))")
+        case .failure(let error):
+            fail(.addMyDevices, error, prefix: "Could not add your devices")
         }
     }
 }

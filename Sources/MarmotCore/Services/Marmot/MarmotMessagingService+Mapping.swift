@@ -18,7 +18,9 @@ extension MarmotMessagingService {
     /// group that never had another member.
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
         let me = context.keys.publicKey
-        let others = chat.members.filter { $0 != me }
+        // One entry per account, however many devices (leaves) it has (issue 29).
+        var seen: Set<PublicKey> = [me]
+        let others = chat.members.filter { seen.insert($0).inserted }
         let isNotes = await client.isNotes(chat.id)
         // A group of only this account's devices that is not (or no longer) the Notes chat: notes
         // written before another device linked this one into its Notes chat (issue 29).
@@ -49,6 +51,7 @@ extension MarmotMessagingService {
             groupName: earlierNotes ? "Earlier notes (this device)" : UntrustedText.line(chat.name, limit: Self.nameLimit),
             admins: chat.admins, protocolVersion: Self.protocolVersion(chat.version))
         info.isNotes = isNotes
+        info.deviceCounts = chat.members.reduce(into: [:]) { $0[$1, default: 0] += 1 }
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
         info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString

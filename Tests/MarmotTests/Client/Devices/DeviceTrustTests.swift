@@ -46,4 +46,32 @@ import Testing
         await alice.shutdown()
         await server.stop()
     }
+
+    /// "Add my other devices" joins a Welcome sealed by our own account without asking, into a
+    /// group where our account is admin and holds the adding device's leaf. Mallory builds exactly
+    /// that shape (her leaf claims Bob's npub, Bob the only admin, Bob's real key package added)
+    /// and gift-wraps it to Bob under her own seal: the seal proves Mallory, not Bob, so Bob drops
+    /// it, joins nothing and lists no invitation.
+    @Test func aWelcomeShapedLikeOurOtherDeviceButSealedByAStrangerIsDropped() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage()
+        var mallory = HostileParty()
+        let bobsPackage = try await RelayReads.keyPackage(of: bob.publicKey, on: url)
+        let welcome = try mallory.createGroup(
+            leafIdentity: bob.publicKey, admins: [bob.publicKey], invitees: [bobsPackage.keyPackage], relays: [try RelayURL(url)],
+            name: "Trip")
+        let wrap = try mallory.wrap(welcome, to: bobsPackage, relays: [try RelayURL(url)])
+        #expect(try await RelayReads.publish(wrap, to: url).isAccepted)
+
+        let (dropped, reason) = try await bob.waitForDrop()
+        #expect(dropped == wrap.id)
+        guard case .untrustedWelcome = reason else { throw HarnessError.unexpected("dropped for \(reason)") }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await bob.client.invites().isEmpty)
+        #expect(try await bob.client.chats().isEmpty)
+        #expect(try bob.store.groups().isEmpty)
+        await bob.shutdown()
+        await server.stop()
+    }
 }
