@@ -11,6 +11,9 @@ extension ClientSettings {
     /// key packages (rotated after our Welcome consumed one) come under the same tag.
     static func deviceSlot(_ dTag: String) -> String { "client.device_slot.\(dTag)" }
 
+    /// A `d` tag of an installation that was in the Notes chat when this device joined it.
+    static func linkedBeforeUs(_ dTag: String) -> String { "client.device_linked_before_us.\(dTag)" }
+
     /// The device id pinned to a leaf of a group: a leaf's signature key changes with its key
     /// updates (the post-join one of MIP-02, the periodic ones), its device id must not.
     static func deviceLeaf(_ group: GroupID, _ leaf: LeafIndex) -> String { "client.device_leaf.\(group).\(leaf.rawValue)" }
@@ -173,12 +176,14 @@ extension MarmotClient {
             else { continue }
             let id = AccountDevice.identifier(for: package.keyPackage.leafNode.signatureKey)
             guard !inNotes.contains(id), seen.insert(id).inserted else { continue }
-            // A linked device's fresh key package (same `d` tag) is that device, not a new one.
+            // A linked device's fresh key package (same `d` tag) is that device, not a new one; so
+            // is one of the installations that were in Notes before this device joined.
             if let slot = package.dTag, let data = try? store.setting(ClientSettings.deviceSlot(slot.value)),
                 inNotes.contains(String(decoding: data, as: UTF8.self))
             {
                 continue
             }
+            if let slot = package.dTag, (try? store.setting(ClientSettings.linkedBeforeUs(slot.value))) != nil { continue }
             let client = event.tags.first { $0.name == "client" }?.value
             let name = client.map { UntrustedText.line($0, limit: 40) }.flatMap { $0.isEmpty ? nil : $0 } ?? "Marmot"
             let device = AccountDevice(id: id, name: name, addedAt: nil, isThisDevice: false, isLinked: false, version: version)

@@ -81,6 +81,8 @@ extension MarmotClient {
             name: "", groupDescription: "", admins: [publicKey], relays: relays, peer: nil, status: .active,
             createdAt: now(), version: version)
         try registerNewGroup(row, mls: mls)
+        // Our device id is pinned to our leaf now, before any key update changes its key.
+        if let session = sessions[groupID] { for member in session.mls.members { _ = deviceID(of: member, in: session) } }
         return groupID
     }
 
@@ -97,12 +99,33 @@ extension MarmotClient {
                 logger.error("cannot record the notes chat \(id): \(error)")
             }
         }
+        // Every leaf's device id is pinned as the Welcome has it, before our post-join key update
+        // and theirs: our leaf still has the key package's key, which is the id the linking
+        // device gave us.
+        if let pending = sessions[id] { for member in pending.mls.members { _ = deviceID(of: member, in: pending) } }
         do {
             _ = try await acceptInvite(id)
             logger.info("joined notes chat \(id) from another device of this account")
+            await recordLinkedSlots()
         } catch {
             logger.warning("cannot join the notes chat \(id) from another device: \(error)")
             emit(.failure(chat: id, reason: "joining notes from another device: \(error)"))
+        }
+    }
+
+    /// Records the `d` tags under which the account's other installations publish key packages at
+    /// the moment we joined Notes from one of them: those installations were linked before us, and
+    /// their leaves cannot be matched to their key packages here (the linking device alone knows the
+    /// match), so without this they would be offered as waiting and linked a second time. A device
+    /// that was waiting but not yet linked then is offered on the devices that were linked before it.
+    func recordLinkedSlots() async {
+        let ours = Set(MarmotVersion.allCases.compactMap { version in
+            (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self).lowercased() }
+        })
+        for event in await ownKeyPackageEvents() {
+            guard let slot = event.tags.first(where: { $0.name == "d" })?.value?.lowercased(), !slot.isEmpty, !ours.contains(slot)
+            else { continue }
+            try? store.setSetting(ClientSettings.linkedBeforeUs(slot), Data("1".utf8))
         }
     }
 }

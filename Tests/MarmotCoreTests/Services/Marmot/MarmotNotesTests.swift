@@ -126,6 +126,16 @@ import Testing
         phone.dispatch(.sendMessage(chatID: notesID, content: "from the phone"))
         try await laptop.waitFor("laptop reads the phone") { $0.chatList.first?.lastMessage == "from the phone" }
 
+        // On the phone: itself under the id the laptop gave it, the laptop linked, and the laptop's
+        // own key package never offered as a device waiting to be linked (it would be added twice).
+        let phoneMark = phone.state().lastOutcome?.sequence ?? 0
+        phone.dispatch(.loadDevices)
+        try await phone.waitFor("phone's device list") { ($0.lastOutcome?.sequence ?? 0) > phoneMark && !$0.devices.loading }
+        let seenByPhone = phone.state().devices.list
+        #expect(seenByPhone.filter(\.isLinked).count == 2)
+        #expect(seenByPhone.first(where: \.isThisDevice)?.id == phoneID)
+        #expect(!seenByPhone.contains { !$0.isLinked }, "\(seenByPhone)")
+
         // Remove the phone: its leaf goes, it learns it is out, and reads nothing after.
         laptop.dispatch(.removeDevice(id: phoneID))
         try await laptop.waitFor("phone removed") { state in
