@@ -280,7 +280,7 @@ extension MarmotClient {
         }
         Task {
             do {
-                let members = Set(try await self.chat(id)?.members ?? [])
+                let members = Set(try self.chat(id)?.members ?? [])
                 let remove = intent.remove.filter(members.contains)
                 if !remove.isEmpty { _ = try await self.removeMembers(remove, from: id) }
                 let add = intent.add.filter { !members.contains($0) }
