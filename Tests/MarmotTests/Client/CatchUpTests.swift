@@ -27,7 +27,8 @@ import Testing
         #expect(await back.client.invites().count == 1)
         let started = ContinuousClock.now
         await back.client.caughtUp()
-        #expect(ContinuousClock.now - started < .milliseconds(100))
+        // Returns without a new catch-up (whose timer is 60 s here); a busy machine may delay the hop.
+        #expect(ContinuousClock.now - started < .seconds(5))
         await back.shutdown()
         await alice.shutdown()
         await server.stop()
