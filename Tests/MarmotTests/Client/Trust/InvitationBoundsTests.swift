@@ -73,7 +73,7 @@ import Testing
         clock.advance(by: 31 * 24 * 3600)
         await bob.client.housekeep()
         #expect(await bob.client.invites().isEmpty)
-        let gone = await bob.inbox.first(timeout: 5) { if case .invitesExpired = $0 { true } else { false } }
+        let gone = await bob.inbox.first(timeout: 30) { if case .invitesExpired = $0 { true } else { false } }
         #expect(gone == .invitesExpired([invite.id]))
         await alice.shutdown()
         await bob.shutdown()
