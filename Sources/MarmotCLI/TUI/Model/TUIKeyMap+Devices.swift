@@ -16,17 +16,13 @@ extension TUIKeyMap {
         let devices = state.devices.list
         let index = ui.selectedDeviceIndex(in: devices)
         let selected = index.map { devices[$0] }
-        func select(_ target: Int) {
-            guard !devices.isEmpty else { return }
-            ui.selectedDevice = devices[min(max(target, 0), devices.count - 1)].id
+        if let row = listMove(key, from: index, count: devices.count) {
+            ui.selectedDevice = devices[row].id
+            return (ui, [])
         }
         switch key {
         case .escape, .left:
             return (ui, back(state))
-        case .up, .character("k"): select((index ?? 0) - 1)
-        case .down, .character("j"): select((index ?? -1) + 1)
-        case .home: select(0)
-        case .end: select(devices.count - 1)
         case .character("l"), .enter:
             guard let selected, !selected.isLinked, !state.devices.loading else { return (ui, []) }
             return (ui, [.linkDevice(id: selected.id)])

@@ -51,17 +51,13 @@ extension TUIKeyMap {
         let members = TUIViewState.members(of: state)
         let index = ui.selectedMemberIndex(in: members)
         let selected = index.map { members[$0] }
-        func select(_ target: Int) {
-            guard !members.isEmpty else { return }
-            ui.selectedMember = members[min(max(target, 0), members.count - 1)]
+        if let row = listMove(key, from: index, count: members.count) {
+            ui.selectedMember = members[row]
+            return (ui, [])
         }
         switch key {
         case .escape, .left:
             return (ui, back(state))
-        case .up, .character("k"): select((index ?? 0) - 1)
-        case .down, .character("j"): select((index ?? -1) + 1)
-        case .home: select(0)
-        case .end: select(members.count - 1)
         case .character("l"):
             ui.groupPrompt = .confirmLeave
         case .character("a") where chat.canManage:

@@ -26,17 +26,13 @@ extension TUIKeyMap {
         }
         let relays = state.network.relays
         let index = ui.selectedRelayIndex(in: relays)
-        func select(_ target: Int) {
-            guard !relays.isEmpty else { return }
-            ui.selectedRelay = relays[min(max(target, 0), relays.count - 1)].url
+        if let row = listMove(key, from: index, count: relays.count) {
+            ui.selectedRelay = relays[row].url
+            return (ui, [])
         }
         switch key {
         case .escape, .left:
             return (ui, back(state))
-        case .up, .character("k"): select((index ?? 0) - 1)
-        case .down, .character("j"): select((index ?? -1) + 1)
-        case .home: select(0)
-        case .end: select(relays.count - 1)
         case .character("a"):
             ui.addingRelay = true
             ui.relayInput = ""

@@ -200,3 +200,21 @@ enum TUIKeyMap {
         }
     }
 }
+
+extension TUIKeyMap {
+    /// The row a movement key (↑↓ or k/j, Home, End) moves to from `index` in a list of `count`
+    /// rows, clamped to the list; nil for any other key or an empty list. One rule for every
+    /// screen that lists rows to pick from (Relays, group members, Devices).
+    static func listMove(_ key: Key, from index: Int?, count: Int) -> Int? {
+        guard count > 0 else { return nil }
+        let target: Int
+        switch key {
+        case .up, .character("k"): target = (index ?? 0) - 1
+        case .down, .character("j"): target = (index ?? -1) + 1
+        case .home: target = 0
+        case .end: target = count - 1
+        default: return nil
+        }
+        return min(max(target, 0), count - 1)
+    }
+}
