@@ -119,6 +119,14 @@ extension MarmotClient {
     }
 
     /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
+    /// Every `d` tag this device ever published key packages under, including one v2 gave up for
+    /// v1's (`keyPackageDTag`); another installation of the account publishes under its own.
+    func ownDTags() -> Set<String> {
+        Set(MarmotVersion.allCases.compactMap { version in
+            (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+        })
+    }
+
     func ownKeyPackageEvents() async -> [Event] {
         await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool, relays: ownRoute)
             .filter { $0.pubkey == publicKey }
@@ -133,10 +141,7 @@ extension MarmotClient {
             stored.first { isUsable($0) && Self.version(of: $0) == version }
         }
         let keep = Set(current.flatMap { [$0.eventID, $0.legacyEventID] }.compactMap { $0 })
-        // Every slot this device ever used, including one v2 gave up for v1's (`keyPackageDTag`).
-        let dTags = Set(MarmotVersion.allCases.compactMap { version in
-            (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
-        })
+        let dTags = ownDTags()
         // Legacy kind-443 events are never replaced by relays; one is ours to delete only when this
         // device published it (another device of the account publishes its own, issue 29), as a
         // kind-30443 event is only under one of this device's `d` tags.

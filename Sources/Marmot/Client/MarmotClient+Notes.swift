@@ -119,9 +119,7 @@ extension MarmotClient {
     /// match), so without this they would be offered as waiting and linked a second time. A device
     /// that was waiting but not yet linked then is offered on the devices that were linked before it.
     func recordLinkedSlots() async {
-        let ours = Set(MarmotVersion.allCases.compactMap { version in
-            (try? store.setting(ClientSettings.keyPackageDTag(version))).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self).lowercased() }
-        })
+        let ours = Set(ownDTags().map { $0.lowercased() })
         for event in await ownKeyPackageEvents() {
             guard let slot = event.tags.first(where: { $0.name == "d" })?.value?.lowercased(), !slot.isEmpty, !ours.contains(slot)
             else { continue }
