@@ -38,7 +38,11 @@ struct RelayCommandTests {
             .signed(with: keys)
 
         let (first, url) = try await Self.startRelay(database: database)
-        let publisher = RelayClient(url: url)
+        // Generous timeouts: the relay is a child process, slow to answer at a full run's busy start.
+        var generous = RelayClientConfiguration()
+        generous.connectTimeout = .seconds(30)
+        generous.publishTimeout = .seconds(30)
+        let publisher = RelayClient(url: url, configuration: generous)
         await publisher.connect()
         let result = await publisher.publish(note)
         await publisher.disconnect()

@@ -11,7 +11,7 @@ enum ClientTestSupport {
         var configuration = RelayClientConfiguration()
         configuration.backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
         configuration.publishTimeout = publishTimeout
-        configuration.connectTimeout = .seconds(3)
+        configuration.connectTimeout = .seconds(10)
         return configuration
     }
 
