@@ -21,7 +21,8 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .library(name: "NostrRelay", targets: ["NostrRelay"]),
         .library(name: "NostrClient", targets: ["NostrClient"]),
-        // For the fuzz package (Fuzz/Package.swift), which needs the Marmot decoders.
+        // For the fuzz package (Fuzz/Package.swift), which needs the Marmot decoders only.
+        .library(name: "MarmotWire", targets: ["MarmotWire"]),
         .library(name: "Marmot", targets: ["Marmot"]),
         .library(name: "MarmotAppKit", targets: ["MarmotAppKit"]),
         .library(name: "MarmotContract", targets: ["MarmotContract"]),
@@ -58,12 +59,26 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Marmot protocol (MIP-00..03 as MDK 0.8.0): group data, events, key packages, welcomes, storage.
+        // Marmot's wire (MIP-00..04 as MDK 0.8.0, v2 as MDK 0.9.14): group data, events, rumors, key
+        // packages, welcomes, media and image schemes, routing, each encoded, decoded and checked.
+        // No relays, no storage: what the fuzz package builds with sanitizers.
+        .target(
+            name: "MarmotWire",
+            dependencies: [
+                "Nostr",
+                "MLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Marmot's groups: the rules (v1/v2), the engine, convergence, the client over the relay pool
+        // and the encrypted store.
         .target(
             name: "Marmot",
             dependencies: [
                 "Nostr",
                 "MLS",
+                "MarmotWire",
                 "NostrClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -139,7 +154,7 @@ let package = Package(
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
         .testTarget(
             name: "MarmotTests",
-            dependencies: ["Marmot", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Marmot", "MarmotWire", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MarmotCLITests",
@@ -153,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MarmotCoreTests",
-            dependencies: ["MarmotCore", "Marmot", "MLS", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MarmotCore", "Marmot", "MarmotWire", "MLS", "Nostr", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "MarmotAppKitTests", dependencies: ["MarmotAppKit", "MarmotCore", "TestSupport"]),
         .testTarget(name: "MarmotContractTests", dependencies: ["MarmotContract", "MarmotCore"]),

@@ -21,7 +21,7 @@ let package = Package(
                 "CFuzzerDriver",
                 .product(name: "Nostr", package: "Marmot"),
                 .product(name: "MLS", package: "Marmot"),
-                .product(name: "Marmot", package: "Marmot"),
+                .product(name: "MarmotWire", package: "Marmot"),
             ]
         ),
     ],

@@ -1,5 +1,5 @@
 import Foundation
-import Marmot
+import MarmotWire
 import MLS
 import Nostr
 

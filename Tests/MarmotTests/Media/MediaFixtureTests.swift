@@ -2,6 +2,7 @@ import Foundation
 import Nostr
 import Testing
 @testable import Marmot
+@testable import MarmotWire
 
 /// The `imeta` fixtures of MDK 0.9.14 (`fixtures/encrypted-media/imeta-v2.json` and
 /// `imeta-v1.json`, values copied here) and its known-answer key derivation

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Marmot
+@testable import MarmotWire
 
 /// A media URL's host name is resolved before a download and every address must be public
 /// (`MediaURLPolicy.checkResolved`, issue 28).

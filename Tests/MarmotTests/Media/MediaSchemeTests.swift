@@ -3,6 +3,7 @@ import MLS
 import Nostr
 import Testing
 @testable import Marmot
+@testable import MarmotWire
 
 /// Encryption and decryption of both versions under real MLS epoch secrets: round trips, and each
 /// way a blob can be wrong giving its own clear error.

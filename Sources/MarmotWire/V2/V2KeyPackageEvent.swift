@@ -36,7 +36,7 @@ public enum V2KeyPackageEvent {
     }
 
     /// The 0x0001 list of a leaf (empty when absent or malformed).
-    static func leafComponents(_ leaf: LeafNode) -> [UInt16] {
+    package static func leafComponents(_ leaf: LeafNode) -> [UInt16] {
         guard let dictionary = try? leaf.extensions.payload(AppDataDictionary.self),
               let raw = dictionary[MarmotComponentID.appComponents],
               let list = try? ComponentsList(bytes: Array(raw))

@@ -34,7 +34,7 @@ public enum GroupEvent {
 
     /// Builds the event with the given tags (each protocol version has its own tag set), signed by a
     /// key made for this event alone.
-    static func build(mlsMessage: Data, tags: [Tag], key: GroupEventKey, createdAt: Int64) throws -> Event {
+    package static func build(mlsMessage: Data, tags: [Tag], key: GroupEventKey, createdAt: Int64) throws -> Event {
         let content = try GroupEventCipher.encrypt(mlsMessage, key: key)
         let signer = Keys.generate()
         return try UnsignedEvent(pubkey: signer.publicKey, createdAt: createdAt, kind: .groupMessage, tags: tags,
@@ -64,7 +64,7 @@ public enum GroupEvent {
 
     /// The checks every protocol version makes on a kind-445 envelope: the kind, created_at inside
     /// the window when there is one (v1), and, with `verifySignature`, the NIP-01 id and signature.
-    static func checkCommon(
+    package static func checkCommon(
         _ event: Event, now: Int64, window: TimeWindow?, verifySignature: Bool = true
     ) throws(GroupEventError) {
         guard event.kind == .groupMessage else { throw .wrongKind(event.kind) }
@@ -91,6 +91,12 @@ public enum GroupEvent {
 public struct ValidatedGroupEvent: Sendable, Hashable {
     public let event: Event
     public let nostrGroupID: NostrGroupID
+
+    /// Wraps an event whose envelope a version's rules checked (v2 reads its `h` tag itself).
+    package init(event: Event, nostrGroupID: NostrGroupID) {
+        self.event = event
+        self.nostrGroupID = nostrGroupID
+    }
 
     public var eventID: EventID { event.id }
     public var createdAt: Int64 { event.createdAt }

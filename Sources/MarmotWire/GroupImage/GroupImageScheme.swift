@@ -28,8 +28,8 @@ extension GroupImageScheme {
 }
 
 /// The primitives both versions use: ChaCha20-Poly1305 and HKDF-SHA256.
-enum GroupImageCrypto {
-    static let tagLength = 16
+package enum GroupImageCrypto {
+    package static let tagLength = 16
 
     static func random(_ count: Int) -> Data {
         var rng = SystemRandomNumberGenerator()

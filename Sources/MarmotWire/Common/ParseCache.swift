@@ -6,15 +6,15 @@ import Foundation
 ///
 /// Bounded: when `limit` entries are held, the next new one clears it (the working set is a few
 /// groups' states). Thread-safe; values must not depend on anything but the key.
-final class ParseCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+package final class ParseCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [Key: Value] = [:]
     private let limit: Int
 
-    init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// The value for `key`, made by `make` the first time.
-    func value(for key: Key, _ make: () -> Value) -> Value {
+    package func value(for key: Key, _ make: () -> Value) -> Value {
         if let known = lock.withLock({ values[key] }) { return known }
         let made = make()
         lock.withLock {

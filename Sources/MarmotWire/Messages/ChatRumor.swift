@@ -41,7 +41,7 @@ public struct ChatRumor: Sendable, Hashable {
     }
 
     /// Wraps a rumor whose checks were made by the caller (a v2 inner event, `V2InnerEvent`).
-    init(validated rumor: UnsignedEvent) { self.rumor = rumor }
+    package init(validated rumor: UnsignedEvent) { self.rumor = rumor }
 
     public var id: EventID { rumor.id }
     public var author: PublicKey { rumor.pubkey }

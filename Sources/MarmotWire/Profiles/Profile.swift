@@ -66,7 +66,7 @@ public struct Profile: Sendable, Hashable {
     }
 
     /// A compact encoding for the store's cache.
-    func encoded() -> Data {
+    package func encoded() -> Data {
         var parts: [String: JSONValue] = ["updated_at": .string(String(updatedAt))]
         if let name { parts["name"] = .string(name) }
         if let displayName { parts["display_name"] = .string(displayName) }
@@ -74,7 +74,7 @@ public struct Profile: Sendable, Hashable {
         return Data(JSONValue.object(parts).jsonString.utf8)
     }
 
-    init?(encoded data: Data) {
+    package init?(encoded data: Data) {
         guard let object = (try? JSONValue.parse(utf8: data))?.objectValue,
               let updated = object["updated_at"]?.stringValue.flatMap({ Int64($0) })
         else { return nil }
