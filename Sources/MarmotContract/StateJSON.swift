@@ -98,6 +98,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "adminNpubs": chat.adminNpubs,
             "retentionSeconds": Int(clamping: chat.retentionSeconds),
+            "convergence": chat.convergence.code, "convergenceLabel": orNull(chat.convergenceLabel),
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "recentArrivals": chat.recentArrivals.map(arrival),
             "isNotes": chat.isNotes,
@@ -120,6 +121,7 @@ extension ContractJSON {
             "protocolVersion": chat.protocolVersion.rawValue, "protocolLabel": chat.protocolLabel,
             "isMember": chat.isMember, "membershipLabel": orNull(chat.membershipLabel), "isLoaded": chat.isLoaded,
             "retentionSeconds": Int(clamping: chat.retentionSeconds), "retentionLabel": orNull(chat.retentionLabel),
+            "convergence": chat.convergence.code, "convergenceLabel": orNull(chat.convergenceLabel),
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "isNotes": chat.isNotes,
         ]

@@ -168,6 +168,7 @@ struct ContractJSONTests {
         var view = ChatViewState(
             chatID: "c1", peerNpub: "npub1y", peerName: nil, displayName: "npub1y", messages: [message], canLoadOlder: false)
         view.retentionSeconds = 3_600
+        view.convergence = .resolving
         var state = AppState.initial
         state.currentChat = view
         state.lastOutcome = OperationOutcome(operation: .sendMessage, code: .ok, message: "", sequence: 3, messageID: "m9")
@@ -177,6 +178,8 @@ struct ContractJSONTests {
         let chat = try #require(object["currentChat"] as? [String: Any])
         #expect(chat["retentionSeconds"] as? Int == 3_600)
         #expect(chat["retentionLabel"] as? String == "Messages disappear after 1 hour")
+        #expect(chat["convergence"] as? String == "resolving")
+        #expect(chat["convergenceLabel"] as? String == "Resolving: our change is not confirmed by a relay yet")
         let first = try #require((chat["messages"] as? [[String: Any]])?.first)
         #expect(first["isInvalidated"] as? Bool == true)
         #expect(first["invalidatedLabel"] as? String == DisplayFormatter.invalidatedLabel)

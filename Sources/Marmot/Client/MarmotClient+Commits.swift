@@ -187,6 +187,7 @@ extension MarmotClient {
     func savePendingCommit(_ record: PendingOwnCommit?, group id: GroupID) throws {
         try store.setSetting(ClientSettings.pendingCommit(id), record?.encoded())
         if record == nil { pendingCommitGroups.remove(id) } else { pendingCommitGroups.insert(id) }
+        reportConvergence(id)
     }
 
     // MARK: Competing commits

@@ -34,6 +34,8 @@ extension MarmotClient {
     func handleGroupEvent(_ event: Event) async {
         await acquire()
         defer { release() }
+        let settling = sessionFor(event)?.id
+        defer { if let settling { reportConvergence(settling) } }
         if !pendingCommitGroups.isEmpty, let group = sessionFor(event)?.id, pendingCommitGroups.contains(group),
            let pending = try? loadPendingCommit(group), pending.event.id == event.id {
             // A relay returned our unconfirmed commit: it holds it, so it is in force.
@@ -50,6 +52,7 @@ extension MarmotClient {
         do {
             let applied = try applyGroupEvent(event)
             record(event.id, applied.outcome, group: applied.group)
+            noteSettling(applied.group, applied: applied, dropped: nil)
             if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             // Before any commit of our own: a parked commit of that proposal may apply now.
@@ -70,8 +73,10 @@ extension MarmotClient {
                 // instead of being lost for good (issue 24 N8).
                 drop(event, error, group: group, record: false)
                 park(event, group: group)
+                noteWaiting(event, reason: error, group: group)
             } else {
                 drop(event, error, group: group)
+                if let group { noteSettling(group, applied: nil, dropped: error) }
             }
         }
     }
@@ -340,6 +345,7 @@ extension MarmotClient {
 
     /// Tries the group's parked events again, oldest first, until a pass opens none.
     func retryParked(_ group: GroupID) {
+        defer { reportConvergence(group) }
         var progress = true
         while progress, let list = parked[group], !list.isEmpty {
             progress = false
@@ -349,9 +355,11 @@ extension MarmotClient {
                     parked[group]?.removeAll { $0.id == event.id }
                     saveParked(group)
                     record(event.id, applied.outcome, group: applied.group)
+                    noteSettling(group, applied: applied, dropped: nil)
                     logger.info("parked event \(event.id.hex) opened after a commit or proposal")
                     progress = true
                 } catch where error.waitsForOtherEvents {
+                    noteWaiting(event, reason: error, group: group)
                     continue
                 } catch {
                     parked[group]?.removeAll { $0.id == event.id }

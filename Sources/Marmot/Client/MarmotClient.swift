@@ -134,6 +134,13 @@ public actor MarmotClient {
     var rotationScheduled: Set<MarmotVersion> = []
     /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
     var alternates: [GroupID: [AlternateBranch]] = [:]
+    /// Parked events that opened and wait for a state they need (a proposal still to come, more
+    /// evidence for the branch they are on); undecryptable ones are not counted (`convergence(of:)`).
+    var parkedWaiting: [GroupID: Set<EventID>] = [:]
+    /// Groups where a competing commit forks before the oldest state we keep, and why.
+    var blockedGroups: [GroupID: String] = [:]
+    /// The convergence status last reported per group (`convergenceChanged` is sent on a change).
+    var convergenceReported: [GroupID: ConvergenceStatus] = [:]
     /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
     /// the group back below that epoch (their branch was dropped).
     var sentInEpoch: [GroupID: [UInt64: [EventID]]] = [:]

@@ -167,6 +167,9 @@ public enum MarmotClientEvent: Sendable, Equatable {
     case messagesInvalidated(Chat, [EventID])
     /// Messages of the chat reached their expiry (disappearing messages) and were deleted.
     case messagesExpired(Chat, [EventID])
+    /// The chat's convergence status changed (`MarmotClient.convergence(of:)`): events wait, a
+    /// commit of ours is unconfirmed, a competing history cannot be weighed, or all is settled again.
+    case convergenceChanged(Chat, ConvergenceStatus)
     /// An incoming event was dropped; the client keeps running and stored data is unchanged.
     case dropped(eventID: EventID, reason: DropReason)
     /// Every start-up subscription's stored events were handled (`caughtUp()`); reported once per

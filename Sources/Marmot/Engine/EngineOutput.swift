@@ -46,8 +46,11 @@ package enum SendDisposition: Sendable, Hashable {
     case queued
 }
 
-/// Where the group stands in settling on one history (MDK's convergence status).
-package enum ConvergenceStatus: Sendable, Hashable, CustomStringConvertible {
+/// Where the group stands in settling on one history (MDK 0.9.14 `ConvergenceStatus`).
+///
+/// Reported by the engine and, per group, by `MarmotClient.convergence(of:)`, so a renderer can say
+/// why a chat is not settled (issue 24).
+public enum ConvergenceStatus: Sendable, Hashable, CustomStringConvertible {
     /// One canonical history; nothing waits.
     case settled
     /// Inputs wait for a state they need (a later epoch, a parent commit still on its way).
@@ -58,7 +61,7 @@ package enum ConvergenceStatus: Sendable, Hashable, CustomStringConvertible {
     /// can settle it.
     case blocked(String)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .settled: "settled"
         case .syncing(let waiting): "syncing (\(waiting) waiting)"

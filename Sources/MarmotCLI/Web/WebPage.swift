@@ -349,8 +349,10 @@ function renderChat() {
   if (shown && header.src !== shown.src) header.src = shown.src;
   header.title = chat.imageError || "";
   $("chat-protocol").textContent = chat.retentionLabel ? chat.protocolLabel + " · " + chat.retentionLabel : chat.protocolLabel;
-  $("chat-notice").textContent = chat.isNotes ? "Only your linked devices read Notes. " + state.devices.historyNotice : "";
-  $("chat-notice").style.display = chat.isNotes ? "block" : "none";
+  const notice = [chat.isNotes ? "Only your linked devices read Notes. " + state.devices.historyNotice : "",
+    chat.convergenceLabel || ""].filter(Boolean).join(" · ");
+  $("chat-notice").textContent = notice;
+  $("chat-notice").style.display = notice ? "block" : "none";
   $("load-older").style.display = chat.canLoadOlder ? "inline-block" : "none";
   $("group-info").style.display = chat.isGroup && !chat.isNotes ? "inline-block" : "none";
   $("load-older").disabled = chat.isLoadingOlder;

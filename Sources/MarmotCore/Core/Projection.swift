@@ -82,6 +82,7 @@ extension AppCore {
                     protocolVersion: entry.info.protocolVersion)
                 summary.isMember = entry.info.isMember
                 summary.retentionSeconds = entry.info.retentionSeconds
+                summary.convergence = entry.info.convergence
                 summary.adminNpubs = entry.info.admins.map(\.npub)
                 summary.recentArrivals = entry.arrivals
                 summary.image = chatImageState(entry, session: session)
@@ -130,6 +131,7 @@ extension AppCore {
         view.protocolVersion = entry.info.protocolVersion
         view.isMember = entry.info.isMember
         view.retentionSeconds = entry.info.retentionSeconds
+        view.convergence = entry.info.convergence
         view.image = chatImageState(entry, session: session)
         view.isLoaded = entry.thread.loaded
         view.isNotes = entry.info.isNotes

@@ -98,6 +98,7 @@ struct ChatEntry {
         info.protocolVersion = fresh.protocolVersion
         info.isMember = fresh.isMember
         info.retentionSeconds = fresh.retentionSeconds
+        info.convergence = fresh.convergence
         info.imageID = fresh.imageID
         info.imageIsHere = fresh.imageIsHere
         if let last = fresh.lastMessage { noteMessage(last) }

@@ -75,6 +75,18 @@ extension DisplayFormatter {
         return info.members.count > 2 ? "\(shown) +\(info.members.count - 2)" : shown
     }
 
+    /// The chat header's note while the group has not settled on one history (issue 24); nil once
+    /// it has.
+    public static func convergenceLabel(_ convergence: ChatConvergence) -> String? {
+        switch convergence {
+        case .settled: nil
+        case .syncing(let waiting):
+            "Syncing: \(waiting) message\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") for a change still on its way"
+        case .resolving: "Resolving: our change is not confirmed by a relay yet"
+        case .blocked(let reason): "Blocked: \(UntrustedText.line(reason, limit: 120))"
+        }
+    }
+
     /// The mark of a chat this account left or was removed from: "left"; nil while a member.
     public static func membershipLabel(isMember: Bool) -> String? { isMember ? nil : "left" }
 

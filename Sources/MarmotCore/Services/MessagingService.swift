@@ -356,6 +356,8 @@ public struct ChatInfo: Sendable, Equatable {
     /// How many devices (MLS leaves) each member account has, this account included (issue 29:
     /// one person, N devices); an account missing here has one.
     public var deviceCounts: [PublicKey: Int] = [:]
+    /// Whether the group has settled on one history after competing changes (issue 24).
+    public var convergence: ChatConvergence = .settled
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

@@ -34,6 +34,10 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// Whether the group has settled on one history after competing changes (issue 24).
+    public var convergence: ChatConvergence = .settled
+    /// Why the chat is not settled, in words; nil when it is.
+    public var convergenceLabel: String? { DisplayFormatter.convergenceLabel(convergence) }
     /// This account's Notes chat (issue 29): shown first, titled "Notes", no peer.
     public var isNotes = false
     /// The last messages that arrived in this chat this session (at most
@@ -106,6 +110,10 @@ public struct ChatViewState: Sendable, Equatable {
     public var membershipLabel: String? { DisplayFormatter.membershipLabel(isMember: isMember) }
     /// How long messages live, in seconds; 0 keeps them (disappearing messages, v2 only).
     public var retentionSeconds: UInt64 = 0
+    /// Whether the group has settled on one history after competing changes (issue 24).
+    public var convergence: ChatConvergence = .settled
+    /// Why the chat is not settled, in words; nil when it is.
+    public var convergenceLabel: String? { DisplayFormatter.convergenceLabel(convergence) }
     /// The group picture's state, shown in the header (`MarmotApp.chatImageData` gives its bytes).
     public var image: ChatImageState = .none
     /// What the header says of disappearing messages ("Messages disappear after 1 day"); nil when off.

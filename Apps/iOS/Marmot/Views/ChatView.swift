@@ -132,6 +132,11 @@ struct ChatView: View {
                                     .font(.caption2)
                                     .foregroundStyle(.secondary)
                             }
+                            if let convergence = chat.convergenceLabel {
+                                Label(convergence, systemImage: "arrow.triangle.branch")
+                                    .font(.caption2)
+                                    .foregroundStyle(.orange)
+                            }
                         }
                     }
                 }

@@ -54,6 +54,7 @@ extension MarmotMessagingService {
         info.deviceCounts = chat.members.reduce(into: [:]) { $0[$1, default: 0] += 1 }
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
+        info.convergence = Self.convergence(await client.convergence(of: chat.id))
         info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString
         if info.imageID != nil { info.imageIsHere = await client.hasGroupImageContent(chat.id) }
         return info
@@ -61,6 +62,16 @@ extension MarmotMessagingService {
 
     /// The longest group name shown; a group's name is an admin's free text (MIP-01 `name`).
     static let nameLimit = 100
+
+    /// The core's form of a group's convergence status (issue 24).
+    static func convergence(_ status: ConvergenceStatus) -> ChatConvergence {
+        switch status {
+        case .settled: .settled
+        case .syncing(let waiting): .syncing(waiting: waiting)
+        case .resolving: .resolving
+        case .blocked(let why): .blocked(reason: why)
+        }
+    }
 
     /// The core's name for the Marmot version a group speaks.
     static func protocolVersion(_ version: MarmotVersion) -> ChatProtocolVersion {

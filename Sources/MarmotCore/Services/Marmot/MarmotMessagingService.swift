@@ -360,6 +360,9 @@ actor MarmotMessagingService: MessagingService {
         case .commitApplied(let chat, let epoch, _):
             logger.debug("commit applied", metadata: ["chat": "\(chat.id)", "epoch": "\(epoch)"])
             await yieldChat(chat, client: client)
+        case .convergenceChanged(let chat, let status):
+            logger.info("convergence", metadata: ["chat": "\(chat.id)", "status": "\(status)"])
+            await yieldChat(chat, client: client)
         case .dropped(let eventID, let reason):
             logger.notice("event dropped", metadata: ["event": "\(eventID.hex)", "reason": "\(reason)"])
         case .caughtUp:

@@ -69,6 +69,46 @@ import Testing
         #expect(messages.first?.id == kept.id)
     }
 
+    @Test("a group's convergence status reaches the chat list and the header, and leaves once settled")
+    func convergenceIsShown() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let service = try #require(h.service)
+        let bob = Keys.generate().publicKey
+        let id = ChatID("ab03")
+        var info = ChatInfo(chatID: id, peer: bob, createdAt: 1_700_000_000, members: [bob], isDirect: false, groupName: "Crew")
+        await service.invite(info)
+        try await h.waitFor("chat listed") { $0.chatList.map(\.chatID) == [id] }
+        h.dispatch(.openChat(chatID: id))
+        try await h.waitFor("chat open") { $0.currentChat?.chatID == id }
+        #expect(h.state().currentChat?.convergenceLabel == nil)
+
+        info.convergence = .syncing(waiting: 2)
+        await service.emit(.chatUpdated(info))
+        try await h.waitFor("syncing shown") { $0.currentChat?.convergence == .syncing(waiting: 2) }
+        #expect(h.state().currentChat?.convergenceLabel == "Syncing: 2 messages wait for a change still on its way")
+        #expect(h.state().chatList.first?.convergence.code == "syncing")
+
+        info.convergence = .resolving
+        await service.emit(.chatUpdated(info))
+        try await h.waitFor("resolving shown") { $0.chatList.first?.convergence == .resolving }
+        #expect(h.state().currentChat?.convergenceLabel == "Resolving: our change is not confirmed by a relay yet")
+
+        info.convergence = .settled
+        await service.emit(.chatUpdated(info))
+        try await h.waitFor("settled") { $0.currentChat?.convergence == .settled && $0.chatList.first?.convergence == .settled }
+        #expect(h.state().currentChat?.convergenceLabel == nil)
+    }
+
+    @Test("the header's wording of a convergence status", arguments: [
+        (ChatConvergence.settled, nil), (.syncing(waiting: 1), "Syncing: 1 message waits for a change still on its way"),
+        (.resolving, "Resolving: our change is not confirmed by a relay yet"),
+        (.blocked(reason: "a fork\nat epoch 3"), "Blocked: a fork at epoch 3"),
+    ] as [(ChatConvergence, String?)])
+    func convergenceWording(status: ChatConvergence, label: String?) {
+        #expect(DisplayFormatter.convergenceLabel(status) == label)
+    }
+
     @Test("the header's wording of a retention", arguments: [
         (UInt64(0), nil), (30, "Messages disappear after 30 seconds"), (300, "Messages disappear after 5 minutes"),
         (3_600, "Messages disappear after 1 hour"), (86_400, "Messages disappear after 1 day"),

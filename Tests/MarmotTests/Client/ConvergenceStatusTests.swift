@@ -1,0 +1,97 @@
+import Foundation
+import MLS
+import Nostr
+import NostrClient
+import NostrRelay
+import TestSupport
+import Testing
+@testable import Marmot
+
+/// Each group's convergence status (issue 24, MDK 0.9.14 `ConvergenceStatus`): what the client
+/// reports while events wait, while a commit of ours is unconfirmed, and once all is settled.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ConvergenceStatusTests {
+    /// Admin M's commit of A's removal reaches Bob before the proposal it commits by reference:
+    /// Bob's group is syncing, one message waiting. When the proposal comes, the commit applies and
+    /// the group is settled again; each change was reported as it happened.
+    @Test func aCommitWaitingForItsProposalIsSyncingUntilItComes() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        #expect(await bob.client.convergence(of: chat) == .settled)
+        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
+        var group = try #require(m.group)
+        let proposal = try group.proposeRemove(aLeaf)
+        m.group = group
+        let proposalEvent = try m.event(proposal)
+        let commit = try m.commit { try $0.commit(includePendingProposals: true) }
+        let commitEvent = try m.event(commit.message, epochOf: commit.before)
+
+        await bob.client.deliverForTesting(commitEvent)
+        #expect(await bob.client.convergence(of: chat) == .syncing(waiting: 1))
+        #expect(try await bob.waitForConvergence(.syncing(waiting: 1), in: chat))
+
+        await bob.client.deliverForTesting(proposalEvent)
+        #expect(await bob.client.convergence(of: chat) == .settled)
+        #expect(try await bob.waitForConvergence(.settled, in: chat))
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.members.contains(a.publicKey) == false)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// Junk on the group's `h` tag (events nobody can open) never makes the group look unsettled:
+    /// anyone who knows the tag can send it.
+    @Test func junkThatDoesNotOpenLeavesTheGroupSettled() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let h = try #require(m.nostrGroupID).hex
+        for _ in 0..<5 {
+            let stranger = Keys.generate()
+            let junk = try UnsignedEvent(
+                pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
+                tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
+                content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            ).signed(with: stranger)
+            await bob.client.deliverForTesting(junk)
+        }
+        let client = bob.client, id = chat
+        try await waitUntil("the junk parked") { await client.parkedCountForTesting(id) == 5 }
+        #expect(await bob.client.convergence(of: chat) == .settled)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// The relay takes Alice's self-update and tells Bob, but never answers OK: while no relay has
+    /// confirmed it, Alice's group is resolving; the relay's copy coming back merges it and the
+    /// group is settled.
+    @Test func anUnconfirmedCommitOfOursIsResolvingUntilARelayProvesIt() async throws {
+        let withhold = FaultSwitch()
+        var configuration = RelayConfiguration()
+        configuration.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
+        let server = RelayServer(configuration: configuration, logger: ClientHarness.logger("relay"))
+        let url = "ws://127.0.0.1:\(try await server.start())"
+        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
+        _ = await alice.pendingEvents()
+
+        withhold.isOn = true
+        await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(chat.id) }
+        withhold.isOn = false
+        #expect(try await alice.waitForConvergence(.resolving(pendingCommits: 1), in: chat.id))
+        #expect(try await alice.waitForConvergence(.settled, in: chat.id))
+        #expect(await alice.client.convergence(of: chat.id) == .settled)
+        #expect(await alice.epochState(chat.id)?.authenticator == bob.epochState(chat.id)?.authenticator)
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+}
+
+extension TestAccount {
+    /// Waits for the client to report `status` for `chat`; true when it did.
+    func waitForConvergence(_ status: ConvergenceStatus, in chat: GroupID, timeout: Double = 30) async throws -> Bool {
+        let event = await inbox.first(timeout: timeout) {
+            if case .convergenceChanged(let c, let s) = $0 { c.id == chat && s == status } else { false }
+        }
+        guard case .convergenceChanged = event else { throw HarnessError.timeout("\(name): convergence \(status)") }
+        return true
+    }
+}
