@@ -259,6 +259,9 @@ enum ClientSettings {
     /// A group's parked kind-445 events (that did not decrypt yet), as a list of event JSON.
     static func parked(_ group: GroupID) -> String { "client.parked.\(group)" }
 
+    /// A group's open forks: the other branches and our branch's witnesses (`StoredBranches`).
+    static func branches(_ group: GroupID) -> String { "client.branches.\(group)" }
+
     /// The cached kind-0 profile of a person (`Profile`).
     static func profile(_ person: PublicKey) -> String { "client.profile.\(person.hex)" }
 

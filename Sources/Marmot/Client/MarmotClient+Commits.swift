@@ -128,6 +128,8 @@ extension MarmotClient {
             try savePendingCommit(nil, group: id)
         }
         alternates[id]?.removeAll { $0.forkEpoch == record.epoch && $0.snapshot.commitEventID == record.event.id }
+        if alternates[id]?.isEmpty == true { alternates[id] = nil }
+        saveBranches(id)
         if groupData?.disbanded == true || record.changesGroupData {
             // Our commit closed the group or may have changed its relays: the pool follows.
             Task { await self.syncPoolRelays() }

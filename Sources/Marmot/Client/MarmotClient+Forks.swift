@@ -34,6 +34,8 @@ extension MarmotClient {
         guard let kept = alternates[id], kept.contains(where: { !rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) })
         else { return }
         alternates[id] = kept.filter { rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) }
+        if alternates[id]?.isEmpty == true { alternates[id] = nil }
+        saveBranches(id)
         logger.info("fork of \(id) before epoch \(epoch) settled on the current branch")
     }
 
@@ -50,7 +52,8 @@ extension MarmotClient {
     /// Counts `sender` as a witness of epoch `epoch` on our branch (kept for the rewindable epochs).
     func noteWitness(_ sender: PublicKey, epoch: UInt64, in group: GroupID) {
         witnessesInEpoch[group] = witnessesInEpoch[group]?.filter { $0.key + EpochSnapshot.retained > epoch }
-        witnessesInEpoch[group, default: [:]][epoch, default: []].insert(Data(sender.bytes))
+        let (added, _) = witnessesInEpoch[group, default: [:]][epoch, default: []].insert(Data(sender.bytes))
+        if added, alternates[group] != nil { saveBranches(group) }
     }
 
     /// Keeps `branch` as one of the group's alternates (several may be open after a race of three
@@ -60,6 +63,7 @@ extension MarmotClient {
         kept.removeAll { $0.forkEpoch == branch.forkEpoch && $0.snapshot.commitEventID == branch.snapshot.commitEventID }
         kept.append(branch)
         alternates[id] = Array(kept.suffix(4))
+        saveBranches(id)
     }
 
     /// `message` opened only on the alternate branch. When the version's rule moves us there (v2:
@@ -135,6 +139,7 @@ extension MarmotClient {
         alternates[session.id] = others.isEmpty ? nil : Array(others.suffix(4))
         witnessesInEpoch[session.id] = (witnessesInEpoch[session.id] ?? [:]).filter { $0.key <= alternate.forkEpoch }
             .merging(alternate.witnesses.filter { $0.key > alternate.forkEpoch }) { $0.union($1) }
+        saveBranches(session.id)
         let switched = try sessionOrDrop(session.id)
         if let previous, let adopted {
             let committer = alternate.snapshot.orderingKey.flatMap { try? PublicKey(bytes: $0.committer) } ?? publicKey
@@ -164,6 +169,7 @@ extension MarmotClient {
     private func replaceAlternate(_ old: AlternateBranch, with new: AlternateBranch, in group: GroupID) {
         guard let index = alternates[group]?.firstIndex(where: { Self.same($0, old) }) else { return }
         alternates[group]?[index].witnesses = new.witnesses
+        saveBranches(group)
     }
 
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {
@@ -197,6 +203,7 @@ extension MarmotClient {
         for index in alternates[session.id]?.indices ?? 0..<0 where alternates[session.id]?[index].forkEpoch ?? .max < epoch {
             alternates[session.id]?[index].receivedSinceFork.append(rumorID)
         }
+        if alternates[session.id] != nil { saveBranches(session.id) }
     }
 
     /// Marks others' messages of a branch the group left as invalidated (kept, shown as not part of

@@ -109,6 +109,7 @@ extension MarmotClient {
         guard rumor.id == rumorID else { throw MarmotClientError.encoding("stored message does not rebuild its rumor") }
         let prepared = try prepare(rumor, in: id)
         for index in alternates[id]?.indices ?? 0..<0 { alternates[id]?[index].sentSinceFork.append(rumor.id) }
+        if alternates[id] != nil { saveBranches(id) }
         if let epoch = sessions[id]?.mls.epoch {
             // Only epochs a competing commit can still roll back (the retained snapshots) are kept.
             sentInEpoch[id] = sentInEpoch[id]?.filter { $0.key + EpochSnapshot.retained > epoch }

@@ -239,6 +239,7 @@ public actor MarmotClient {
                     pendingCommitGroups.insert(group.mlsGroupID)
                 }
                 parked[group.mlsGroupID] = loadParked(group.mlsGroupID)
+                loadBranches(group.mlsGroupID)
             } catch {
                 logger.error("group \(group.mlsGroupID) not loaded: \(error)")
                 emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))

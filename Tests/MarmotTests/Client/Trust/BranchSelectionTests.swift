@@ -44,6 +44,40 @@ import Testing
         await server.stop()
     }
 
+    /// The same race with a restart of Bob between the fork and the further commit: the other
+    /// branch (its state, its witnesses) was kept in the store, so the further commit still opens
+    /// there and moves Bob onto the deeper branch. Before open forks were stored, the restarted Bob
+    /// had forgotten the other branch, could not open the commit, and stayed behind at epoch 2.
+    @Test func theOtherBranchOutlivesARestart() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let before = try #require(m.group)
+        var first = before
+        let one = try RaceFixtures.v2Rename(&first, to: "one")
+        var second = before
+        let two = try RaceFixtures.v2Rename(&second, to: "two")
+        let oneWins = try RaceFixtures.key(one, before: before) < RaceFixtures.key(two, before: before)
+        let (applied, alternate) = oneWins ? (one, two) : (two, one)
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
+        await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
+        #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
+
+        bob = try await bob.restarted()
+        var deeper = alternate.newGroup
+        let further = try RaceFixtures.v2Rename(&deeper, to: "deeper")
+        sender.group = alternate.newGroup
+        await bob.client.deliverForTesting(try sender.event(further.message, epochOf: alternate.newGroup))
+        #expect(await bob.epochState(chat)?.epoch == 3)
+        #expect(await bob.epochState(chat)?.authenticator == further.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == "deeper")
+        sender.group = further.newGroup
+        await bob.client.deliverForTesting(try sender.event(try sender.chat("after the restart")))
+        #expect(try await bob.waitForMessage("after the restart").deliveryState == .received)
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// Bob (an admin) adds Carol while admin M renames the group from the same epoch, then M commits
     /// again on its branch. Whichever way the first race goes, M's branch is the deeper one, so Bob
     /// ends there, without Carol: his add was on the abandoned branch and her Welcome is for a
