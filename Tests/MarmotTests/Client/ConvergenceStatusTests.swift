@@ -45,41 +45,11 @@ import Testing
         let (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
         let h = try #require(m.nostrGroupID).hex
         for _ in 0..<5 {
-            let stranger = Keys.generate()
-            let junk = try UnsignedEvent(
-                pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
-                tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
-                content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            ).signed(with: stranger)
-            await bob.client.deliverForTesting(junk)
+            await bob.client.deliverForTesting(try RaceFixtures.junk(h: h))
         }
         let client = bob.client, id = chat
         try await waitUntil("the junk parked") { await client.parkedCountForTesting(id) == 5 }
         #expect(await bob.client.convergence(of: chat) == .settled)
-        await bob.shutdown()
-        await server.stop()
-    }
-
-    /// The relay takes Alice's self-update and tells Bob, but never answers OK: while no relay has
-    /// confirmed it, Alice's group is resolving; the relay's copy coming back merges it and the
-    /// group is settled.
-    @Test func anUnconfirmedCommitOfOursIsResolvingUntilARelayProvesIt() async throws {
-        let withhold = FaultSwitch()
-        var configuration = RelayConfiguration()
-        configuration.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
-        let server = RelayServer(configuration: configuration, logger: ClientHarness.logger("relay"))
-        let url = "ws://127.0.0.1:\(try await server.start())"
-        let (alice, bob, chat, _) = try await TwoClientTests.establish(relay: url)
-        _ = await alice.pendingEvents()
-
-        withhold.isOn = true
-        await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(chat.id) }
-        withhold.isOn = false
-        #expect(try await alice.waitForConvergence(.resolving(pendingCommits: 1), in: chat.id))
-        #expect(try await alice.waitForConvergence(.settled, in: chat.id))
-        #expect(await alice.client.convergence(of: chat.id) == .settled)
-        #expect(await alice.epochState(chat.id)?.authenticator == bob.epochState(chat.id)?.authenticator)
-        await alice.shutdown()
         await bob.shutdown()
         await server.stop()
     }

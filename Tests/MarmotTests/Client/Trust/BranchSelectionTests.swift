@@ -12,21 +12,15 @@ import Testing
     /// Bob applies the commit with the better key and keeps the other as the alternate. A further
     /// commit on the alternate makes that branch deeper (2 against 1): Bob moves there, at epoch 3,
     /// with its group data, as every MDK client does; before the fix he stayed on the shallower
-    /// branch and forked off.
-    @Test func aDeeperBranchWinsOverABetterKey() async throws {
+    /// branch and forked off. With `restart`, Bob restarts between the fork and the further commit:
+    /// the other branch was kept in the store, so the commit still opens there. Before open forks
+    /// were stored, the restarted Bob had forgotten that branch and stayed behind at epoch 2.
+    @Test(arguments: [false, true]) func aDeeperBranchWinsOverABetterKey(restart: Bool) async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
-        let before = try #require(m.group)
-        var first = before
-        let one = try RaceFixtures.v2Rename(&first, to: "one")
-        var second = before
-        let two = try RaceFixtures.v2Rename(&second, to: "two")
-        let oneWins = try RaceFixtures.key(one, before: before) < RaceFixtures.key(two, before: before)
-        let (applied, alternate) = oneWins ? (one, two) : (two, one)
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
         var sender = m
-        await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
-        await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
-        #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
+        let alternate = try await Self.renameRace(bob: bob, m: m, chat: chat)
+        if restart { bob = try await bob.restarted() }
 
         var deeper = alternate.newGroup
         let further = try RaceFixtures.v2Rename(&deeper, to: "deeper")
@@ -44,13 +38,9 @@ import Testing
         await server.stop()
     }
 
-    /// The same race with a restart of Bob between the fork and the further commit: the other
-    /// branch (its state, its witnesses) was kept in the store, so the further commit still opens
-    /// there and moves Bob onto the deeper branch. Before open forks were stored, the restarted Bob
-    /// had forgotten the other branch, could not open the commit, and stayed behind at epoch 2.
-    @Test func theOtherBranchOutlivesARestart() async throws {
-        let (server, url) = try await ClientHarness.startRelay()
-        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+    /// M renames the group twice from the same epoch; Bob gets both and applies the one with the
+    /// better key. Returns the other (the alternate branch's commit).
+    private static func renameRace(bob: TestAccount, m: V2HostileParty, chat: GroupID) async throws -> PendingCommit {
         let before = try #require(m.group)
         var first = before
         let one = try RaceFixtures.v2Rename(&first, to: "one")
@@ -58,24 +48,10 @@ import Testing
         let two = try RaceFixtures.v2Rename(&second, to: "two")
         let oneWins = try RaceFixtures.key(one, before: before) < RaceFixtures.key(two, before: before)
         let (applied, alternate) = oneWins ? (one, two) : (two, one)
-        var sender = m
-        await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
-        await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
+        await bob.client.deliverForTesting(try m.event(applied.message, epochOf: before))
+        await bob.client.deliverForTesting(try m.event(alternate.message, epochOf: before))
         #expect(await bob.epochState(chat)?.authenticator == applied.newGroup.epochAuthenticator)
-
-        bob = try await bob.restarted()
-        var deeper = alternate.newGroup
-        let further = try RaceFixtures.v2Rename(&deeper, to: "deeper")
-        sender.group = alternate.newGroup
-        await bob.client.deliverForTesting(try sender.event(further.message, epochOf: alternate.newGroup))
-        #expect(await bob.epochState(chat)?.epoch == 3)
-        #expect(await bob.epochState(chat)?.authenticator == further.newGroup.epochAuthenticator)
-        #expect(try await bob.client.chat(chat)?.name == "deeper")
-        sender.group = further.newGroup
-        await bob.client.deliverForTesting(try sender.event(try sender.chat("after the restart")))
-        #expect(try await bob.waitForMessage("after the restart").deliveryState == .received)
-        await bob.shutdown()
-        await server.stop()
+        return alternate
     }
 
     /// Bob (an admin) adds Carol while admin M renames the group from the same epoch, then M commits

@@ -57,7 +57,8 @@ import Testing
 
     /// The relay stores Alice's self-update and tells Bob, but never answers OK. Alice must not
     /// throw the commit away (Bob is already on it): it stays pending, and its echo from the relay
-    /// merges it. Before the fix Alice discarded it and could no longer read Bob.
+    /// merges it. Before the fix Alice discarded it and could no longer read Bob. Meanwhile Alice's
+    /// group reports itself resolving (issue 24's convergence status), and settled once merged.
     @Test func unconfirmedOwnCommitIsKeptUntilARelayProvesIt() async throws {
         let withhold = FaultSwitch()
         var configuration = RelayConfiguration()
@@ -69,8 +70,10 @@ import Testing
         withhold.isOn = true
         await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(chat.id) }
         withhold.isOn = false
+        #expect(try await alice.waitForConvergence(.resolving(pendingCommits: 1), in: chat.id))
         #expect(try await bob.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
         #expect(try await alice.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(await alice.client.convergence(of: chat.id) == .settled)
         #expect(await alice.epochState(chat.id)?.authenticator == bob.epochState(chat.id)?.authenticator)
         _ = try await bob.client.send(text: "on the new epoch", to: chat.id)
         _ = try await alice.waitForMessage("on the new epoch")

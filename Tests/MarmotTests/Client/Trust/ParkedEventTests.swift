@@ -26,13 +26,7 @@ import Testing
 
         let h = try #require(m.nostrGroupID).hex
         for _ in 0..<RaceFixtures.options.parkedEventLimit {
-            let stranger = Keys.generate()
-            let junk = try UnsignedEvent(
-                pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
-                tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
-                content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            ).signed(with: stranger)
-            await bob.client.deliverForTesting(junk)
+            await bob.client.deliverForTesting(try RaceFixtures.junk(h: h))
         }
         await bob.client.deliverForTesting(try m.event(update.message, epochOf: update.before))
         #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)

@@ -102,6 +102,17 @@ enum RaceFixtures {
         return try group.commit(proposals: try rules.proposals(changing: group.extensions, to: data))
     }
 
+    /// A kind-445 event on the group's `h` tag from a stranger, with random bytes nobody can open
+    /// (what anyone who knows the tag can send).
+    static func junk(h: String) throws -> Event {
+        let stranger = Keys.generate()
+        return try UnsignedEvent(
+            pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
+            tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
+            content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        ).signed(with: stranger)
+    }
+
     /// The commit's ordering key as every v2 client computes it.
     static func key(_ pending: PendingCommit, before: MLSGroup) throws -> CommitOrderingKey {
         try #require(V2GroupRules().orderingKey(pending.summary, message: pending.message, before: before))
