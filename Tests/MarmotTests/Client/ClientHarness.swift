@@ -208,6 +208,11 @@ extension MarmotClient {
         try loadSnapshot(group: id, epoch: epoch).map { ($0.commitEventID, $0.commitCreatedAt) }
     }
 
+    /// Deletes the snapshot kept for `epoch`, as its age limit (`Options.snapshotMaxAge`) does.
+    func forgetSnapshotForTesting(_ id: GroupID, epoch: UInt64) throws {
+        try store.setSetting(EpochSnapshot.settingKey(id, epoch: epoch), nil)
+    }
+
     /// Feeds an event as if a relay delivered it again.
     func deliverForTesting(_ event: Event) async {
         switch event.kind {

@@ -38,6 +38,36 @@ import Testing
         await server.stop()
     }
 
+    /// M's commit for epoch 1 applies; the snapshot of epoch 1 is then gone (aged out), and M sends a
+    /// competing commit for epoch 1. Nothing can weigh it against ours: Bob's group is blocked, says
+    /// why, and stays on its branch. M's next commit on that branch applies and lifts it.
+    @Test func aCompetingCommitBeyondTheKeptSnapshotsBlocksUntilTheGroupMovesOn() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let before = try #require(m.group)
+        var other = before
+        let competing = try RaceFixtures.v1SelfUpdate(&other)
+        let first = try m.commit { try RaceFixtures.v1SelfUpdate(&$0) }
+        await bob.client.deliverForTesting(try m.event(first.message, epochOf: first.before))
+        #expect(await bob.epochState(chat)?.epoch == 2)
+        try await bob.client.forgetSnapshotForTesting(chat, epoch: 1)
+
+        await bob.client.deliverForTesting(try m.event(competing.message, epochOf: before))
+        guard case .blocked(let why) = await bob.client.convergence(of: chat) else {
+            Issue.record("not blocked: \(await bob.client.convergence(of: chat))")
+            return
+        }
+        #expect(why.contains("epoch 1"))
+        #expect(await bob.epochState(chat)?.authenticator == m.group?.epochAuthenticator)
+
+        let next = try m.commit { try RaceFixtures.v1SelfUpdate(&$0) }
+        await bob.client.deliverForTesting(try m.event(next.message, epochOf: next.before))
+        #expect(await bob.epochState(chat)?.epoch == 3)
+        #expect(await bob.client.convergence(of: chat) == .settled)
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// Junk on the group's `h` tag (events nobody can open) never makes the group look unsettled:
     /// anyone who knows the tag can send it.
     @Test func junkThatDoesNotOpenLeavesTheGroupSettled() async throws {
