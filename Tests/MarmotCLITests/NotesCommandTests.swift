@@ -40,6 +40,8 @@ struct NotesCommandTests {
         #expect(chats.objects.first?["id"] as? String == chat, "\(chats)")
         #expect(chats.objects.first?["name"] as? String == "Notes", "\(chats)")
         #expect(chats.objects.first?["notes"] as? Bool == true, "\(chats)")
+        #expect(chats.objects.first?["convergence"] as? String == "settled", "\(chats)")
+        #expect(chats.objects.first?["convergenceLabel"] == nil, "\(chats)")
 
         let devices = try await CLI.run(["devices", "--json", "--relay", relay.url], home: home)
         #expect(devices.status == 0, "\(devices)")

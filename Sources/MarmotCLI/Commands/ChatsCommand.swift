@@ -93,6 +93,10 @@ enum ChatFlows {
         let imageError: String?
         /// This account's Notes chat (issue 29): its own devices only; listed first.
         let notes: Bool
+        /// Whether the group settled on one history: settled, syncing, resolving or blocked (issue 24).
+        let convergence: String
+        /// Why not, in words; nil when settled.
+        let convergenceLabel: String?
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -112,6 +116,8 @@ enum ChatFlows {
             image = summary.image.name
             imageError = summary.image.reason
             notes = summary.isNotes
+            convergence = summary.convergence.code
+            convergenceLabel = summary.convergenceLabel
         }
 
         var text: String {
@@ -119,7 +125,8 @@ enum ChatFlows {
             let who = notes ? name : group ? "\(name) (\(members) members)" : peer
             let mark = membership.map { "  (\($0))" } ?? ""
             let picture = image == "none" ? "" : "  [picture: \(image)]"
-            return "\(id)  \(who)\(mark)\(picture)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            let settling = convergence == "settled" ? "" : "  [\(convergence)]"
+            return "\(id)  \(who)\(mark)\(picture)\(settling)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 
