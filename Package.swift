@@ -153,6 +153,10 @@ let package = Package(
         .testTarget(name: "NostrTests", dependencies: ["Nostr", "TestSupport"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "TestSupport"]),
         .testTarget(
+            name: "MarmotWireTests",
+            dependencies: ["MarmotWire", "Marmot", "NostrClient", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
             name: "MarmotTests",
             dependencies: ["Marmot", "MarmotWire", "NostrClient", "NostrRelay", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),

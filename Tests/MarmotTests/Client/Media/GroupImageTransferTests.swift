@@ -15,7 +15,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct GroupImageTransferTests {
     /// A PNG-headed picture with a recognisable run of bytes (to look for it in the data folders).
     static let marker = Data("MARMOT-GROUP-PICTURE-PLAINTEXT".utf8)
-    static let picture = GroupImageSchemeTests.png(30_000) + marker + GroupImageSchemeTests.png(100)
+    static let picture = TestPictures.png(30_000) + marker + TestPictures.png(100)
 
     /// Alice sets the picture of `chat`; `members` see the reference and download the same bytes.
     static func setAndSee(_ alice: TestAccount, _ members: [TestAccount], chat: GroupID) async throws {
