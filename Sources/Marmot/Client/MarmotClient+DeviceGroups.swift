@@ -32,15 +32,15 @@ public struct DeviceGroupResult: Sendable, Hashable {
 }
 
 /// Our other devices in chats other than Notes (issue 29): a device's leaf in a group is tied to it
-/// by the pin `ClientSettings.deviceLeaf` set when this device added it (or, in Notes, by its
-/// signature key). Admin rights belong to the account (MIP-01 admin list of npubs), so every
+/// by the pin `ClientSettings.deviceLeaf` set when this device added it, or when the device told us
+/// in Notes (`DeviceAnnouncement`), whoever added it (in Notes, by its key package's signature key). Admin rights belong to the account (MIP-01 admin list of npubs), so every
 /// device of an admin account may Add and Remove (v1 MIP-03, v2 `V2CommitAuthorization`).
 extension MarmotClient {
     /// Removes device `id`'s leaf from every group where this device may: the Notes chat always
     /// (its admin is our account), other groups where our account is an admin. A group where the
     /// device has a leaf but we are no admin reports `.notAllowed`; a failed commit `.failed`.
-    /// Leaves of our account that no pin ties to the device (it joined from someone else's invite)
-    /// are left alone: nothing tells which installation they are.
+    /// Leaves of our account that no pin ties to the device (it has not announced them yet) are
+    /// left alone: nothing else tells which installation they are.
     public func removeDeviceEverywhere(_ id: String) async throws -> [DeviceGroupResult] {
         try requireStarted()
         let wanted = id.lowercased()
@@ -96,7 +96,8 @@ extension MarmotClient {
             notes.mls.members.filter {
                 $0.leafIndex != notes.mls.ownLeafIndex && NostrIdentity.publicKey($0.credential) == publicKey
             }.map { deviceID(of: $0, in: notes) })
-        let present = Set(target.mls.members.compactMap { pinnedDeviceID($0, in: id) })
+        let present = Set(
+            target.mls.members.filter { NostrIdentity.publicKey($0.credential) == publicKey }.compactMap { pinnedDeviceID($0, in: id) })
         let missing = linked.subtracting(present)
         guard !missing.isEmpty else { throw DeviceError.noOtherDevice }
 
@@ -150,6 +151,7 @@ extension MarmotClient {
         guard let welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
         _ = try await sendWelcomes(welcome, to: chosen.map(\.value), relays: groupRelays, group: id)
         logger.info("added devices \(chosen.map(\.key).joined(separator: ", ")) to \(id)")
+        await announceThisDevice()
         return chosen.map(\.key)
     }
 

@@ -112,6 +112,7 @@ extension MarmotClient {
         guard let welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
         let sent = try await sendWelcomes(welcome, to: [found.package], relays: groupRelays, group: notes.id)
         logger.info("linked device \(found.device.id) into notes \(notes.id): welcome on \(sent.values.first?.accepted.count ?? 0) relays")
+        await announceThisDevice()
         return AccountDevice(
             id: found.device.id, name: found.device.name, addedAt: now(), isThisDevice: false, isLinked: true,
             version: found.device.version)

@@ -185,6 +185,14 @@ extension MarmotClient {
             throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
         }
         let rumor = try session.rules.rumor(application.data, sender: sender)
+        if rumor.kind == DeviceAnnouncement.kind {
+            // Our devices' control message (issue 29): only our own account, only in Notes.
+            guard session.id == notesGroupID(), sender == publicKey else {
+                throw .invalidRumor(.malformed("a device announcement outside this account's Notes chat"))
+            }
+            takeAnnouncement(rumor.content, from: application.sender, in: session.id)
+            return Applied(group: session.id, outcome: .processed)
+        }
         var message = StoredMessage(
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
             deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
@@ -240,6 +248,7 @@ extension MarmotClient {
         } catch {
             throw .storage("\(error)")
         }
+        noteDeviceLeaves(summary, in: session.id)
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
         noteMembershipChanges(
             summary, committer: committer, previous: session.rules.metadataIfValid(before.extensions),

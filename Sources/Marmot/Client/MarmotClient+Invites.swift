@@ -70,6 +70,8 @@ extension MarmotClient {
         let chat = session.chat
         emit(.welcomeJoined(chat, inviter: invite.inviter))
         if !options.selfUpdateAfterJoin { emit(.joinSettled(chat)) }
+        // Our other devices learn our leaf here (issue 29).
+        Task { [weak self] in await self?.announceThisDevice() }
         return chat
     }
 

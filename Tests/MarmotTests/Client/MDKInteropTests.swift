@@ -71,9 +71,11 @@ final class InteropContext: Sendable {
     }
 
     /// Runs `body` with a fresh relay of `kind`, MDK peer and client; everything is stopped at the
-    /// end, and MDK must not have reported any rejected event.
+    /// end, and MDK must not have reported any rejected event, nor our client dropped one
+    /// (`allowedDrop` names drops a scenario expects, e.g. a Welcome for our other device).
     static func run(
         _ kind: InteropRelay, allowMDKErrors: Bool = false, peerScript: String = InteropKit.mdkPeer,
+        allowedDrop: @escaping @Sendable (DropReason) -> Bool = { _ in false }, options: MarmotClient.Options = ClientHarness.options,
         _ body: @Sendable (InteropContext) async throws -> Void
     ) async throws {
         try InteropKit.require()
@@ -86,13 +88,13 @@ final class InteropContext: Sendable {
             let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("mdk-peer-\(UUID().uuidString)").path
             let initialised = try await peer.call(["cmd": "init", "relay": relay.url, "data_dir": dataDir, "name": "mdk"])
             let mdkKey = try PublicKey(hex: initialised.string("pubkey") ?? "")
-            let us = try await TestAccount("swift", relayURLs: [relay.url])
+            let us = try await TestAccount("swift", relayURLs: [relay.url], options: options)
             let ctx = InteropContext(relay: relay, mdk: peer, mdkKey: mdkKey, mdkDataDir: dataDir, us: us)
             context = ctx
             try await body(ctx)
             let errors = await peer.reportedErrors
             #expect(allowMDKErrors || errors.isEmpty, "MDK rejected: \(errors)")
-            let drops = await ctx.us.pendingEvents().filter { if case .dropped = $0 { true } else { false } }
+            let drops = await ctx.us.pendingEvents().filter { if case .dropped(_, let reason) = $0 { !allowedDrop(reason) } else { false } }
             #expect(drops.isEmpty, "we dropped: \(drops)")
         } catch {
             await context?.us.shutdown()
