@@ -117,7 +117,7 @@ extension MarmotClient {
             guard !linked.contains(keyID), (try? store.setting(ClientSettings.deviceKeyPackageUsed(package.ref))) == nil else {
                 continue
             }
-            guard let tag = package.dTag, let slot = try? store.setting(ClientSettings.deviceSlot(tag.value)) else { continue }
+            guard let slot = try? store.setting(ClientSettings.deviceSlot(Self.slot(of: package))) else { continue }
             let device = String(decoding: slot, as: UTF8.self)
             guard missing.contains(device), packages[device] == nil else { continue }
             packages[device] = package

@@ -56,7 +56,8 @@ extension MarmotClient {
             .sorted { $0.id.description < $1.id.description }
             .prefix(DeviceAnnouncement.maxLeaves)
             .map { DeviceAnnouncement.Leaf(group: $0.id.description, leaf: $0.mls.ownLeafIndex.rawValue) }
-        let announcement = DeviceAnnouncement(slots: ownDTags().sorted(), leaves: Array(leaves))
+        let slots = Array((ownDTags().sorted() + legacyKeyPackageSlots()).prefix(DeviceAnnouncement.maxSlots))
+        let announcement = DeviceAnnouncement(slots: slots, leaves: Array(leaves))
         let event: Event
         do {
             let rumor = try ChatRumor(author: publicKey, content: announcement.encoded(), kind: DeviceAnnouncement.kind, createdAt: now())
@@ -79,6 +80,22 @@ extension MarmotClient {
         release()
         let result = await pool.publish(event, to: targets)
         logger.info("announced this device (\(announcement.slots.count) slots, \(announcement.leaves.count) leaves): \(result.accepted.count) relays")
+    }
+
+    /// The slot of a key package event: its `d` tag, or for a kind-443 event (no `d` tag; v1 goes
+    /// out that way beside v2, `publishesAddressableV1`) its key package reference.
+    static func slot(of package: PeerKeyPackage) -> String {
+        package.dTag?.value ?? "ref:" + Hex.encode(package.ref.bytes)
+    }
+
+    /// Our usable v1 key packages that go out as kind 443 only, as slots (`slot(of:)`), newest
+    /// first: without them another device could not tell which v1 key package is ours to add.
+    func legacyKeyPackageSlots() -> [String] {
+        guard !publishesAddressableV1, let stored = try? store.keyPackages() else { return [] }
+        return stored.filter { isUsable($0) && (try? OwnKeyPackageRecord(encoded: $0.privateMaterial))?.version == .v1 }
+            .sorted { $0.createdAt > $1.createdAt }
+            .prefix(4)
+            .map { "ref:" + Hex.encode($0.ref.bytes) }
     }
 
     /// Takes in another device's announcement, read in the Notes chat from leaf `sender`: its slots

@@ -89,6 +89,9 @@ extension MarmotClient {
             let published = try await publishKeyPackage(version: version)
             logger.info("key package rotated after a Welcome: \(published.ref)")
             await cleanUpKeyPackages(seen: await ownKeyPackageEvents())
+            // A v1 key package that goes out as kind 443 is known to our other devices only by
+            // its reference: they hear of the new one.
+            if version == .v1, !publishesAddressableV1 { await announceThisDevice() }
         } catch {
             logger.warning("key package rotation failed: \(error)")
             emit(.failure(chat: nil, reason: "key package rotation: \(error)"))

@@ -10,6 +10,40 @@ import Testing
 /// party C, and removing B takes its leaf out of every chat A may remove it from. Real clients on
 /// an embedded relay.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct DeviceGroupsTests {
+    /// With the default key package versions (v1 and v2), v1 key packages go out as kind 443 only,
+    /// without a `d` tag. C speaks v1 only, so A's group with C is v1; A still finds B's v1 key
+    /// package, because B announced its reference in Notes, and adds B; B reads C. Before B's
+    /// announcement named its kind-443 key packages, A found none of B's and could not add it.
+    @Test func aV1GroupGetsOurOtherDeviceWhoseKeyPackageHasNoDTag() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var v1Only = ClientHarness.options
+        v1Only.keyPackageVersions = [.v1]
+        let a = try await TestAccount("a", relayURLs: [url])
+        let c = try await TestAccount("c", relayURLs: [url], options: v1Only)
+        let b = try await TestAccount("b", keys: a.keys, relayURLs: [url])
+        #expect(a.options.keyPackageVersions == [.v1, .v2])
+        _ = try await c.client.ensureKeyPackages()
+        _ = try await b.client.ensureKeyPackages()
+
+        let notes = try await a.client.openNotes()
+        let bID = try await waitUntilValue("B waiting to be linked") {
+            ((try? await a.client.devices()) ?? []).first { !$0.isLinked }?.id
+        }
+        try await a.client.linkDevice(bID)
+        try await waitUntil("B in notes") { await b.client.notesChat()?.id == notes.id }
+
+        let trip = try await a.client.createGroup(name: "Trip", members: [c.publicKey]).chat.id
+        #expect(try await a.client.chat(trip)?.version == .v1)
+        _ = try await c.waitForWelcome()
+        let added = try await waitUntilValue("B added to the v1 group") { try? await a.client.addMyDevices(to: trip) }
+        #expect(added == [bID])
+        try await waitUntil("B joined the group by itself") { await (try? b.client.chat(trip))?.status == .active }
+        _ = try await c.client.send(text: "hello v1 phone", to: trip)
+        _ = try await b.waitForMessage("hello v1 phone")
+        for account in [a, b, c] { await account.shutdown() }
+        await server.stop()
+    }
+
     /// A links B (same nsec, another database) into Notes, makes a group with C and adds B to it
     /// (`addMyDevices`); B joins without being asked and reads C; C reads B's message as A's
     /// account; A reads B's message as its own. A second group has C as co-admin and A steps down
