@@ -84,12 +84,17 @@ extension GRDBMarmotStore {
 
     public func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage] {
         let groupRef = codec.groupRef(mlsGroupID.bytes)
+        // The terms of the partial index `messages_v2_outbox` (`v4-outbox-index`), written out so
+        // SQLite can use it (a bound parameter would not match the index's WHERE).
+        let pending = DeliveryState.pending.rawValue, failed = DeliveryState.failed.rawValue
         let rows = try read { db in
-            try MessageRow.filter(MessageRow.Columns.groupRef == groupRef)
-                .filter(Column("is_mine") == true)
-                .filter([DeliveryState.pending.rawValue, DeliveryState.failed.rawValue].contains(MessageRow.Columns.deliveryState))
-                .order(MessageRow.Columns.createdAt.asc, Column.rowID.asc)
-                .fetchAll(db)
+            try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT \(MessageRow.columnList) FROM messages_v2 INDEXED BY messages_v2_outbox
+                    WHERE group_ref = ? AND is_mine = 1 AND delivery_state IN ('\(pending)', '\(failed)')
+                    ORDER BY created_at ASC, rowid ASC
+                    """), arguments: [groupRef]
+            ).map(MessageRow.init(row:))
         }
         return try rows.map(codec.storedMessage)
     }
