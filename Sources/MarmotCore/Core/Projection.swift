@@ -125,7 +125,8 @@ extension AppCore {
         var hexCache: [PublicKey: String] = [:]
         let overlay = entry.thread.overlay()
         let moderates = entry.info.grantsModeration(to: me)
-        var rows = projectionMemo.messages[chatID] ?? MessageRows()
+        // Taken out while drawn, so adding a row does not copy the whole memo of the chat.
+        var rows = projectionMemo.messages.removeValue(forKey: chatID) ?? MessageRows()
         var changed = false
         let messages = entry.thread.messages.enumerated().map { index, record in
             let edit = record.notice == nil ? overlay.latestEdit(of: record) : nil
