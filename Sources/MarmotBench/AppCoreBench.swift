@@ -8,15 +8,29 @@ import NostrRelay
 
 /// The app core with the real messaging service over the embedded relay: how long a dispatched
 /// action takes to reach the renderer as an update, and how long a cold start over a large
-/// history (50 chats, 10,000 messages on disk) takes to show the chat list and open a chat.
+/// history (50 chats, 10,000 and 100,000 messages on disk) takes to show the chat list and open a
+/// chat (issue 27's goals).
+///
+/// Environment: `MARMOT_BENCH_SENDS` (sends measured, 200), `MARMOT_BENCH_HISTORY` (message totals of
+/// the cold-start histories, "10000,100000"), `MARMOT_BENCH_KEEP` (a folder where seeded histories
+/// and their keys are kept and reused, so runs before and after a change, or under callgrind, open
+/// the same history without seeding it again).
 enum AppCoreBench {
     static let navigations = 1_000
-    static let sends = 200
+    static let sends = environmentInts("MARMOT_BENCH_SENDS")?.first ?? 200
     static let chatCount = 50
-    static let messagesPerChat = 200
+    static let historyTotals = environmentInts("MARMOT_BENCH_HISTORY") ?? [10_000, 100_000]
     static let coldStarts = 3
+    static let keep = ProcessInfo.processInfo.environment["MARMOT_BENCH_KEEP"].map { URL(fileURLWithPath: $0) }
 
-    static func run() async {
+    static func environmentInts(_ name: String) -> [Int]? {
+        ProcessInfo.processInfo.environment[name].map {
+            $0.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        }
+    }
+
+    /// `sections`: the dispatch latencies ("send"), the cold starts ("cold"), or both.
+    static func run(sections: Set<String> = ["send", "cold"]) async {
         Bench.section("App core (MarmotApp + Marmot messaging, embedded relay)")
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
@@ -25,8 +39,12 @@ enum AppCoreBench {
         defer { try? FileManager.default.removeItem(at: root) }
         do {
             guard let url = URL(string: "ws://127.0.0.1:\(try await server.start())") else { return }
-            try await dispatchLatency(relay: url, root: root)
-            try await coldStart(relay: url, root: root, logger: logger)
+            if sections.contains("send") { try await dispatchLatency(relay: url, root: root) }
+            if sections.contains("cold") {
+                for total in historyTotals {
+                    try await coldStart(relay: url, root: keep ?? root, messagesPerChat: max(1, total / chatCount), logger: logger)
+                }
+            }
         } catch {
             print("app core: failed: \(error)")
         }
@@ -39,8 +57,17 @@ enum AppCoreBench {
         return options
     }
 
-    /// This run's installation secret: every app of the run, and the seeded store, share it.
-    static let installationSecret = InstallationSecret.generate()
+    /// This run's installation secret: every app of the run, and the seeded store, share it (kept
+    /// in `MARMOT_BENCH_KEEP` with the histories it opens).
+    static let installationSecret: InstallationSecret = {
+        guard let keep else { return .generate() }
+        let file = keep.appendingPathComponent("installation-secret")
+        if let text = try? String(contentsOf: file, encoding: .utf8), let kept = InstallationSecret(hex: text) { return kept }
+        let fresh = InstallationSecret.generate()
+        try? FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+        try? fresh.hexEncodedForStorage().write(to: file, atomically: true, encoding: .utf8)
+        return fresh
+    }()
 
     static func makeApp(_ directory: URL, relay: URL) -> (MarmotApp, UpdateProbe) {
         let app = MarmotApp(
@@ -105,12 +132,22 @@ enum AppCoreBench {
 
     // MARK: Cold start
 
-    static func coldStart(relay: URL, root: URL, logger: Logger) async throws {
-        let directory = root.appendingPathComponent("history")
-        let setupStart = Bench.now()
-        let keys = try await seedHistory(directory: directory, relay: relay, logger: logger)
-        print(String(format: "history seeded: %d chats, %d messages in %.1f s", chatCount, chatCount * messagesPerChat,
-                     Double(Bench.now() - setupStart) / 1e9))
+    static func coldStart(relay: URL, root: URL, messagesPerChat: Int, logger: Logger) async throws {
+        let total = chatCount * messagesPerChat
+        let directory = root.appendingPathComponent("history-\(total)")
+        let keysFile = directory.appendingPathComponent("nsec")
+        let keys: Keys
+        if let text = try? String(contentsOf: keysFile, encoding: .utf8), let kept = try? Keys(importing: text) {
+            keys = kept
+            print("history reused: \(chatCount) chats, \(total) messages (\(directory.path))")
+        } else {
+            try? FileManager.default.removeItem(at: directory)
+            let setupStart = Bench.now()
+            keys = try await seedHistory(directory: directory, relay: relay, messagesPerChat: messagesPerChat, logger: logger)
+            try keys.secretKey.nsecEncoded().write(to: keysFile, atomically: true, encoding: .utf8)
+            print(String(format: "history seeded: %d chats, %d messages in %.1f s", chatCount, total,
+                         Double(Bench.now() - setupStart) / 1e9))
+        }
         var firstUpdate: [Double] = []
         var listed: [Double] = []
         var opened: [Double] = []
@@ -132,14 +169,14 @@ enum AppCoreBench {
             try await Task.sleep(for: .milliseconds(200))
         }
         report("cold start → first update", firstUpdate)
-        report("cold start → chat list of \(chatCount) (FullState)", listed)
+        report("cold start → chat list of \(chatCount) (\(total) messages)", listed)
         report("open chat → newest 50 of \(messagesPerChat) shown", opened)
         print("resident memory after the runs: \(residentMegabytes()) MB")
     }
 
     /// An account with `chatCount` real 1:1 chats (peers on the relay) and `messagesPerChat` stored
     /// messages in each, written where the app's messaging service keeps them.
-    static func seedHistory(directory: URL, relay: URL, logger: Logger) async throws -> Keys {
+    static func seedHistory(directory: URL, relay: URL, messagesPerChat: Int, logger: Logger) async throws -> Keys {
         let keys = Keys.generate()
         let accountDirectory = directory.appendingPathComponent(keys.publicKey.hex, isDirectory: true)
         try FileManager.default.createDirectory(at: accountDirectory, withIntermediateDirectories: true)

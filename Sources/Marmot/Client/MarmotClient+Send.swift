@@ -36,7 +36,9 @@ extension MarmotClient {
         try storage { try store.saveMessage(message) }
         noteExpiry(message.expiresAt)
         noteModeration(&message, in: session)
-        refreshRow(chat)
+        // The save changed the row only in its newest-message time (ours are never unread): set it
+        // here rather than reading and opening the whole row, sealed state included, again (issue 27).
+        sessions[chat]?.stored.lastMessageAt = max(session.stored.lastMessageAt ?? rumor.createdAt, rumor.createdAt)
         crashIfRequested(.afterQueue)
         return message
     }

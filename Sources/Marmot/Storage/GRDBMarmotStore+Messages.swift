@@ -8,22 +8,45 @@ extension GRDBMarmotStore {
     public func saveMessage(_ message: StoredMessage) throws {
         let row = try codec.messageRow(message)
         try write { db in
-            guard let group = try GroupRow.fetchOne(db, key: row.groupRef) else {
+            // Prepared once per connection (`cachedStatement`): building the SQL of GRDB's query
+            // interface on every call was most of a save (issue 27).
+            guard let group = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT last_message_at FROM groups_v2 WHERE group_ref = ?"), arguments: [row.groupRef])
+            else {
                 throw StorageError.unknownGroup(message.mlsGroupID.description)
             }
-            let isNew = try !MessageRow.exists(db, key: ["group_ref": row.groupRef, "message_ref": row.messageRef])
-            try row.save(db)
-            guard isNew else { return }
-            let latest = max(group.lastMessageAt ?? row.createdAt, row.createdAt)
-            var changes = [GroupRow.Columns.lastMessageAt.set(to: latest)]
-            if !message.isMine, message.countsAsUnread { changes.append(GroupRow.Columns.unreadCount += 1) }
-            _ = try GroupRow.filter(key: row.groupRef).updateAll(db, changes)
+            let lastMessageAt: Int64? = try group.decode(atIndex: 0)
+            let key: StatementArguments = [row.groupRef, row.messageRef]
+            let isNew = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"), arguments: key) == nil
+            if isNew {
+                try db.cachedStatement(sql: "INSERT INTO messages_v2 (\(MessageRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                    .execute(arguments: row.arguments)
+                let latest = max(lastMessageAt ?? row.createdAt, row.createdAt)
+                let unread = !message.isMine && message.countsAsUnread ? 1 : 0
+                try db.cachedStatement(
+                    sql: "UPDATE groups_v2 SET last_message_at = ?, unread_count = unread_count + ? WHERE group_ref = ?"
+                ).execute(arguments: [latest, unread, row.groupRef])
+            } else {
+                // Updated in place, keeping its rowid (the order of messages of the same second).
+                try db.cachedStatement(sql: """
+                    UPDATE messages_v2 SET sealed_record = ?, sealed_outer_event_id = ?, created_at = ?, is_mine = ?,
+                    delivery_state = ?, expires_at = ? WHERE group_ref = ? AND message_ref = ?
+                    """).execute(arguments: [
+                        row.sealedRecord, row.sealedOuterEventID, row.createdAt, row.isMine, row.deliveryState, row.expiresAt,
+                    ] + key)
+            }
         }
     }
 
     public func message(mlsGroupID: GroupID, rumorID: EventID) throws -> StoredMessage? {
-        let key = ["group_ref": codec.groupRef(mlsGroupID.bytes), "message_ref": codec.messageRef(mlsGroupID.bytes, rumorID)]
-        return try read { db in try MessageRow.fetchOne(db, key: key) }.map(codec.storedMessage)
+        let key: StatementArguments = [codec.groupRef(mlsGroupID.bytes), codec.messageRef(mlsGroupID.bytes, rumorID)]
+        return try read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(MessageRow.columnList) FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"),
+                arguments: key
+            ).map(MessageRow.init(row:))
+        }.map(codec.storedMessage)
     }
 
     /// Newest first; messages of the same second in the order they were stored (rowid), which for a
@@ -32,20 +55,28 @@ extension GRDBMarmotStore {
         let pageSize = max(1, limit)
         let groupRef = codec.groupRef(mlsGroupID.bytes)
         let anchorRef = before.map { codec.messageRef(mlsGroupID.bytes, $0.rumorID) }
+        let select = "SELECT \(MessageRow.columnList) FROM messages_v2 WHERE group_ref = ?"
+        let order = "ORDER BY created_at DESC, rowid DESC LIMIT ?"
         let rows = try read { db in
-            var request = MessageRow.filter(MessageRow.Columns.groupRef == groupRef)
-            if let before, let anchorRef {
-                let anchor = try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM messages_v2 WHERE group_ref = ? AND message_ref = ?",
-                    arguments: [groupRef, anchorRef])
-                let sameSecond: SQLExpression =
-                    if let anchor { Column.rowID < anchor } else { MessageRow.Columns.messageRef < anchorRef }
-                request = request.filter(
-                    MessageRow.Columns.createdAt < before.createdAt
-                        || (MessageRow.Columns.createdAt == before.createdAt && sameSecond))
+            guard let before, let anchorRef else {
+                return try Row.fetchAll(db.cachedStatement(sql: "\(select) \(order)"), arguments: [groupRef, pageSize + 1])
+                    .map(MessageRow.init(row:))
             }
-            return try request.order(MessageRow.Columns.createdAt.desc, Column.rowID.desc)
-                .limit(pageSize + 1).fetchAll(db)
+            let anchor = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT rowid FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"),
+                arguments: [groupRef, anchorRef])
+            let statement: Statement
+            let arguments: StatementArguments
+            if let anchor {
+                statement = try db.cachedStatement(
+                    sql: "\(select) AND (created_at < ? OR (created_at = ? AND rowid < ?)) \(order)")
+                arguments = [groupRef, before.createdAt, before.createdAt, anchor, pageSize + 1]
+            } else {
+                statement = try db.cachedStatement(
+                    sql: "\(select) AND (created_at < ? OR (created_at = ? AND message_ref < ?)) \(order)")
+                arguments = [groupRef, before.createdAt, before.createdAt, anchorRef, pageSize + 1]
+            }
+            return try Row.fetchAll(statement, arguments: arguments).map(MessageRow.init(row:))
         }
         let messages = try rows.prefix(pageSize).map(codec.storedMessage)
         return MessagePage(messages: messages, nextCursor: rows.count > pageSize ? messages.last?.cursor : nil)
@@ -53,12 +84,17 @@ extension GRDBMarmotStore {
 
     public func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage] {
         let groupRef = codec.groupRef(mlsGroupID.bytes)
+        // The terms of the partial index `messages_v2_outbox` (`v4-outbox-index`), written out so
+        // SQLite can use it (a bound parameter would not match the index's WHERE).
+        let pending = DeliveryState.pending.rawValue, failed = DeliveryState.failed.rawValue
         let rows = try read { db in
-            try MessageRow.filter(MessageRow.Columns.groupRef == groupRef)
-                .filter(Column("is_mine") == true)
-                .filter([DeliveryState.pending.rawValue, DeliveryState.failed.rawValue].contains(MessageRow.Columns.deliveryState))
-                .order(MessageRow.Columns.createdAt.asc, Column.rowID.asc)
-                .fetchAll(db)
+            try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT \(MessageRow.columnList) FROM messages_v2 INDEXED BY messages_v2_outbox
+                    WHERE group_ref = ? AND is_mine = 1 AND delivery_state IN ('\(pending)', '\(failed)')
+                    ORDER BY created_at ASC, rowid ASC
+                    """), arguments: [groupRef]
+            ).map(MessageRow.init(row:))
         }
         return try rows.map(codec.storedMessage)
     }

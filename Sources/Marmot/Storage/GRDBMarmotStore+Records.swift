@@ -36,7 +36,10 @@ extension GRDBMarmotStore {
 
     public func processedEvent(id: EventID) throws -> ProcessedEvent? {
         let key = codec.eventRef(id)
-        return try read { db in try ProcessedEventRow.fetchOne(db, key: key) }.map(codec.processedEvent)
+        return try read { db in
+            try ProcessedEventRow.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM processed_events_v2 WHERE event_ref = ?"), arguments: [key])
+        }.map(codec.processedEvent)
     }
 
     @discardableResult
@@ -57,7 +60,8 @@ extension GRDBMarmotStore {
     public func groupEventKeys(mlsGroupID: GroupID) throws -> [StoredGroupEventKey] {
         let ref = codec.groupRef(mlsGroupID.bytes)
         return try read { db in
-            try GroupEventKeyRow.filter(Column("group_ref") == ref).order(Column("epoch").desc).fetchAll(db)
+            try GroupEventKeyRow.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM group_event_keys_v2 WHERE group_ref = ? ORDER BY epoch DESC"), arguments: [ref])
         }.map(codec.storedGroupEventKey)
     }
 
@@ -72,7 +76,9 @@ extension GRDBMarmotStore {
 
     public func setting(_ key: String) throws -> Data? {
         let ref = codec.settingRef(key)
-        guard let row = try read({ db in try SettingRow.fetchOne(db, key: ref) }) else { return nil }
+        guard let row = try read({ db in
+            try SettingRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM settings_v2 WHERE key_ref = ?"), arguments: [ref])
+        }) else { return nil }
         let record = try codec.setting(row)
         guard record.name == key else { throw StorageError.corruptRow("settings.key_ref") }
         return record.value
@@ -80,7 +86,9 @@ extension GRDBMarmotStore {
 
     public func hasSetting(_ key: String) throws -> Bool {
         let ref = codec.settingRef(key)
-        return try read { db in try SettingRow.exists(db, key: ref) }
+        return try read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM settings_v2 WHERE key_ref = ?"), arguments: [ref]) != nil
+        }
     }
 
     public func setSetting(_ key: String, _ value: Data?) throws {

@@ -88,17 +88,26 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try write { db in
             var versions = try Self.groupVersions(db, codec)
             let version = (versions[ref] ?? 0) + 1
-            try codec.groupRow(group, version: version).save(db)
+            let row = try codec.groupRow(group, version: version)
+            // Prepared once per connection, like the message statements (issue 27).
+            try db.cachedStatement(sql: """
+                INSERT INTO groups_v2 (\(GroupRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(group_ref) DO UPDATE SET nostr_ref = excluded.nostr_ref, version = excluded.version,
+                sealed_state = excluded.sealed_state, sealed_meta = excluded.sealed_meta, status = excluded.status,
+                last_message_at = excluded.last_message_at, unread_count = excluded.unread_count, created_at = excluded.created_at
+                """).execute(arguments: row.arguments)
             versions[ref] = version
-            try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try codec.sealVersions(versions)).save(db)
+            try Self.saveGroupVersions(db, codec, versions)
         }
     }
 
     public func group(mlsGroupID: GroupID) throws -> StoredGroup? {
         let codec = self.codec
+        let ref = codec.groupRef(mlsGroupID.bytes)
         return try read { db in
-            guard let row = try GroupRow.fetchOne(db, key: codec.groupRef(mlsGroupID.bytes)) else { return nil }
-            return try codec.storedGroup(row, versions: try Self.groupVersions(db, codec))
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM groups_v2 WHERE group_ref = ?"), arguments: [ref])
+            else { return nil }
+            return try codec.storedGroup(try GroupRow(row: row), versions: try Self.groupVersions(db, codec))
         }
     }
 
@@ -128,7 +137,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
             guard try GroupRow.deleteOne(db, key: ref) else { return }
             var versions = try Self.groupVersions(db, codec)
             versions[ref] = nil
-            try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try codec.sealVersions(versions)).save(db)
+            try Self.saveGroupVersions(db, codec, versions)
         }
     }
 
@@ -139,8 +148,16 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         }
     }
 
+    static func saveGroupVersions(_ db: Database, _ codec: StoreCodec, _ versions: GroupVersions) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO store_meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value"
+        ).execute(arguments: [StoreCodec.groupVersionsName, try codec.sealVersions(versions)])
+    }
+
     static func groupVersions(_ db: Database, _ codec: StoreCodec) throws -> GroupVersions {
-        try codec.openVersions(try StoreMetaRow.fetchOne(db, key: StoreCodec.groupVersionsName)?.value)
+        let sealed = try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT value FROM store_meta WHERE name = ?"), arguments: [StoreCodec.groupVersionsName])
+        return try codec.openVersions(sealed)
     }
 }
 

@@ -123,6 +123,15 @@ enum MarmotMigrations {
             try db.alter(table: "messages_v2") { t in t.add(column: "expires_at", .integer) }
             try db.create(index: "messages_v2_by_expiry", on: "messages_v2", columns: ["expires_at"])
         }
+        // The outbox (our pending and failed messages), read for every chat at each start: a
+        // partial index holds only those rows, so start-up no longer scans every stored message
+        // of every chat (issue 27: 100,000 messages made the cold start scale with history).
+        migrator.registerMigration("v4-outbox-index") { db in
+            try db.execute(sql: """
+                CREATE INDEX messages_v2_outbox ON messages_v2(group_ref, created_at)
+                WHERE is_mine = 1 AND delivery_state IN ('pending', 'failed')
+                """)
+        }
         return migrator
     }
 }

@@ -31,6 +31,32 @@ struct GroupRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+extension GroupRow {
+    /// Every column, in the order `arguments` uses.
+    static let columnList =
+        "group_ref, nostr_ref, version, sealed_state, sealed_meta, status, last_message_at, unread_count, created_at"
+
+    /// The row's values in `columnList` order, for the store's prepared statements.
+    var arguments: StatementArguments {
+        [groupRef, nostrRef, version, sealedState, sealedMeta, status, lastMessageAt, unreadCount, createdAt]
+    }
+
+    /// Read by column name rather than through `Decodable`, which GRDB runs through a `Decoder` per
+    /// row (issue 27: the hot reads of the store paid it on every row); a value of the wrong type (a
+    /// damaged file) throws, as the decoder did.
+    init(row: Row) throws {
+        groupRef = try row.decode(forColumn: "group_ref")
+        nostrRef = try row.decode(forColumn: "nostr_ref")
+        version = try row.decode(forColumn: "version")
+        sealedState = try row.decode(forColumn: "sealed_state")
+        sealedMeta = try row.decode(forColumn: "sealed_meta")
+        status = try row.decode(forColumn: "status")
+        lastMessageAt = try row.decode(forColumn: "last_message_at")
+        unreadCount = try row.decode(forColumn: "unread_count")
+        createdAt = try row.decode(forColumn: "created_at")
+    }
+}
+
 /// The sealed, non-state part of a group.
 struct GroupMeta: Codable {
     var mlsGroupID: Data
@@ -70,6 +96,29 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
         static let deliveryState = Column(CodingKeys.deliveryState)
         static let sealedOuterEventID = Column(CodingKeys.sealedOuterEventID)
         static let expiresAt = Column(CodingKeys.expiresAt)
+    }
+}
+
+extension MessageRow {
+    /// Every column, in the order `init(row:)` and `arguments` use.
+    static let columnList =
+        "group_ref, message_ref, sealed_record, sealed_outer_event_id, created_at, is_mine, delivery_state, expires_at"
+
+    /// Read by column name rather than through `Decodable` (see `GroupRow.init(row:)`).
+    init(row: Row) throws {
+        groupRef = try row.decode(forColumn: "group_ref")
+        messageRef = try row.decode(forColumn: "message_ref")
+        sealedRecord = try row.decode(forColumn: "sealed_record")
+        sealedOuterEventID = try row.decode(forColumn: "sealed_outer_event_id")
+        createdAt = try row.decode(forColumn: "created_at")
+        isMine = try row.decode(forColumn: "is_mine")
+        deliveryState = try row.decode(forColumn: "delivery_state")
+        expiresAt = try row.decode(forColumn: "expires_at")
+    }
+
+    /// The row's values in `columnList` order, for the store's prepared statements.
+    var arguments: StatementArguments {
+        [groupRef, messageRef, sealedRecord, sealedOuterEventID, createdAt, isMine, deliveryState, expiresAt]
     }
 }
 

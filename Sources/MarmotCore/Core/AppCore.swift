@@ -23,6 +23,8 @@ actor AppCore {
     var state = AppState.initial
     /// The logged-in session, with everything not visible in `state`.
     var session: Session?
+    /// What the projection drew last (see `ProjectionMemo`).
+    var projectionMemo = ProjectionMemo()
     /// Numbers login attempts, so a result that arrives after logout or a newer attempt is dropped.
     var authAttempt: UInt64 = 0
     private var lastSessionID: UInt64 = 0

@@ -7,6 +7,7 @@ extension AppCore {
     /// top of the stack, else nil; the chat list is sorted by latest activity.
     func reconcileDerivedState() {
         guard let session else {
+            projectionMemo = ProjectionMemo()
             state.router = .loggedOut
             state.chatList = []
             state.currentChat = nil
@@ -20,6 +21,10 @@ extension AppCore {
             default:
                 nil
             }
+        let day = formatter.labelDay
+        if projectionMemo.sessionID != session.id || projectionMemo.day != day {
+            projectionMemo = ProjectionMemo(sessionID: session.id, day: day)
+        }
         if visible != session.visibleChatID {
             session.visibleChatID = visible
             if let visible { chatBecameVisible(visible, in: session) }
@@ -50,45 +55,69 @@ extension AppCore {
 
     private func chatList(_ session: Session) -> [ChatSummary] {
         let me = session.myPublicKey
-        return session.chats.values
+        var changed = false
+        let last = projectionMemo.chatList
+        let list = session.chats.values
             // The Notes chat first (issue 29), then by latest activity.
             .sorted { ($0.info.isNotes ? 1 : 0, $0.activityAt, $1.id) > ($1.info.isNotes ? 1 : 0, $1.activityAt, $0.id) }
-            .map { entry in
-                var last = entry.info.lastMessage
-                // A file sent without a caption is previewed by its name.
-                if let shown = last, shown.notice == nil, shown.content.isEmpty, let file = shown.attachments.first {
-                    last?.content = formatter.attachmentPreview(file)
+            .enumerated().map { index, entry in
+                var edit: MessageRecord?
+                if let shown = entry.info.lastMessage, shown.notice == nil { edit = entry.thread.latestEdit(of: shown) }
+                let inputs = SummaryInputs(
+                    info: entry.info, edit: edit, arrivals: entry.arrivals, image: chatImageState(entry, session: session))
+                if let kept = projectionMemo.summaries[entry.id], kept.inputs == inputs {
+                    if index >= last.count || last[index].chatID != entry.id { changed = true }
+                    return kept.summary
                 }
-                // An edited newest message is previewed with its new text.
-                if let shown = last, shown.notice == nil, let edit = entry.thread.latestEdit(of: shown) {
-                    last?.content = edit.content
-                }
-                let preview =
-                    if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
-                        formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
-                    }
-                var summary = ChatSummary(
-                    chatID: entry.id,
-                    peerNpub: entry.peerNpub,
-                    peerName: entry.info.peerName,
-                    lastMessage: last.map { text(of: $0, me: me) },
-                    lastMessageAt: last?.createdAt,
-                    unreadCount: entry.info.unreadCount,
-                    displayName: formatter.chatTitle(entry.info),
-                    lastMessagePreview: preview,
-                    lastMessageTimeDisplay: formatter.listTime(last?.createdAt),
-                    isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1,
-                    lastMessageKind: last.map { $0.notice == nil ? .text : .system },
-                    protocolVersion: entry.info.protocolVersion)
-                summary.isMember = entry.info.isMember
-                summary.retentionSeconds = entry.info.retentionSeconds
-                summary.convergence = entry.info.convergence
-                summary.adminNpubs = entry.info.admins.map(\.npub)
-                summary.recentArrivals = entry.arrivals
-                summary.image = chatImageState(entry, session: session)
-                summary.isNotes = entry.info.isNotes
+                changed = true
+                let summary = chatSummary(entry, inputs, me: me)
+                projectionMemo.summaries[entry.id] = (inputs, summary)
                 return summary
             }
+        if projectionMemo.summaries.count > list.count {
+            let shown = Set(list.map(\.chatID))
+            projectionMemo.summaries = projectionMemo.summaries.filter { shown.contains($0.key) }
+        }
+        // Unchanged rows in the same order: the same array, which the commit compares at once.
+        guard changed || list.count != last.count else { return last }
+        projectionMemo.chatList = list
+        return list
+    }
+
+    /// One chat-list row, drawn from `inputs` (what it depends on besides the chat's id and peer).
+    private func chatSummary(_ entry: ChatEntry, _ inputs: SummaryInputs, me: PublicKey) -> ChatSummary {
+        var last = entry.info.lastMessage
+        // A file sent without a caption is previewed by its name.
+        if let shown = last, shown.notice == nil, shown.content.isEmpty, let file = shown.attachments.first {
+            last?.content = formatter.attachmentPreview(file)
+        }
+        // An edited newest message is previewed with its new text.
+        if let edit = inputs.edit { last?.content = edit.content }
+        let preview =
+            if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
+                formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
+            }
+        var summary = ChatSummary(
+            chatID: entry.id,
+            peerNpub: entry.peerNpub,
+            peerName: entry.info.peerName,
+            lastMessage: last.map { text(of: $0, me: me) },
+            lastMessageAt: last?.createdAt,
+            unreadCount: entry.info.unreadCount,
+            displayName: formatter.chatTitle(entry.info),
+            lastMessagePreview: preview,
+            lastMessageTimeDisplay: formatter.listTime(last?.createdAt),
+            isGroup: !entry.info.isDirect, memberCount: entry.info.members.count + 1,
+            lastMessageKind: last.map { $0.notice == nil ? .text : .system },
+            protocolVersion: entry.info.protocolVersion)
+        summary.isMember = entry.info.isMember
+        summary.retentionSeconds = entry.info.retentionSeconds
+        summary.convergence = entry.info.convergence
+        summary.adminNpubs = entry.info.admins.map(\.npub)
+        summary.recentArrivals = entry.arrivals
+        summary.image = inputs.image
+        summary.isNotes = entry.info.isNotes
+        return summary
     }
 
     private func chatView(_ chatID: ChatID, _ session: Session) -> ChatViewState? {
@@ -97,29 +126,44 @@ extension AppCore {
         var hexCache: [PublicKey: String] = [:]
         let overlay = entry.thread.overlay()
         let moderates = entry.info.grantsModeration(to: me)
-        let messages = entry.thread.messages.map { record in
+        // Taken out while drawn, so adding a row does not copy the whole memo of the chat.
+        var rows = projectionMemo.messages.removeValue(forKey: chatID) ?? MessageRows()
+        var changed = false
+        let messages = entry.thread.messages.enumerated().map { index, record in
+            let edit = record.notice == nil ? overlay.latestEdit(of: record) : nil
+            // A row is drawn again only when something it shows changed (issue 27); rows with
+            // files follow the session's download and upload states, and are always drawn.
+            var inputs: MessageInputs?
+            if record.attachments.isEmpty {
+                let quoted = record.replyTo.flatMap { entry.thread.message($0) }
+                let made = MessageInputs(
+                    record: record, edit: edit, reactions: overlay.reactions[record.id] ?? [], quoted: quoted,
+                    quotedEdit: quoted.flatMap { overlay.latestEdit(of: $0) }, moderates: moderates)
+                if let kept = rows.byID[record.id], kept.inputs == made {
+                    if index >= rows.shown.count || rows.shown[index].id != record.id { changed = true }
+                    return kept.message
+                }
+                inputs = made
+            }
+            changed = true
             let sender = hexCache[record.sender] ?? record.sender.hex
             hexCache[record.sender] = sender
-            let edit = record.notice == nil ? overlay.latestEdit(of: record) : nil
-            var message = ChatMessage(
-                id: record.id, senderPubkey: sender, content: edit?.content ?? text(of: record, me: me),
-                timestamp: record.createdAt, isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
-                displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
-            message.isInvalidated = record.invalidated
-            guard record.notice == nil else { return message }
-            message.canDelete = message.canModify || moderates
-            message.isEdited = edit != nil
-            message.reactions = reactionSummaries(overlay.reactions[record.id] ?? [], me: me)
-            message.replyTo = record.replyTo.map { quote($0, in: entry.thread, overlay: overlay, me: me) }
-            message.mentionedPubkeys = record.mentions.map(\.hex)
-            message.mentionsMe = record.mentions.contains(me)
-            if !record.attachments.isEmpty { message.attachments = chatAttachments(record, session: session) }
+            let message = chatMessage(record, sender: sender, edit: edit, overlay: overlay, entry: entry, moderates: moderates, me: me, session: session)
+            if let inputs { rows.byID[record.id] = (inputs, message) }
             return message
         }
+        if rows.byID.count > 2 * messages.count + 16 {
+            let shown = Set(messages.map(\.id))
+            rows.byID = rows.byID.filter { shown.contains($0.key) }
+        }
+        // Unchanged rows in the same order: the same array, which the commit compares at once.
+        let shownMessages = changed || messages.count != rows.shown.count ? messages : rows.shown
+        rows.shown = shownMessages
+        projectionMemo.messages[chatID] = rows
         var view = ChatViewState(
             chatID: chatID, peerNpub: entry.peerNpub, peerName: entry.info.peerName,
             displayName: formatter.chatTitle(entry.info),
-            messages: messages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder,
+            messages: shownMessages, canLoadOlder: entry.thread.loaded && entry.thread.hasOlder,
             isGroup: !entry.info.isDirect, memberNpubs: entry.info.members.map(\.npub),
             isLoadingOlder: entry.thread.loaded && entry.thread.loading, memberCount: entry.info.members.count + 1)
         view.adminNpubs = entry.info.admins.map(\.npub)
@@ -137,6 +181,27 @@ extension AppCore {
         view.isNotes = entry.info.isNotes
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
         return view
+    }
+
+    /// One message of the open chat as drawn.
+    private func chatMessage(
+        _ record: MessageRecord, sender: String, edit: MessageRecord?, overlay: ThreadOverlay, entry: ChatEntry,
+        moderates: Bool, me: PublicKey, session: Session
+    ) -> ChatMessage {
+        var message = ChatMessage(
+            id: record.id, senderPubkey: sender, content: edit?.content ?? text(of: record, me: me),
+            timestamp: record.createdAt, isMine: record.notice == nil && record.sender == me, delivery: record.delivery,
+            displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
+        message.isInvalidated = record.invalidated
+        guard record.notice == nil else { return message }
+        message.canDelete = message.canModify || moderates
+        message.isEdited = edit != nil
+        message.reactions = reactionSummaries(overlay.reactions[record.id] ?? [], me: me)
+        message.replyTo = record.replyTo.map { quote($0, in: entry.thread, overlay: overlay, me: me) }
+        message.mentionedPubkeys = record.mentions.map(\.hex)
+        message.mentionsMe = record.mentions.contains(me)
+        if !record.attachments.isEmpty { message.attachments = chatAttachments(record, session: session) }
+        return message
     }
 
     /// One summary per emoji, in the order each first appeared; a person counts once per emoji.
@@ -171,4 +236,45 @@ extension AppCore {
             messageID: target, isAvailable: true, senderPubkey: quoted.sender.hex,
             senderDisplay: quoted.sender == me ? "You" : formatter.shortNpub(quoted.sender.npub), text: formatter.preview(text))
     }
+}
+
+/// What the projection drew last and from what, so a reduction draws again only the rows whose
+/// inputs changed, and hands the commit the very same arrays when none did (issue 27: the chat list
+/// and the open chat were drawn in full, with every time label, after each change). Valid for one
+/// session and one local day (the time labels); `reconcileDerivedState` starts it over otherwise.
+struct ProjectionMemo {
+    var sessionID: UInt64 = 0
+    var day: Int64 = 0
+    /// Chat-list rows by chat, with what each was drawn from, and the list last shown.
+    var summaries: [ChatID: (inputs: SummaryInputs, summary: ChatSummary)] = [:]
+    var chatList: [ChatSummary] = []
+    /// The open chats' rows.
+    var messages: [ChatID: MessageRows] = [:]
+}
+
+/// A chat's drawn messages by id, with what each was drawn from, and the list last shown.
+struct MessageRows {
+    var byID: [MessageID: (inputs: MessageInputs, message: ChatMessage)] = [:]
+    var shown: [ChatMessage] = []
+}
+
+/// Everything a chat-list row shows besides the session's account: the chat as stored, the edit
+/// of its newest message, its arrivals and its picture's state.
+struct SummaryInputs: Equatable {
+    let info: ChatInfo
+    let edit: MessageRecord?
+    let arrivals: [ArrivedMessage]
+    let image: ChatImageState
+}
+
+/// Everything a message row without files shows besides the session's account and the day: the
+/// message, its newest edit and its reactions, the message it replies to with that one's edit,
+/// and whether this account may delete others' messages.
+struct MessageInputs: Equatable {
+    let record: MessageRecord
+    let edit: MessageRecord?
+    let reactions: [MessageRecord]
+    let quoted: MessageRecord?
+    let quotedEdit: MessageRecord?
+    let moderates: Bool
 }

@@ -11,6 +11,8 @@ public struct DisplayFormatter: Sendable {
     public let timeZone: TimeZone
     /// Longest preview, in characters, before truncation with "…".
     public let previewLimit: Int
+    /// Time labels already made today (see `TimeLabelCache`).
+    private let labels = TimeLabelCache()
 
     public init(clock: AppClock = .system, timeZone: TimeZone = .current, previewLimit: Int = 80) {
         self.clock = clock
@@ -113,27 +115,55 @@ public struct DisplayFormatter: Sendable {
     /// year, "2023-03-04" before; empty without a timestamp.
     public func listTime(_ unixSeconds: Int64?) -> String {
         guard let unixSeconds else { return "" }
-        let parts = components(unixSeconds)
-        switch dayDistance(to: unixSeconds) {
-        case 0: return clockTime(parts)
-        case 1: return "Yesterday"
-        case 2...6: return Self.weekdays[max(0, min(6, (parts.weekday ?? 1) - 1))]
-        default: return sameYear(unixSeconds) ? monthDay(parts) : isoDate(parts)
+        return label(.list, unixSeconds) { now in
+            let parts = components(unixSeconds)
+            switch dayDistance(to: unixSeconds, now: now) {
+            case 0: return clockTime(parts)
+            case 1: return "Yesterday"
+            case 2...6: return Self.weekdays[max(0, min(6, (parts.weekday ?? 1) - 1))]
+            default: return sameYear(unixSeconds, now: now) ? monthDay(parts) : isoDate(parts)
+            }
         }
     }
 
     /// Message label: "14:05" today, "Yesterday 14:05", "Mar 4, 14:05" this year, else
     /// "2023-03-04 14:05".
     public func messageTime(_ unixSeconds: Int64) -> String {
-        let parts = components(unixSeconds)
-        switch dayDistance(to: unixSeconds) {
-        case 0: return clockTime(parts)
-        case 1: return "Yesterday \(clockTime(parts))"
-        default:
-            return sameYear(unixSeconds)
-                ? "\(monthDay(parts)), \(clockTime(parts))" : "\(isoDate(parts)) \(clockTime(parts))"
+        label(.message, unixSeconds) { now in
+            let parts = components(unixSeconds)
+            switch dayDistance(to: unixSeconds, now: now) {
+            case 0: return clockTime(parts)
+            case 1: return "Yesterday \(clockTime(parts))"
+            default:
+                return sameYear(unixSeconds, now: now)
+                    ? "\(monthDay(parts)), \(clockTime(parts))" : "\(isoDate(parts)) \(clockTime(parts))"
+            }
         }
     }
+
+    /// The local day `now` falls in, as Unix seconds from its start to the next day's start.
+    func today(_ now: Date) -> Range<Int64> {
+        let calendar = self.calendar
+        let start = calendar.startOfDay(for: now)
+        let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
+        return Self.seconds(start)..<Self.seconds(end)
+    }
+
+    /// Which local day the labels are made for: changes at midnight (and with the injected clock).
+    var labelDay: Int64 { labels.day(containing: clock.now(), today: today).lowerBound }
+
+    /// A time label from the cache of today's labels, else made by `make` (with the "now" it is for)
+    /// and kept: a label depends only on the timestamp and on the local day of "now".
+    private func label(_ kind: TimeLabelCache.Kind, _ unixSeconds: Int64, make: (Date) -> String) -> String {
+        let now = clock.now()
+        let day = labels.day(containing: now, today: today)
+        if let known = labels.label(kind, unixSeconds, day: day) { return known }
+        let made = make(now)
+        labels.keep(made, kind, unixSeconds, day: day)
+        return made
+    }
+
+    private static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 
     private func date(_ unixSeconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(unixSeconds)) }
 
@@ -142,15 +172,15 @@ public struct DisplayFormatter: Sendable {
     }
 
     /// Whole calendar days from the timestamp's day to today (0 today, 1 yesterday, negative future).
-    private func dayDistance(to unixSeconds: Int64) -> Int {
+    private func dayDistance(to unixSeconds: Int64, now: Date) -> Int {
         let calendar = self.calendar
         let then = calendar.startOfDay(for: date(unixSeconds))
-        let today = calendar.startOfDay(for: clock.now())
+        let today = calendar.startOfDay(for: now)
         return calendar.dateComponents([.day], from: then, to: today).day ?? 0
     }
 
-    private func sameYear(_ unixSeconds: Int64) -> Bool {
-        calendar.component(.year, from: date(unixSeconds)) == calendar.component(.year, from: clock.now())
+    private func sameYear(_ unixSeconds: Int64, now: Date) -> Bool {
+        calendar.component(.year, from: date(unixSeconds)) == calendar.component(.year, from: now)
     }
 
     private func clockTime(_ parts: DateComponents) -> String {
@@ -166,4 +196,57 @@ public struct DisplayFormatter: Sendable {
     }
 
     private func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+/// The time labels a formatter made for the current local day, by timestamp.
+///
+/// A label costs several calendar computations, and the core draws every loaded message of the open
+/// chat and every chat-list row after each change (issue 27: this was most of "send → Pending"); a
+/// label depends only on its timestamp and on which day "now" is, so it is kept until the day (of
+/// the formatter's clock) changes. Shared by copies of the formatter; used from any thread.
+final class TimeLabelCache: @unchecked Sendable {
+    enum Kind { case message, list }
+
+    /// Most labels kept; past it the cache starts over (a long history paged through).
+    static let capacity = 20_000
+
+    private let lock = NSLock()
+    private var current: Range<Int64> = 0..<0
+    private var labels: [Int64: String] = [:]
+    private var listLabels: [Int64: String] = [:]
+
+    /// The local day containing `now` (the cached one, else `today(now)`, which starts a new cache).
+    func day(containing now: Date, today: (Date) -> Range<Int64>) -> Range<Int64> {
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        if let known = lock.withLock({ current.contains(seconds) ? current : nil }) { return known }
+        let fresh = today(now)
+        lock.withLock {
+            guard current != fresh else { return }
+            current = fresh
+            labels = [:]
+            listLabels = [:]
+        }
+        return fresh
+    }
+
+    func label(_ kind: Kind, _ unixSeconds: Int64, day: Range<Int64>) -> String? {
+        lock.withLock {
+            guard current == day else { return nil }
+            return kind == .message ? labels[unixSeconds] : listLabels[unixSeconds]
+        }
+    }
+
+    func keep(_ label: String, _ kind: Kind, _ unixSeconds: Int64, day: Range<Int64>) {
+        lock.withLock {
+            guard current == day else { return }
+            switch kind {
+            case .message:
+                if labels.count >= Self.capacity { labels = [:] }
+                labels[unixSeconds] = label
+            case .list:
+                if listLabels.count >= Self.capacity { listLabels = [:] }
+                listLabels[unixSeconds] = label
+            }
+        }
+    }
 }

@@ -62,4 +62,39 @@ struct DisplayFormatterTests {
         #expect(tokyo.listTime(now - 21 * 3_600 - 30 * 60) == "Yesterday")
         #expect(utc.listTime(nil) == "")
     }
+
+    @Test("labels kept for today are made again once the clock passes midnight, and copies share them")
+    func labelsFollowTheDay() {
+        let clock = MovableClock(now)
+        let formatter = DisplayFormatter(clock: AppClock { clock.date }, timeZone: TimeZone(identifier: "UTC")!)
+        let copy = formatter
+        #expect(formatter.messageTime(now - 60) == "11:59")
+        #expect(formatter.listTime(now - 60) == "11:59")
+        #expect(copy.messageTime(now - 60) == "11:59")
+        let today = formatter.labelDay
+        // Still the same day: the same labels.
+        clock.set(now + 11 * 3_600)
+        #expect(formatter.labelDay == today)
+        #expect(formatter.messageTime(now - 60) == "11:59")
+        // The next day: yesterday's message says so, in both copies.
+        clock.set(now + 12 * 3_600)
+        #expect(formatter.labelDay == today + 86_400)
+        #expect(formatter.messageTime(now - 60) == "Yesterday 11:59")
+        #expect(copy.listTime(now - 60) == "Yesterday")
+        // A clock set back (tests, a corrected system clock) is followed too.
+        clock.set(now)
+        #expect(copy.messageTime(now - 60) == "11:59")
+    }
+}
+
+/// A clock a test moves.
+private final class MovableClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seconds: Int64
+
+    init(_ seconds: Int64) { self.seconds = seconds }
+
+    var date: Date { lock.withLock { Date(timeIntervalSince1970: TimeInterval(seconds)) } }
+
+    func set(_ seconds: Int64) { lock.withLock { self.seconds = seconds } }
 }

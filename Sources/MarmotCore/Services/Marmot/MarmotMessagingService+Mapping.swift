@@ -12,7 +12,9 @@ extension MarmotMessagingService {
         return GroupID(Data(bytes))
     }
 
-    static func chatID(_ groupID: GroupID) -> ChatID { ChatID(groupID.description) }
+    /// The group id in hex (as `GroupID.description` writes it, without its per-byte `String(format:)`,
+    /// which was a tenth of a cold start: every listed message names its chat, issue 27).
+    static func chatID(_ groupID: GroupID) -> ChatID { ChatID(Hex.encode(groupID.bytes)) }
 
     /// A chat as the core lists it, with its newest shown message and its membership; nil for a
     /// group that never had another member.
@@ -31,9 +33,11 @@ extension MarmotMessagingService {
         else { return nil }
         var newest: MessageRecord?
         var cursor: MessageCursor?
-        // Skip rumors the app does not show (reactions, …) to find the preview.
-        for _ in 0..<4 {
-            let page = try await client.messages(in: chat.id, before: cursor, limit: 20)
+        // Skip rumors the app does not show (reactions, …) to find the preview, in the newest 80:
+        // the newest alone first, as it usually is the one (each row read is opened and decoded;
+        // 20 per chat were most of a cold start, issue 27).
+        for limit in [1, 19, 20, 20, 20] {
+            let page = try await client.messages(in: chat.id, before: cursor, limit: limit)
             if let shown = page.messages.first(where: { Self.isShown($0) && role(of: $0)?.role ?? .text == .text }),
                 let shownRecord = record(shown)
             {
