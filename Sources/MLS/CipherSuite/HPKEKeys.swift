@@ -40,7 +40,7 @@ public struct HPKEPublicKey: Hashable, Sendable, TLSCodable, CustomStringConvert
     public var bytes: Data
     public init(_ bytes: Data) { self.bytes = bytes }
 
-    public var description: String { "HPKEPublicKey(\(bytes.map { String(format: "%02x", $0) }.joined()))" }
+    public var description: String { "HPKEPublicKey(\(LowerHex.encode(bytes)))" }
 
     public func encode(to writer: inout TLSWriter) { writer.writeOpaque(bytes) }
     public init(from reader: inout TLSReader) throws { bytes = try reader.readOpaque() }

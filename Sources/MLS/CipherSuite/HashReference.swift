@@ -5,7 +5,7 @@ public struct KeyPackageRef: Hashable, Sendable, TLSCodable, CustomStringConvert
     public var bytes: Data
     public init(_ bytes: Data) { self.bytes = bytes }
 
-    public var description: String { "KeyPackageRef(\(bytes.map { String(format: "%02x", $0) }.joined()))" }
+    public var description: String { "KeyPackageRef(\(LowerHex.encode(bytes)))" }
 
     public func encode(to writer: inout TLSWriter) { writer.writeOpaque(bytes) }
     public init(from reader: inout TLSReader) throws { bytes = try reader.readOpaque() }
@@ -16,7 +16,7 @@ public struct ProposalRef: Hashable, Sendable, TLSCodable, CustomStringConvertib
     public var bytes: Data
     public init(_ bytes: Data) { self.bytes = bytes }
 
-    public var description: String { "ProposalRef(\(bytes.map { String(format: "%02x", $0) }.joined()))" }
+    public var description: String { "ProposalRef(\(LowerHex.encode(bytes)))" }
 
     public func encode(to writer: inout TLSWriter) { writer.writeOpaque(bytes) }
     public init(from reader: inout TLSReader) throws { bytes = try reader.readOpaque() }

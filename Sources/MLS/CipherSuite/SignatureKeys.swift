@@ -39,7 +39,7 @@ public struct SignaturePublicKey: Hashable, Sendable, TLSCodable, CustomStringCo
     public var bytes: Data
     public init(_ bytes: Data) { self.bytes = bytes }
 
-    public var description: String { "SignaturePublicKey(\(bytes.map { String(format: "%02x", $0) }.joined()))" }
+    public var description: String { "SignaturePublicKey(\(LowerHex.encode(bytes)))" }
 
     public func encode(to writer: inout TLSWriter) { writer.writeOpaque(bytes) }
     public init(from reader: inout TLSReader) throws { bytes = try reader.readOpaque() }

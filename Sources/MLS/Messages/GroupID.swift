@@ -6,7 +6,7 @@ public struct GroupID: Hashable, Sendable, TLSCodable, CustomStringConvertible {
     public var bytes: Data
     public init(_ bytes: Data) { self.bytes = bytes }
 
-    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { LowerHex.encode(bytes) }
 
     public func encode(to writer: inout TLSWriter) { writer.writeOpaque(bytes) }
     public init(from reader: inout TLSReader) throws { bytes = try reader.readOpaque() }
