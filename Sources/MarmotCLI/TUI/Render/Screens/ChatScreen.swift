@@ -8,8 +8,11 @@ enum ChatScreen {
 
     static func body(_ state: AppState, _ ui: TUIViewState, _ layout: TUILayout) -> [StyledLine] {
         let width = layout.width
-        let height = layout.transcriptRows
+        // While the group has not settled on one history, the core's reason heads the transcript.
+        let settling = state.currentChat?.convergenceLabel
+        let height = layout.transcriptRows - (settling == nil ? 0 : 1)
         var body: [StyledLine] = []
+        if let settling { body.append(StyledLine(" " + TextWidth.sanitized(settling), .dim).clipped(to: width)) }
         if let chat = state.currentChat {
             let transcript = ChatTranscript(chat: chat, width: width, selected: ui.selectedMessage)
             let start = transcript.window(height: height, scroll: ui.chatScroll, selected: ui.selectedMessage).start
