@@ -22,14 +22,10 @@ per installation, so these commands name key package events instead:
 import json
 import os
 import sys
-import importlib.util
 
-_shared = os.environ.get("MARMOT_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
-_path = os.path.join(_shared, "interop", "mdk_peer.py")
-_spec = importlib.util.spec_from_file_location("mdk_peer", _path)
-mdk_peer = importlib.util.module_from_spec(_spec)
-sys.modules["mdk_peer"] = mdk_peer
-_spec.loader.exec_module(mdk_peer)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kit_peer  # noqa: E402
+from kit_peer import mdk_peer  # noqa: E402
 
 
 def _d_tag(event):
@@ -91,16 +87,5 @@ class DevicesPeer(mdk_peer.Peer):
         return self._group_reply(g.mls_group_id, event_id=cid, welcome_event_ids=welcome_ids)
 
 
-mdk_peer.Peer = DevicesPeer
-
 if __name__ == "__main__":
-    import asyncio
-    try:
-        asyncio.run(mdk_peer.main())
-    except KeyboardInterrupt:
-        pass
-    try:
-        mdk_peer._proto_out.flush()
-    except Exception:  # noqa: BLE001
-        pass
-    os._exit(0)
+    kit_peer.run(DevicesPeer)

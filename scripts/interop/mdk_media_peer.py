@@ -37,19 +37,15 @@ never edited) with more JSON-lines commands, using mdk-python 0.8.0's media API:
 import base64
 import hashlib
 import http.client
-import importlib.util
 import json
 import os
 import sys
 import time
 import urllib.parse
 
-_shared = os.environ.get("MARMOT_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
-_path = os.path.join(_shared, "interop", "mdk_peer.py")
-_spec = importlib.util.spec_from_file_location("mdk_peer", _path)
-mdk_peer = importlib.util.module_from_spec(_spec)
-sys.modules["mdk_peer"] = mdk_peer
-_spec.loader.exec_module(mdk_peer)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kit_peer  # noqa: E402
+from kit_peer import mdk_peer  # noqa: E402
 
 import mdk as _mdk  # noqa: E402  (after mdk_peer, which reports a failed import as a fatal event)
 
@@ -169,16 +165,5 @@ class MediaPeer(mdk_peer.Peer):
         return self._group_reply(g.mls_group_id, event_id=cid)
 
 
-mdk_peer.Peer = MediaPeer
-
 if __name__ == "__main__":
-    import asyncio
-    try:
-        asyncio.run(mdk_peer.main())
-    except KeyboardInterrupt:
-        pass
-    try:
-        mdk_peer._proto_out.flush()
-    except Exception:  # noqa: BLE001
-        pass
-    os._exit(0)
+    kit_peer.run(MediaPeer)
