@@ -25,12 +25,7 @@ import Testing
         _ = try await c.client.ensureKeyPackages()
         _ = try await b.client.ensureKeyPackages()
 
-        let notes = try await a.client.openNotes()
-        let bID = try await waitUntilValue("B waiting to be linked") {
-            ((try? await a.client.devices()) ?? []).first { !$0.isLinked }?.id
-        }
-        try await a.client.linkDevice(bID)
-        try await waitUntil("B in notes") { await b.client.notesChat()?.id == notes.id }
+        let (_, bID) = try await Self.link(b, into: a)
 
         let trip = try await a.client.createGroup(name: "Trip", members: [c.publicKey]).chat.id
         #expect(try await a.client.chat(trip)?.version == .v1)
@@ -42,6 +37,18 @@ import Testing
         _ = try await b.waitForMessage("hello v1 phone")
         for account in [a, b, c] { await account.shutdown() }
         await server.stop()
+    }
+
+    /// A opens Notes and links B (same nsec, another database) once B is listed as waiting;
+    /// returns the Notes chat and B's device id.
+    static func link(_ b: TestAccount, into a: TestAccount) async throws -> (notes: Chat, device: String) {
+        let notes = try await a.client.openNotes()
+        let bID = try await waitUntilValue("B waiting to be linked") {
+            ((try? await a.client.devices()) ?? []).first { !$0.isLinked }?.id
+        }
+        try await a.client.linkDevice(bID)
+        try await waitUntil("B in notes") { await b.client.notesChat()?.id == notes.id }
+        return (notes, bID)
     }
 
     /// A links B (same nsec, another database) into Notes, makes a group with C and adds B to it
@@ -60,12 +67,7 @@ import Testing
         _ = try await b.client.ensureKeyPackages()
 
         // Link B into A's Notes chat.
-        let notes = try await a.client.openNotes()
-        let bID = try await waitUntilValue("B waiting to be linked") {
-            ((try? await a.client.devices()) ?? []).first { !$0.isLinked }?.id
-        }
-        try await a.client.linkDevice(bID)
-        try await waitUntil("B in notes") { await b.client.notesChat()?.id == notes.id }
+        let (notes, bID) = try await Self.link(b, into: a)
 
         // A group with C where A is admin; A adds its other devices.
         let trip = try await a.client.createGroup(name: "Trip", members: [c.publicKey]).chat.id
