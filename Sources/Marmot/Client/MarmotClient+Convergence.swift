@@ -36,8 +36,13 @@ extension MarmotClient {
         }
     }
 
-    /// Reports `id`'s status when it changed since the last report (`convergenceChanged`).
+    /// Reports `id`'s status when it changed since the last report (`convergenceChanged`); ids of
+    /// waiting events that left the parked list (opened at last, or pushed out) are forgotten.
     func reportConvergence(_ id: GroupID) {
+        if let waiting = parkedWaiting[id] {
+            let still = waiting.intersection((parked[id] ?? []).map(\.id))
+            parkedWaiting[id] = still.isEmpty ? nil : still
+        }
         let status = convergence(of: id)
         guard convergenceReported[id, default: .settled] != status else { return }
         convergenceReported[id] = status
@@ -45,12 +50,9 @@ extension MarmotClient {
         if let chat = try? chat(id) { emit(.convergenceChanged(chat, status)) }
     }
 
-    /// The parked events of `id` that opened and wait; ids of events that left the parked list
-    /// (opened at last, or pushed out) are forgotten.
+    /// How many of `id`'s parked events opened and wait.
     private func waitingCount(_ id: GroupID) -> Int {
         guard let waiting = parkedWaiting[id], !waiting.isEmpty else { return 0 }
-        let still = waiting.intersection((parked[id] ?? []).map(\.id))
-        parkedWaiting[id] = still.isEmpty ? nil : still
-        return still.count
+        return (parked[id] ?? []).count { waiting.contains($0.id) }
     }
 }

@@ -36,7 +36,7 @@ extension MarmotClient {
         defer { release() }
         let settling = sessionFor(event)?.id
         defer { if let settling { reportConvergence(settling) } }
-        if !pendingCommitGroups.isEmpty, let group = sessionFor(event)?.id, pendingCommitGroups.contains(group),
+        if !pendingCommitGroups.isEmpty, let group = settling, pendingCommitGroups.contains(group),
            let pending = try? loadPendingCommit(group), pending.event.id == event.id {
             // A relay returned our unconfirmed commit: it holds it, so it is in force.
             do {

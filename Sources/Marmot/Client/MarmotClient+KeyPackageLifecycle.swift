@@ -121,7 +121,6 @@ extension MarmotClient {
         return result
     }
 
-    /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
     /// Every `d` tag this device ever published key packages under, including one v2 gave up for
     /// v1's (`keyPackageDTag`); another installation of the account publishes under its own.
     func ownDTags() -> Set<String> {
@@ -130,6 +129,7 @@ extension MarmotClient {
         })
     }
 
+    /// Our kind 30443/443 events on the relays (until EOSE or the fetch timeout).
     func ownKeyPackageEvents() async -> [Event] {
         await fetch(Filter(authors: [publicKey], kinds: [.addressableKeyPackage, .keyPackage]), on: pool, relays: ownRoute)
             .filter { $0.pubkey == publicKey }

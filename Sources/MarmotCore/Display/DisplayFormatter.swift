@@ -205,15 +205,15 @@ public struct DisplayFormatter: Sendable {
 /// label depends only on its timestamp and on which day "now" is, so it is kept until the day (of
 /// the formatter's clock) changes. Shared by copies of the formatter; used from any thread.
 final class TimeLabelCache: @unchecked Sendable {
-    enum Kind { case message, list }
+    enum Kind: Hashable { case message, list }
 
-    /// Most labels kept; past it the cache starts over (a long history paged through).
+    /// Most labels kept per kind; past it that kind starts over (a long history paged through).
     static let capacity = 20_000
 
     private let lock = NSLock()
     private var current: Range<Int64> = 0..<0
-    private var labels: [Int64: String] = [:]
-    private var listLabels: [Int64: String] = [:]
+    /// Per kind, by timestamp.
+    private var labels: [Kind: [Int64: String]] = [:]
 
     /// The local day containing `now` (the cached one, else `today(now)`, which starts a new cache).
     func day(containing now: Date, today: (Date) -> Range<Int64>) -> Range<Int64> {
@@ -224,7 +224,6 @@ final class TimeLabelCache: @unchecked Sendable {
             guard current != fresh else { return }
             current = fresh
             labels = [:]
-            listLabels = [:]
         }
         return fresh
     }
@@ -232,21 +231,15 @@ final class TimeLabelCache: @unchecked Sendable {
     func label(_ kind: Kind, _ unixSeconds: Int64, day: Range<Int64>) -> String? {
         lock.withLock {
             guard current == day else { return nil }
-            return kind == .message ? labels[unixSeconds] : listLabels[unixSeconds]
+            return labels[kind]?[unixSeconds]
         }
     }
 
     func keep(_ label: String, _ kind: Kind, _ unixSeconds: Int64, day: Range<Int64>) {
         lock.withLock {
             guard current == day else { return }
-            switch kind {
-            case .message:
-                if labels.count >= Self.capacity { labels = [:] }
-                labels[unixSeconds] = label
-            case .list:
-                if listLabels.count >= Self.capacity { listLabels = [:] }
-                listLabels[unixSeconds] = label
-            }
+            if labels[kind, default: [:]].count >= Self.capacity { labels[kind] = [:] }
+            labels[kind, default: [:]][unixSeconds] = label
         }
     }
 }
