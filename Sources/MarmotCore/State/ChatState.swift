@@ -38,6 +38,8 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var convergence: ChatConvergence = .settled
     /// Why the chat is not settled, in words; nil when it is.
     public var convergenceLabel: String? { DisplayFormatter.convergenceLabel(convergence) }
+    /// The status in one word for a tight header ("syncing", "resolving", "blocked"); nil when settled.
+    public var convergenceBadge: String? { convergence == .settled ? nil : convergence.code }
     /// This account's Notes chat (issue 29): shown first, titled "Notes", no peer.
     public var isNotes = false
     /// The last messages that arrived in this chat this session (at most
@@ -114,6 +116,8 @@ public struct ChatViewState: Sendable, Equatable {
     public var convergence: ChatConvergence = .settled
     /// Why the chat is not settled, in words; nil when it is.
     public var convergenceLabel: String? { DisplayFormatter.convergenceLabel(convergence) }
+    /// The status in one word for a tight header ("syncing", "resolving", "blocked"); nil when settled.
+    public var convergenceBadge: String? { convergence == .settled ? nil : convergence.code }
     /// The group picture's state, shown in the header (`MarmotApp.chatImageData` gives its bytes).
     public var image: ChatImageState = .none
     /// What the header says of disappearing messages ("Messages disappear after 1 day"); nil when off.

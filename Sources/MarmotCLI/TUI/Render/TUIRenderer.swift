@@ -53,7 +53,7 @@ enum TUIRenderer {
                 title = "Marmot · " + TextWidth.sanitized(chat?.displayName ?? "Chat") + (chat.map(memberCount) ?? "")
                 body = ChatScreen.body(state, ui, layout)
                 keys = chat?.isGroup == true && chat?.isNotes != true ? ChatScreen.groupKeys : ChatScreen.keys
-                badge = chat.map { [$0.protocolLabel, $0.retentionLabel, $0.image.label, $0.convergence == .settled ? nil : $0.convergence.code].compactMap { $0 }.joined(separator: " · ") }
+                badge = chat.map { [$0.protocolLabel, $0.retentionLabel, $0.image.label, $0.convergenceBadge].compactMap { $0 }.joined(separator: " · ") }
             case .newGroup:
                 title = "Marmot · New group"
                 body = NewGroupScreen.body(state, ui, layout)

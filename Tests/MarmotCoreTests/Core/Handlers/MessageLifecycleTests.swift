@@ -88,6 +88,7 @@ import Testing
         try await h.waitFor("syncing shown") { $0.currentChat?.convergence == .syncing(waiting: 2) }
         #expect(h.state().currentChat?.convergenceLabel == "Syncing: 2 messages wait for a change still on its way")
         #expect(h.state().chatList.first?.convergence.code == "syncing")
+        #expect(h.state().currentChat?.convergenceBadge == "syncing")
 
         info.convergence = .resolving
         await service.emit(.chatUpdated(info))
@@ -98,6 +99,7 @@ import Testing
         await service.emit(.chatUpdated(info))
         try await h.waitFor("settled") { $0.currentChat?.convergence == .settled && $0.chatList.first?.convergence == .settled }
         #expect(h.state().currentChat?.convergenceLabel == nil)
+        #expect(h.state().currentChat?.convergenceBadge == nil)
     }
 
     @Test("the header's wording of a convergence status", arguments: [
