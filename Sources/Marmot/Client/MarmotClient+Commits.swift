@@ -13,7 +13,7 @@ extension MarmotClient {
     /// have stored it) the commit stays pending (see `publishCommit`) and `.notPublished` is thrown.
     public func selfUpdate(_ chat: GroupID) async throws -> CommitOutcome {
         try requireStarted()
-        await acquire()
+        await acquireSettled(chat)
         defer { release() }
         return try await selfUpdateExclusive(chat)
     }
@@ -145,7 +145,7 @@ extension MarmotClient {
     /// `selfUpdateInterval`; called after the group's stored events were read at start-up.
     func rotateIfStale(_ id: GroupID) async {
         guard let interval = options.selfUpdateInterval else { return }
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         guard let session = sessions[id], session.stored.status == .active, session.mls.isActive else { return }
         let last = (try? store.setting(ClientSettings.lastRotation(id))).flatMap { $0 }

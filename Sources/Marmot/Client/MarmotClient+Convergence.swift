@@ -44,6 +44,7 @@ extension MarmotClient {
             parkedWaiting[id] = still.isEmpty ? nil : still
         }
         let status = convergence(of: id)
+        if !status.holdsOutbound { openOutbound(id) }
         guard convergenceReported[id, default: .settled] != status else { return }
         convergenceReported[id] = status
         logger.info("group \(id) is \(status)")
@@ -54,5 +55,61 @@ extension MarmotClient {
     private func waitingCount(_ id: GroupID) -> Int {
         guard let waiting = parkedWaiting[id], !waiting.isEmpty else { return 0 }
         return (parked[id] ?? []).count { waiting.contains($0.id) }
+    }
+
+    // MARK: Outbound intents
+
+    /// Waits, outside the exclusive section, until group `id` may take outbound work: at once when
+    /// it is settled or blocked, else until it settles or `outboundHoldLimit` passes.
+    ///
+    /// MDK 0.9.14 queues app messages and group changes as intents while a group is not settled and
+    /// makes them on the selected state afterwards (cgka-engine-canonicalization-contract.md,
+    /// "Outbound Intents"): a message we encrypt while a commit of ours is unconfirmed, or while a
+    /// commit waits for its proposal, would be made on a state that is about to be left, and a
+    /// commit made then would race the one that is coming. The wait is bounded like MDK's pass
+    /// (a proposal that never comes must not silence the chat). A blocked group does not wait: its
+    /// block is a competitor no member can weigh any more, so our branch is the group's.
+    func awaitOutboundTurn(_ id: GroupID) async {
+        let status = convergence(of: id)
+        guard status.holdsOutbound else { return }
+        let token = nextSettleWaiter
+        nextSettleWaiter += 1
+        logger.info("outbound work of \(id) waits for the group to settle (\(status))")
+        let limit = options.outboundHoldLimit
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            await self?.openOutbound(id, token: token, timedOut: true)
+        }
+        await withCheckedContinuation { settleWaiters[id, default: [:]][token] = $0 }
+        timer.cancel()
+    }
+
+    /// Enters the exclusive section for a change of ours to group `id` once the group may take it
+    /// (`awaitOutboundTurn`), so the change is made on the state the group settled on.
+    func acquireSettled(_ id: GroupID) async {
+        await awaitOutboundTurn(id)
+        await acquire()
+    }
+
+    /// Lets outbound work of `id` go: one waiter (`token`) whose time is up, or all of them.
+    func openOutbound(_ id: GroupID, token: UInt64? = nil, timedOut: Bool = false) {
+        guard var waiting = settleWaiters[id] else { return }
+        let released = token.map { waiting.removeValue(forKey: $0).map { [$0] } ?? [] } ?? Array(waiting.values)
+        if token == nil { waiting = [:] }
+        settleWaiters[id] = waiting.isEmpty ? nil : waiting
+        if timedOut, !released.isEmpty {
+            logger.notice("group \(id) did not settle within \(options.outboundHoldLimit): our outbound work goes out on the state we have")
+        }
+        released.forEach { $0.resume() }
+    }
+}
+
+extension ConvergenceStatus {
+    /// Whether outbound work waits (MDK 0.9.14: queued while syncing or resolving).
+    var holdsOutbound: Bool {
+        switch self {
+        case .syncing, .resolving: true
+        case .settled, .blocked: false
+        }
     }
 }

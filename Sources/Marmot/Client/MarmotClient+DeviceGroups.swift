@@ -127,7 +127,7 @@ extension MarmotClient {
         }
         let chosen = packages.sorted { $0.key < $1.key }
 
-        await acquire()
+        await acquireSettled(id)
         var welcome: Welcome?
         do {
             _ = try await commitExclusive(id) { mls, filter throws(GroupError) in

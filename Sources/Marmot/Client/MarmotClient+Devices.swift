@@ -87,7 +87,7 @@ extension MarmotClient {
         guard let found = try await waitingDevices(version: notes.version).first(where: { $0.device.id == id.lowercased() }) else {
             throw DeviceError.unknownDevice(id)
         }
-        await acquire()
+        await acquireSettled(notes.id)
         var welcome: Welcome?
         do {
             _ = try await commitExclusive(notes.id) { mls, filter throws(GroupError) in

@@ -50,7 +50,7 @@ extension MarmotClient {
     /// Commits `image` as the group's picture without uploading anything (`setGroupImage` uploads
     /// first). `package` so tests can play an admin who names a blob that is not what it claims.
     package func commitGroupImage(_ id: GroupID, _ image: GroupImage?) async throws -> CommitOutcome {
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         let session = try session(id)
         guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }
@@ -60,7 +60,7 @@ extension MarmotClient {
     /// Commits `bytes` as a v2 group's 0x8007 avatar component, unchecked (we never set one: the
     /// picture goes in 0x8002). `package` so tests can play an admin who names a hostile address.
     package func commitAvatarComponent(_ id: GroupID, bytes: Data) async throws -> CommitOutcome {
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }

@@ -132,7 +132,7 @@ extension MarmotClient {
         for member in invitees { peerRelayLists[member] = nil }  // read them fresh for this invitation
         let packages = try await fetchKeyPackages(of: invitees, version: try session(id).stored.version)
 
-        await acquire()
+        await acquireSettled(id)
         let outcome: CommitOutcome
         var welcome: Welcome?
         do {
@@ -167,7 +167,7 @@ extension MarmotClient {
     public func removeMembers(_ members: [PublicKey], from id: GroupID) async throws -> CommitOutcome {
         try requireStarted()
         let targets = Self.unique(members)
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
@@ -200,7 +200,7 @@ extension MarmotClient {
         _ id: GroupID, name: String? = nil, description: String? = nil, admins: [PublicKey]? = nil, retention: UInt64? = nil
     ) async throws -> CommitOutcome {
         try requireStarted()
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins, retention: retention)
     }
@@ -209,7 +209,7 @@ extension MarmotClient {
     /// MDK's `disband` does): nobody can send in it afterwards; its history stays readable.
     public func disbandGroup(_ id: GroupID) async throws -> CommitOutcome {
         try requireStarted()
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         return try await updateGroupDataExclusive(id, name: nil, description: nil, admins: nil, disband: true)
     }
@@ -218,7 +218,7 @@ extension MarmotClient {
     /// `self_demote`; MIP-03 asks an admin to do this before leaving).
     public func selfDemote(_ id: GroupID) async throws -> CommitOutcome {
         try requireStarted()
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         return try await selfDemoteExclusive(id)
     }
@@ -233,7 +233,7 @@ extension MarmotClient {
     @discardableResult
     public func leaveGroup(_ id: GroupID) async throws -> PoolPublishResult {
         try requireStarted()
-        await acquire()
+        await acquireSettled(id)
         defer { release() }
         var session = try session(id)
         guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }

@@ -45,11 +45,14 @@ extension MarmotClient {
 
     /// Encrypts (once) and publishes a queued message of ours. A message already encrypted keeps its
     /// kind-445 event, so a relay that stored it before a crash sees the same event again and the
-    /// peers (who record event ids) never get a second copy.
+    /// peers (who record event ids) never get a second copy. While the group is syncing or resolving
+    /// the message stays queued (`.pending`, durable) and is encrypted once it settled, on the state
+    /// it settled on (`awaitOutboundTurn`; issue 24).
     public func deliverQueued(_ rumorID: EventID, in chat: GroupID) async throws -> SentMessage {
         try requireStarted()
         // A media message's blob is on its server before the message that names it goes out.
         try await uploadPendingMedia(rumorID, in: chat)
+        await awaitOutboundTurn(chat)
         await acquire()
         let prepared: (message: StoredMessage, event: Event)
         do {

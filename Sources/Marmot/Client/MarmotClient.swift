@@ -37,6 +37,9 @@ public actor MarmotClient {
         /// another member's proposal that a commit then refers to (which would strand us in the
         /// epoch; issue 24 N5). Honest members send one or two per epoch (a SelfRemove).
         public var pendingProposalsPerSender = 8
+        /// How long our messages and changes wait for a syncing or resolving group to settle before
+        /// they go out on the state we have (MDK 0.9.14 `max_convergence_pass_ms`, 5,000 ms; issue 24).
+        public var outboundHoldLimit: Duration = .seconds(5)
         /// How long the state of a past epoch is kept for the race rule (§5.7), besides the count
         /// limit: a snapshot re-derives that epoch's message keys, so forward secrecy wants it gone
         /// once a competing commit can no longer be expected.
@@ -154,6 +157,9 @@ public actor MarmotClient {
     var loggedRefusals: Set<String> = []
     /// Groups with a commit of ours that no relay has confirmed yet (`PendingOwnCommit`).
     var pendingCommitGroups: Set<GroupID> = []
+    /// Outbound work waiting for its group to settle (`awaitOutboundTurn`), by group and token.
+    var settleWaiters: [GroupID: [UInt64: CheckedContinuation<Void, Never>]] = [:]
+    var nextSettleWaiter: UInt64 = 0
     /// Whether `loadStoredGroups` ran.
     var groupsLoaded = false
     /// The subscriptions `start()` opened whose stored events are not yet handled, and who waits
@@ -277,6 +283,7 @@ public actor MarmotClient {
         housekeeping = nil
         startFeedsPending = []
         noteFeedFlushed(nil)
+        for group in settleWaiters.keys { openOutbound(group) }
         for group in parked.keys { saveParked(group) }
         let current = feeds
         feeds = [:]
