@@ -15,17 +15,7 @@ import Testing
     /// the group is settled again; each change was reported as it happened.
     @Test func aCommitWaitingForItsProposalIsSyncingUntilItComes() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
-        #expect(await bob.client.convergence(of: chat) == .settled)
-        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
-        var group = try #require(m.group)
-        let proposal = try group.proposeRemove(aLeaf)
-        m.group = group
-        let proposalEvent = try m.event(proposal)
-        let commit = try m.commit { try $0.commit(includePendingProposals: true) }
-        let commitEvent = try m.event(commit.message, epochOf: commit.before)
-
-        await bob.client.deliverForTesting(commitEvent)
+        let (bob, m, a, chat, proposalEvent) = try await RaceFixtures.v1WaitingForProposal(url)
         #expect(await bob.client.convergence(of: chat) == .syncing(waiting: 1))
         #expect(try await bob.waitForConvergence(.syncing(waiting: 1), in: chat))
 

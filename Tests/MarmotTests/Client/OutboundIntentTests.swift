@@ -13,17 +13,12 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct OutboundIntentTests {
     /// Admin M's removal of A reaches Bob before its proposal: Bob's group is syncing. Bob's message
     /// stays queued (pending, not encrypted) until the proposal comes; then it is encrypted on the
-    /// epoch the removal made, which A (removed) cannot read and M opens with that epoch's key.
+    /// epoch the removal made, and M opens it with that epoch's key.
     @Test func aMessageSentWhileSyncingIsMadeOnTheStateTheGroupSettlesOn() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
-        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
-        var group = try #require(m.group)
-        let proposal = try group.proposeRemove(aLeaf)
-        m.group = group
-        let proposalEvent = try m.event(proposal)
-        let commit = try m.commit { try $0.commit(includePendingProposals: true) }
-        await bob.client.deliverForTesting(try m.event(commit.message, epochOf: commit.before))
+        let fixture = try await RaceFixtures.v1WaitingForProposal(url)
+        let (bob, chat, proposalEvent) = (fixture.bob, fixture.chat, fixture.proposal)
+        var m = fixture.m
         #expect(await bob.client.convergence(of: chat) == .syncing(waiting: 1))
 
         let client = bob.client, id = chat
@@ -57,15 +52,9 @@ import Testing
     /// it is built on top of it: one history, two epochs further.
     @Test func aChangeAskedForWhileSyncingIsBuiltAfterTheWaitingCommit() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        var (bob, m, a, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let (bob, m, a, chat, proposalEvent) = try await RaceFixtures.v1WaitingForProposal(url)
         let start = try #require(await bob.epochState(chat)?.epoch)
-        let aLeaf = try RaceFixtures.leaf(of: a.publicKey, in: m.group)
-        var group = try #require(m.group)
-        let proposal = try group.proposeRemove(aLeaf)
-        m.group = group
-        let proposalEvent = try m.event(proposal)
-        let commit = try m.commit { try $0.commit(includePendingProposals: true) }
-        await bob.client.deliverForTesting(try m.event(commit.message, epochOf: commit.before))
+        #expect(start + 1 == m.group?.epoch)
         #expect(await bob.client.convergence(of: chat) == .syncing(waiting: 1))
 
         let client = bob.client, id = chat

@@ -41,6 +41,23 @@ enum RaceFixtures {
         return (bob, m, a, chat.id)
     }
 
+    /// `v1(url, aIsAdmin: false)` where admin M's commit of A's removal has reached Bob before the
+    /// proposal it commits by reference: Bob's group is syncing, and `proposal` (not yet delivered)
+    /// lets the commit apply.
+    static func v1WaitingForProposal(_ url: String) async throws
+        -> (bob: TestAccount, m: HostileParty, a: HostileParty, chat: GroupID, proposal: Event)
+    {
+        let made = try await v1(url, aIsAdmin: false)
+        var m = made.m
+        var group = try #require(m.group)
+        let removal = try group.proposeRemove(try leaf(of: made.a.publicKey, in: m.group))
+        m.group = group
+        let proposal = try m.event(removal)
+        let commit = try m.commit { try $0.commit(includePendingProposals: true) }
+        await made.bob.client.deliverForTesting(try m.event(commit.message, epochOf: commit.before))
+        return (made.bob, m, made.a, made.chat, proposal)
+    }
+
     /// A v2 group made by hostile admin M with Bob (an admin too when `bobIsAdmin`) and hostile
     /// member E, all at epoch 1.
     static func v2(_ url: String, bobIsAdmin: Bool) async throws
