@@ -194,15 +194,12 @@ extension MarmotClient {
 
     // MARK: Competing commits
 
-    /// A commit for past epoch `epoch` arrived after another one for that epoch was applied. Same
-    /// content → replay, ignored (the version's rule may move the race reference). Otherwise it must
-    /// be authorized against its own parent state and on our branch (`checkCompetitor`), then the
-    /// version's race rule (`GroupRules.race`) decides: a winner rolls the group back to the epoch's
-    /// snapshot and is applied; others' messages of the dropped branch stay stored, marked
-    /// invalidated, and ours are sent again. A loser is
-    /// kept as the alternate branch. Only the next epoch is rolled back: once the applied branch
-    /// carries a further commit, the competitor is kept as the alternate instead (a three-way race
-    /// otherwise forks the group).
+    /// A commit for past epoch `epoch` arrived after another one for that epoch was applied. The
+    /// client loads that epoch's snapshot, processes the competitor from it, and checks it like a
+    /// commit of the current epoch and on our branch (`CompetingCommitRace.competitorKey`); the
+    /// decision is `CompetingCommitRace`'s (replay, refused, kept as the alternate, roll back), and
+    /// its effects are made here: a moved race reference stored, the competitor kept as an alternate
+    /// branch (adopted later if traffic opens only there, `follow`), or the rollback (`rollBack`).
     func resolveCompetingCommit(
         _ event: Event, message: MLSMessage, epoch: UInt64, session: GroupSession
     ) throws(DropReason) -> Applied {
@@ -217,8 +214,10 @@ extension MarmotClient {
         } catch {
             throw .storage("\(error)")
         }
-        if snapshot.contentHash == EpochSnapshot.contentHash(event) {
-            if let moved = session.rules.raceReference(snapshot, afterCopy: event) {
+        let race = CompetingCommitRace(rules: session.rules, applied: snapshot, currentEpoch: session.mls.epoch)
+        // A replay is recognised first, before any MLS processing.
+        if case .replay(let moved)? = race.replay(event) {
+            if let moved {
                 do { try saveSnapshot(moved, group: session.id) } catch { throw .storage("\(error)") }
                 logger.info("commit of epoch \(epoch) re-wrapped earlier as \(event.id.hex): race reference moved")
             } else {
@@ -240,35 +239,49 @@ extension MarmotClient {
         }
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
         // pass the checks a commit of the current epoch passes, and on our branch.
-        let key = try checkCompetitor(summary, message: message, before: restored, after: next, session: session)
+        let key = try CompetingCommitRace.competitorKey(
+            summary, message: message, before: restored, after: next, branch: session.mls, rules: session.rules)
         let branches = CompetingBranches(
             forkEpoch: epoch, current: currentTip(session, forkEpoch: epoch, applied: snapshot), other: (epoch + 1, key, [:]))
-        let verdict = session.rules.race(event, key: key, against: snapshot, branches: branches)
-        if case .refused(let why) = verdict { throw .refusedCompetingCommit(why) }
-        // A branch that already carries a further commit is not rolled back: members built on it
-        // (and may have followed it from their own branch, `follow`), so abandoning it now would
-        // fork the group. The competitor is kept as the alternate, adopted if traffic opens only there.
-        let builtUpon = session.mls.epoch > epoch + 1
-        guard verdict == .wins, !builtUpon else {
+        let decision = race.decide(event, key: key, branches: branches)
+        switch decision {
+        case .replay:
+            break  // recognised above
+        case .refused(let why):
+            throw .refusedCompetingCommit(why)
+        case .keepAsAlternate:
             logger.info("""
-                competing commit \(event.id.hex) for epoch \(epoch) \(builtUpon ? "arrived after the branch moved on" : "lost") \
-                against \(snapshot.commitEventID.hex)
+                competing commit \(event.id.hex) for epoch \(epoch) \(decision) against \(snapshot.commitEventID.hex)
                 """)
             // What our branch already holds since the fork is what switching would drop: others'
             // messages to mark, ours to send again.
             let received = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
             let sent = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
             keepAlternate(AlternateBranch(
-                forkEpoch: snapshot.epoch,
-                snapshot: EpochSnapshot(epoch: snapshot.epoch, state: snapshot.state, commit: event, orderingKey: key),
+                forkEpoch: epoch,
+                snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key),
                 mls: next, sentSinceFork: sent.keys.sorted().flatMap { sent[$0] ?? [] },
                 receivedSinceFork: received.keys.sorted().flatMap { received[$0] ?? [] }), for: session.id)
-            return Applied(group: session.id, outcome: .ignored)
+        case .rollBack:
+            logger.notice("""
+                competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
+                rolling \(session.id) back from epoch \(session.mls.epoch)
+                """)
+            return try rollBack(
+                to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
         }
-        logger.notice("""
-            competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
-            rolling \(session.id) back from epoch \(session.mls.epoch)
-            """)
+        return Applied(group: session.id, outcome: .ignored)
+    }
+
+    /// The competitor won: the group rolls back to the fork epoch's snapshot and applies it; the
+    /// group data is the winning branch's, our lost change is made again if we may, the branch we
+    /// leave is kept as an alternate, others' messages read on it are marked invalidated and ours
+    /// are sent again on the winning branch (same rumor ids).
+    private func rollBack(
+        to summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, restored: MLSGroup,
+        snapshot: EpochSnapshot, session: GroupSession
+    ) throws(DropReason) -> Applied {
+        let epoch = snapshot.epoch
         var applied = try acceptCommit(
             summary, message: message, next: next, event: event, before: restored, session: session,
             raceAnchor: snapshot.anchorCreatedAt)
@@ -284,8 +297,6 @@ extension MarmotClient {
             forkEpoch: epoch, snapshot: snapshot, mls: session.mls,
             witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > epoch }), for: session.id)
         witnessesInEpoch[session.id] = witnessesInEpoch[session.id]?.filter { $0.key <= epoch }
-        // Others' messages read on the dropped branch are marked; ours go out again on the winning
-        // one (same rumor ids).
         let abandoned = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
         invalidateReceived(abandoned.keys.sorted().flatMap { abandoned[$0] ?? [] }, in: session.id)
         receivedInEpoch[session.id] = receivedInEpoch[session.id]?.filter { $0.key <= epoch }

@@ -8,26 +8,6 @@ import NostrClient
 /// is on. The losing branch is kept as an `AlternateBranch`; traffic from the other member that
 /// opens only there moves us onto it, and our messages sent on the abandoned branch go out again.
 extension MarmotClient {
-    /// Refuses a competing commit (§5.7) that our own validation would not take in the current
-    /// epoch, and returns its ordering key: it must be authorized like any commit against its own
-    /// parent state (§5.5 step 6), and its committer must hold the authority it needs on our branch
-    /// (`GroupRules.authorizeOnBranch`), so neither a removed member (N1) nor a demoted admin (N2)
-    /// can use a retained snapshot of an epoch where it still had that authority.
-    func checkCompetitor(
-        _ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup, session: GroupSession
-    ) throws(DropReason) -> CommitOrderingKey {
-        do {
-            try session.rules.authorize(summary, message: message, before: before, after: after)
-        } catch {
-            throw .refusedCompetingCommit("\(error)")
-        }
-        guard let key = session.rules.orderingKey(summary, message: message, before: before) else {
-            throw .refusedCompetingCommit("the committer has no Nostr identity")
-        }
-        try session.rules.authorizeOnBranch(key, branch: session.mls)
-        return key
-    }
-
     /// Traffic of `epoch` opened on the current branch: forks the version considers settled by it
     /// are closed (v1: the other member is with us; v2: the fork is past the rewind horizon).
     func confirmBranch(_ id: GroupID, epoch: UInt64, rules: any GroupRules) {

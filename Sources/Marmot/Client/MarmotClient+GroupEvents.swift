@@ -86,56 +86,48 @@ extension MarmotClient {
         return sessions.values.first { $0.stored.nostrGroupID == id }
     }
 
-    /// §5.5 steps 2-5: group by `h`, its version's envelope checks, decryption with the current then the retained epoch
-    /// keys, MLS processing, then by content: application → rumor with author check → message;
-    /// commit → authorization, snapshot, merge, new epoch key; proposal → kept pending; our own
-    /// handshake echoes → nothing. A commit for a past epoch goes to the race rule (§5.7).
+    /// §5.5 steps 2-5: group by `h`, then the peeler (`GroupEventPeeler`: its version's envelope
+    /// checks, decryption with the current, retained, then alternate branches' keys, the MLS header
+    /// and group id), then by content: application → rumor with author check → message; commit →
+    /// authorization, snapshot, merge, new epoch key; proposal → kept pending; our own handshake
+    /// echoes → nothing. A commit for a past epoch goes to the race rule (§5.7); a message that
+    /// opened only on an alternate branch to `follow`.
     func applyGroupEvent(_ event: Event) throws(DropReason) -> Applied {
         guard let session = sessionFor(event) else {
-            // Not one of our groups: report what is wrong with the envelope, if anything.
-            let validated = try V1GroupRules().validateEnvelope(event, now: now(), window: options.eventWindow)
-            throw .unknownGroup(validated.nostrGroupID)
+            throw GroupEventPeeler.dropUnknown(event, now: now(), window: options.eventWindow)
         }
-        let validated = try session.rules.validateEnvelope(event, now: now(), window: options.eventWindow)
-        guard validated.nostrGroupID == session.stored.nostrGroupID else { throw .unknownGroup(validated.nostrGroupID) }
-        var plaintext: Data?
-        do {
-            plaintext = try validated.decrypt(tryingKeys: session.eventKeys.map(\.key)).plaintext
-        } catch .decryptionFailed {
-            plaintext = nil
-        } catch {
-            throw .invalidGroupEvent(error)
+        let branches = Array((alternates[session.id] ?? []).reversed())
+        let peeled = try peeler(for: session, alternates: branches).peel(event, now: now())
+        if let opened = peeled.alternate,
+           let alternate = branches.first(where: { $0.forkEpoch == opened.forkEpoch && $0.snapshot.commitEventID == opened.commit })
+        {
+            return try follow(alternate, message: peeled.message, event: event, session: session)
         }
-        var alternate: AlternateBranch?
-        for candidate in (alternates[session.id] ?? []).reversed() where plaintext == nil {
-            guard let key = try? candidate.eventKey() else { continue }
-            plaintext = try? validated.decrypt(tryingKeys: [key]).plaintext
-            if plaintext != nil { alternate = candidate }
-        }
-        guard let plaintext else { throw .undecryptable }
-        let message: MLSMessage
-        do {
-            message = try MLSMessage(tlsSerialized: plaintext)
-        } catch {
-            throw .malformedMessage("\(error)")
-        }
-        guard let header = Self.header(of: message) else {
-            throw .malformedMessage("wire format \(message.wireFormat) is not a group message")
-        }
-        guard header.group == session.id else { throw .malformedMessage("MLS group id \(header.group) is not the h group's") }
-        if let alternate { return try follow(alternate, message: message, event: event, session: session) }
-
-        if header.contentType == .commit, header.epoch < session.mls.epoch {
-            return try resolveCompetingCommit(event, message: message, epoch: header.epoch, session: session)
+        if peeled.contentType == .commit, peeled.epoch < session.mls.epoch {
+            return try resolveCompetingCommit(event, message: peeled.message, epoch: peeled.epoch, session: session)
         }
         let result: ProcessedMessage
         let next: MLSGroup
         do {
-            (result, next) = try session.mls.processing(message)
+            (result, next) = try session.mls.processing(peeled.message)
         } catch {
             throw .mls(error)
         }
-        return try accept(result, message: message, next: next, event: event, session: session)
+        return try accept(result, message: peeled.message, next: next, event: event, session: session)
+    }
+
+    /// The peeler of `session`'s group: its rules and ids, the applied branch's keys (current, then
+    /// retained), then the keys of `alternates` in that order (an alternate whose key cannot be
+    /// derived is left out).
+    func peeler(for session: GroupSession, alternates: [AlternateBranch]) -> GroupEventPeeler {
+        var keys = session.eventKeys.map { PeelKey($0.key, from: .epoch($0.epoch)) }
+        for branch in alternates {
+            guard let key = try? branch.eventKey() else { continue }
+            keys.append(PeelKey(key, from: .alternate(forkEpoch: branch.forkEpoch, commit: branch.snapshot.commitEventID)))
+        }
+        return GroupEventPeeler(
+            rules: session.rules, nostrGroupID: session.stored.nostrGroupID, groupID: session.id, keys: keys,
+            window: options.eventWindow)
     }
 
     /// Takes in what MLS made of a message on the group's current branch.
@@ -165,14 +157,6 @@ extension MarmotClient {
             return applied
         case .ownCommit, .ownProposal:
             return Applied(group: session.id, outcome: .own)
-        }
-    }
-
-    static func header(of message: MLSMessage) -> (group: GroupID, epoch: UInt64, contentType: ContentType)? {
-        switch message.body {
-        case .privateMessage(let m): (m.groupID, m.epoch, m.contentType)
-        case .publicMessage(let m): (m.content.groupID, m.content.epoch, m.content.contentType)
-        default: nil
         }
     }
 
