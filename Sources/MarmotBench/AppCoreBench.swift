@@ -114,18 +114,23 @@ enum AppCoreBench {
         guard let chatID = alice.state().currentChat?.chatID else { throw BenchSkip("chat not created") }
         var pending: [Double] = []
         var sent: [Double] = []
+        var pendingCPU: [Double] = []
+        var sentCPU: [Double] = []
         for index in 0..<sends {
             let text = "message \(index)"
             let mark = probe.mark()
             let start = Bench.now()
+            let cpuStart = Bench.cpuNow()
             alice.dispatch(.sendMessage(chatID: chatID, content: text))
             try await probe.until(alice, after: mark) { $0.currentChat?.messages.last?.content == text }
             pending.append(Double(Bench.now() - start))
+            pendingCPU.append(Double(Bench.cpuNow() - cpuStart))
             try await probe.until(alice) { $0.currentChat?.messages.last?.delivery == .sent }
             sent.append(Double(Bench.now() - start))
+            sentCPU.append(Double(Bench.cpuNow() - cpuStart))
         }
-        report("sendMessage → Pending shown", pending)
-        report("sendMessage → Sent shown (relay OK)", sent)
+        report("sendMessage → Pending shown", pending, cpu: pendingCPU)
+        report("sendMessage → Sent shown (relay OK)", sent, cpu: sentCPU)
         alice.dispatch(.logout)
         bob.dispatch(.logout)
     }
@@ -151,26 +156,32 @@ enum AppCoreBench {
         var firstUpdate: [Double] = []
         var listed: [Double] = []
         var opened: [Double] = []
+        var listedCPU: [Double] = []
+        var openedCPU: [Double] = []
         for _ in 0..<coldStarts {
             let start = Bench.now()
+            let cpuStart = Bench.cpuNow()
             let (app, probe) = makeApp(directory, relay: relay)
             app.dispatch(.restoreSession(nsec: keys.secretKey.nsecEncoded()))
             try await probe.until(app) { _ in true }
             firstUpdate.append(Double(Bench.now() - start))
             try await probe.until(app) { $0.chatList.count == chatCount && !$0.busy.restoringSession }
             listed.append(Double(Bench.now() - start))
+            listedCPU.append(Double(Bench.cpuNow() - cpuStart))
             guard let chatID = app.state().chatList.first?.chatID else { throw BenchSkip("no chats") }
             let openStart = Bench.now()
+            let openCPU = Bench.cpuNow()
             app.dispatch(.pushScreen(.chat(chatID: chatID)))
             try await probe.until(app) { $0.currentChat?.messages.count == 50 }
             opened.append(Double(Bench.now() - openStart))
+            openedCPU.append(Double(Bench.cpuNow() - openCPU))
             app.dispatch(.logout)
             try await until("logged out") { !app.state().auth.isLoggedIn }
             try await Task.sleep(for: .milliseconds(200))
         }
         report("cold start → first update", firstUpdate)
-        report("cold start → chat list of \(chatCount) (\(total) messages)", listed)
-        report("open chat → newest 50 of \(messagesPerChat) shown", opened)
+        report("cold start → chat list of \(chatCount) (\(total) messages)", listed, cpu: listedCPU)
+        report("open chat → newest 50 of \(messagesPerChat) shown", opened, cpu: openedCPU)
         print("resident memory after the runs: \(residentMegabytes()) MB")
     }
 
@@ -216,13 +227,17 @@ enum AppCoreBench {
 
     // MARK: Helpers
 
-    static func report(_ name: String, _ samples: [Double]) {
+    /// Prints the median and p99 wall time, and with `cpu` the median process CPU time of the
+    /// same samples (every thread: the core, the client, the store, the embedded relay).
+    static func report(_ name: String, _ samples: [Double], cpu: [Double] = []) {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return }
         let median = sorted[sorted.count / 2]
         let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        let cpuSorted = cpu.sorted()
+        let cpuText = cpuSorted.isEmpty ? "" : String(format: "; cpu %.3f ms", cpuSorted[cpuSorted.count / 2] / 1e6)
         print(Bench.line(name, perCallNanos: median, iterations: sorted.count)
-            + String(format: "  median; p99 %.2f ms", p99 / 1e6))
+            + String(format: "  median; p99 %.2f ms", p99 / 1e6) + cpuText)
     }
 
     static func until(_ what: String, _ condition: () -> Bool) async throws {

@@ -180,3 +180,43 @@ extension MarmotClient {
         }
     }
 }
+
+/// One chat as the chat list shows it, read with every other in one call (`chatListing`).
+public struct ChatListing: Sendable {
+    public let chat: Chat
+    public let isNotes: Bool
+    public let convergence: ConvergenceStatus
+    /// Whether the chat's current picture is stored here (false without a picture).
+    public let hasImageContent: Bool
+    /// The chat's newest message (a page of one), to find its preview from.
+    public let newest: MessagePage
+
+    public init(chat: Chat, isNotes: Bool, convergence: ConvergenceStatus, hasImageContent: Bool, newest: MessagePage) {
+        self.chat = chat
+        self.isNotes = isNotes
+        self.convergence = convergence
+        self.hasImageContent = hasImageContent
+        self.newest = newest
+    }
+}
+
+extension MarmotClient {
+    /// Every chat (`chats()`) with what the chat list shows of it, in one call: the chat list at
+    /// launch asked four to five times per chat, and read the Notes setting once per chat (issue 27).
+    public func chatListing() throws -> [ChatListing] {
+        let notes = notesGroupID()
+        return try chats().map { chat in
+            ChatListing(
+                chat: chat, isNotes: chat.id == notes, convergence: convergence(of: chat.id),
+                hasImageContent: (chat.image != nil || chat.avatarURL != nil) && hasGroupImageContent(chat.id),
+                newest: try messages(in: chat.id, limit: 1))
+        }
+    }
+
+    /// The cached kind-0 profiles of `people` that have one (`cachedProfile(of:)` for each).
+    public func cachedProfiles(of people: Set<PublicKey>) -> [PublicKey: Profile] {
+        var profiles: [PublicKey: Profile] = [:]
+        for person in people { profiles[person] = cachedProfile(of: person) }
+        return profiles
+    }
+}

@@ -231,26 +231,47 @@ public actor MarmotClient {
     }
 
     /// Loads the stored groups' MLS states once, so queries answered before `start()` (the chat list
-    /// at launch) already know every group's members.
-    func loadStoredGroups() throws {
+    /// at launch) already know every group's members. `rows` are the groups as just read, when the
+    /// caller has them (the chat list), so they are not read and opened twice.
+    ///
+    /// Every group's epoch keys and start-up settings come in two reads, and the MLS states are
+    /// decoded on every core: four reads per group and one decode after another were most of a
+    /// cold start (issue 27).
+    func loadStoredGroups(_ rows: [StoredGroup]? = nil) throws {
         guard !groupsLoaded else { return }
         groupsLoaded = true
-        let stored = try storage { try store.groups() }
-        for group in stored {
+        let stored = try rows ?? storage { try store.groups() }
+        let ids = stored.map(\.mlsGroupID)
+        // Nil when the batch read fails: each group then reads its own, and fails alone, as before.
+        let eventKeys = try? store.groupEventKeys(of: ids)
+        let names = ids.flatMap { [ClientSettings.pendingCommit($0), ClientSettings.parked($0), ClientSettings.branches($0)] }
+        let present = (try? store.presentSettings(names)) ?? Set(names)
+        let states = Self.decodeStates(stored.map(\.mlsState))
+        for (group, state) in zip(stored, states) {
+            let id = group.mlsGroupID
             do {
-                let mls = try MLSGroup(serialized: group.mlsState)
-                let keys = try store.groupEventKeys(mlsGroupID: group.mlsGroupID).filter { $0.epoch <= mls.epoch }
-                sessions[group.mlsGroupID] = GroupSession(mls: mls, stored: group, eventKeys: keys)
-                if (try? store.setting(ClientSettings.pendingCommit(group.mlsGroupID))) != nil {
-                    pendingCommitGroups.insert(group.mlsGroupID)
+                let mls = try state.get()
+                let keys = try (eventKeys?[id] ?? store.groupEventKeys(mlsGroupID: id)).filter { $0.epoch <= mls.epoch }
+                sessions[id] = GroupSession(mls: mls, stored: group, eventKeys: keys)
+                if present.contains(ClientSettings.pendingCommit(id)), (try? store.setting(ClientSettings.pendingCommit(id))) != nil {
+                    pendingCommitGroups.insert(id)
                 }
-                parked[group.mlsGroupID] = loadParked(group.mlsGroupID)
-                loadBranches(group.mlsGroupID)
+                parked[id] = present.contains(ClientSettings.parked(id)) ? loadParked(id) : []
+                if present.contains(ClientSettings.branches(id)) { loadBranches(id) }
             } catch {
-                logger.error("group \(group.mlsGroupID) not loaded: \(error)")
-                emit(.failure(chat: group.mlsGroupID, reason: "stored group does not load: \(error)"))
+                logger.error("group \(id) not loaded: \(error)")
+                emit(.failure(chat: id, reason: "stored group does not load: \(error)"))
             }
         }
+    }
+
+    /// Each serialized MLS state decoded, spread over the cores (the decodes share nothing).
+    static func decodeStates(_ states: [Data]) -> [Result<MLSGroup, any Error>] {
+        let results = DecodedStates(count: states.count)
+        DispatchQueue.concurrentPerform(iterations: states.count) { index in
+            results.set(index, Result { try MLSGroup(serialized: states[index]) })
+        }
+        return results.values
     }
 
     /// Returns once the stored events of every subscription `start()` opened were handled (each
@@ -297,8 +318,9 @@ public actor MarmotClient {
 
     /// All chats, most recent activity first.
     public func chats() throws -> [Chat] {
-        try loadStoredGroups()
-        return try storage { try store.groups() }.filter { $0.status != .pending }.map { row in
+        let rows = try storage { try store.groups() }
+        try loadStoredGroups(rows)
+        return rows.filter { $0.status != .pending }.map { row in
             sessions[row.mlsGroupID].map { Chat(session: $0, stored: row) } ?? Chat(stored: row, members: [])
         }
     }
@@ -533,5 +555,22 @@ public actor MarmotClient {
         logger.notice("dropped kind \(event.kind) \(event.id.hex): \(UntrustedText.line("\(reason)", limit: 300))")
         if record { self.record(event.id, .failed, group: group) }
         emit(.dropped(eventID: event.id, reason: reason))
+    }
+}
+
+/// The results of `MarmotClient.decodeStates`, written from the decoding threads (one slot each).
+private final class DecodedStates: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<MLSGroup, any Error>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<MLSGroup, any Error>) {
+        lock.withLock { slots[index] = result }
+    }
+
+    /// Every slot, in order; a slot never written (cannot happen) reads as a failure, not a crash.
+    var values: [Result<MLSGroup, any Error>] {
+        lock.withLock { slots.map { $0 ?? .failure(GroupError.invalidState("not decoded")) } }
     }
 }

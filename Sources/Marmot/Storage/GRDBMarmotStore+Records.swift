@@ -65,6 +65,23 @@ extension GRDBMarmotStore {
         }.map(codec.storedGroupEventKey)
     }
 
+    public func groupEventKeys(of groups: [GroupID]) throws -> [GroupID: [StoredGroupEventKey]] {
+        var byRef: [Data: GroupID] = [:]
+        for group in groups { byRef[codec.groupRef(group.bytes)] = group }
+        let rows = try read { db in
+            // Every group's keys in one statement; a start-up reads all of them (issue 27).
+            try GroupEventKeyRow.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM group_event_keys_v2 ORDER BY group_ref, epoch DESC"))
+        }
+        var keys: [GroupID: [StoredGroupEventKey]] = [:]
+        for group in groups { keys[group] = [] }
+        for row in rows {
+            guard let group = byRef[row.groupRef] else { continue }
+            keys[group, default: []].append(try codec.storedGroupEventKey(row))
+        }
+        return keys
+    }
+
     public func pruneGroupEventKeys(mlsGroupID: GroupID, keepingFrom epoch: UInt64) throws {
         let ref = codec.groupRef(mlsGroupID.bytes)
         try write { db in
@@ -88,6 +105,21 @@ extension GRDBMarmotStore {
         let ref = codec.settingRef(key)
         return try read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM settings_v2 WHERE key_ref = ?"), arguments: [ref]) != nil
+        }
+    }
+
+    public func presentSettings(_ keys: [String]) throws -> Set<String> {
+        var byRef: [Data: String] = [:]
+        for key in keys { byRef[codec.settingRef(key)] = key }
+        let statement = "SELECT 1 FROM settings_v2 WHERE key_ref = ?"
+        return try read { db in
+            // One transaction for all of them, each lookup by its primary key.
+            let exists = try db.cachedStatement(sql: statement)
+            var present: Set<String> = []
+            for (ref, key) in byRef {
+                if try Row.fetchOne(exists, arguments: [ref]) != nil { present.insert(key) }
+            }
+            return present
         }
     }
 

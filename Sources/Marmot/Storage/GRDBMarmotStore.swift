@@ -125,8 +125,10 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         let codec = self.codec
         return try read { db in
             let versions = try Self.groupVersions(db, codec)
-            return try GroupRow.order(sql: "COALESCE(last_message_at, created_at) DESC, group_ref").fetchAll(db)
-                .map { try codec.storedGroup($0, versions: versions) }
+            // Prepared once and read by column, like the single-group read (issue 27).
+            return try Row.fetchAll(db.cachedStatement(
+                sql: "SELECT * FROM groups_v2 ORDER BY COALESCE(last_message_at, created_at) DESC, group_ref"))
+                .map { try codec.storedGroup(try GroupRow(row: $0), versions: versions) }
         }
     }
 

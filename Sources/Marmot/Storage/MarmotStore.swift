@@ -64,17 +64,36 @@ public protocol MarmotStore: Sendable {
     func groupEventKeys(mlsGroupID: GroupID) throws -> [StoredGroupEventKey]
     /// Deletes keys of epochs below `epoch`.
     func pruneGroupEventKeys(mlsGroupID: GroupID, keepingFrom epoch: UInt64) throws
+    /// The keys of each of `groups` (newest epoch first), read at once: a start-up reads every
+    /// group's, and one read per group was a part of a cold start (issue 27). A group without keys
+    /// has an empty list.
+    func groupEventKeys(of groups: [GroupID]) throws -> [GroupID: [StoredGroupEventKey]]
 
     // MARK: Settings
 
     func setting(_ key: String) throws -> Data?
     /// Whether a value is stored under `key`, without opening it (a large sealed value stays closed).
     func hasSetting(_ key: String) throws -> Bool
+    /// Which of `keys` have a value stored, without opening any, in one read (see
+    /// `groupEventKeys(of:)`).
+    func presentSettings(_ keys: [String]) throws -> Set<String>
     /// Stores a value, or removes it when `value` is nil.
     func setSetting(_ key: String, _ value: Data?) throws
 }
 
 extension MarmotStore {
+    /// One `groupEventKeys(mlsGroupID:)` per group, for stores without a batch read.
+    public func groupEventKeys(of groups: [GroupID]) throws -> [GroupID: [StoredGroupEventKey]] {
+        var keys: [GroupID: [StoredGroupEventKey]] = [:]
+        for group in groups { keys[group] = try groupEventKeys(mlsGroupID: group) }
+        return keys
+    }
+
+    /// One `hasSetting` per key, for stores without a batch read.
+    public func presentSettings(_ keys: [String]) throws -> Set<String> {
+        Set(try keys.filter { try hasSetting($0) })
+    }
+
     /// The newest page (or the one older than `before`), 50 messages.
     public func messages(mlsGroupID: GroupID, before: MessageCursor? = nil) throws -> MessagePage {
         try messages(mlsGroupID: mlsGroupID, before: before, limit: 50)

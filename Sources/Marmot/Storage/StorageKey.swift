@@ -105,20 +105,34 @@ public struct InstallationSecret: Sendable, Equatable, CustomStringConvertible, 
 /// Keys the lookup columns: HMAC-SHA256 over a domain label and the value, so a column that must be
 /// searched (a group id, a rumor id, an event id) holds a value that cannot be reversed or
 /// brute-forced from public data (e.g. a NIP-01 rumor id from guessed message text) without the key.
-struct LookupKey: Sendable {
+struct LookupKey: @unchecked Sendable {
     let key: SymmetricKey
+    /// An HMAC per domain that has already taken the key and the domain's label: each lookup hash
+    /// only adds its value (issue 27: keying the HMAC and building the label again for every
+    /// lookup was 4% of a cold start). Read-only after `init`, hence the unchecked `Sendable`.
+    private let started: [Domain: HMAC<SHA256>]
 
     /// The domains of lookup hashes; each kind of value gets its own, so equal bytes in two roles
     /// do not produce equal hashes.
-    enum Domain: String {
+    enum Domain: String, CaseIterable {
         case group, nostrGroup = "nostr-group", message, keyPackage = "key-package", processedEvent = "processed-event"
         case setting
     }
 
+    init(key: SymmetricKey) {
+        self.key = key
+        var started: [Domain: HMAC<SHA256>] = [:]
+        for domain in Domain.allCases {
+            var mac = HMAC<SHA256>(key: key)
+            mac.update(data: Data("marmot-storage-v2/\(domain.rawValue)".utf8))
+            mac.update(data: [0])
+            started[domain] = mac
+        }
+        self.started = started
+    }
+
     func hash<D: DataProtocol>(_ domain: Domain, _ value: D) -> Data {
-        var mac = HMAC<SHA256>(key: key)
-        mac.update(data: Data("marmot-storage-v2/\(domain.rawValue)".utf8))
-        mac.update(data: [0])
+        var mac = started[domain] ?? HMAC<SHA256>(key: key)
         mac.update(data: value)
         return Data(mac.finalize())
     }

@@ -165,6 +165,35 @@ import Testing
         #expect(try store.setting("relays") == nil)
         #expect(try !store.hasSetting("relays"))
     }
+
+    /// The start-up's batch reads (issue 27) answer what the per-group reads answer.
+    @Test func batchReadsOfEpochKeysAndSettings() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let first = makeGroup(name: "first"), second = makeGroup(name: "second"), empty = makeGroup(name: "empty")
+        for group in [first, second, empty] { try store.saveGroup(group) }
+        for epoch in UInt64(1)...3 {
+            try store.saveGroupEventKey(
+                try GroupEventKey(bytes: Data(repeating: UInt8(epoch), count: 32)), epoch: epoch, mlsGroupID: first.mlsGroupID)
+        }
+        try store.saveGroupEventKey(try GroupEventKey(bytes: Data(repeating: 9, count: 32)), epoch: 9, mlsGroupID: second.mlsGroupID)
+
+        let keys = try store.groupEventKeys(of: [first.mlsGroupID, second.mlsGroupID, empty.mlsGroupID])
+        #expect(keys[first.mlsGroupID] == (try store.groupEventKeys(mlsGroupID: first.mlsGroupID)))
+        #expect(keys[first.mlsGroupID]?.map(\.epoch) == [3, 2, 1])
+        #expect(keys[second.mlsGroupID]?.map(\.epoch) == [9])
+        #expect(keys[second.mlsGroupID]?.first?.key == (try GroupEventKey(bytes: Data(repeating: 9, count: 32))))
+        #expect(keys[empty.mlsGroupID] == [])
+        // Only the groups asked for.
+        #expect(Array(try store.groupEventKeys(of: [second.mlsGroupID]).keys) == [second.mlsGroupID])
+
+        try store.setSetting("client.parked.a", Data("1".utf8))
+        try store.setSetting("client.branches.c", Data())
+        #expect(try store.presentSettings(["client.parked.a", "client.parked.b", "client.branches.c"])
+            == ["client.parked.a", "client.branches.c"])
+        #expect(try store.presentSettings([]) == [])
+        try store.setSetting("client.parked.a", nil)
+        #expect(try store.presentSettings(["client.parked.a", "client.branches.c"]) == ["client.branches.c"])
+    }
 }
 
 @Suite struct StoreFileTests {

@@ -133,7 +133,7 @@ extension AppCore {
         chatID: ChatID, messageID: MessageID, outcome: DeliveryOutcome, operation: UserOperation? = nil,
         code: OutcomeCode = .notSent
     ) {
-        guard let session, var entry = session.chats[chatID] else { return }
+        guard let session, var entry = session.chats.removeValue(forKey: chatID) else { return }
         if let operation {
             switch outcome {
             case .sent: finish(operation, .ok, messageID: messageID)
@@ -263,7 +263,9 @@ extension AppCore {
     /// Puts a message into its chat's thread and, if newest, into the chat list; a deletion that
     /// removed the chat list's newest message puts the newest one left there instead.
     func record(_ message: MessageRecord, in session: Session) {
-        guard var entry = session.chats[message.chatID] else { return }
+        // Taken out while changed, so the thread's arrays are not copied (copy-on-write) on every
+        // message (issue 27: a copy of the open chat's whole window per send).
+        guard var entry = session.chats.removeValue(forKey: message.chatID) else { return }
         entry.thread.upsert(message)
         if message.role == .text {
             entry.noteMessage(message)

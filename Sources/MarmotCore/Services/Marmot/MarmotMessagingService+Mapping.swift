@@ -19,48 +19,80 @@ extension MarmotMessagingService {
     /// A chat as the core lists it, with its newest shown message and its membership; nil for a
     /// group that never had another member.
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
+        let listing = ChatListing(
+            chat: chat, isNotes: await client.isNotes(chat.id), convergence: await client.convergence(of: chat.id),
+            hasImageContent: chat.image != nil || chat.avatarURL != nil ? await client.hasGroupImageContent(chat.id) : false,
+            newest: try await client.messages(in: chat.id, limit: 1))
+        guard let listed = listedPeer(listing) else { return nil }
+        return try await info(
+            listing, listed, peerName: await client.cachedProfile(of: listed.peer)?.shownName, client: client)
+    }
+
+    /// Every chat as the core lists it, from one `chatListing` call and one profile lookup (issue
+    /// 27: four to five calls to the client per chat were a part of a cold start).
+    func infos(client: MarmotClient) async throws -> [ChatInfo] {
+        let listings = try await client.chatListing()
+        let listed = listings.map(listedPeer)
+        let names = await client.cachedProfiles(of: Set(listed.compactMap { $0?.peer }))
+        var infos: [ChatInfo] = []
+        for (listing, listed) in zip(listings, listed) {
+            guard let listed else { continue }
+            infos.append(try await info(listing, listed, peerName: names[listed.peer]?.shownName, client: client))
+        }
+        return infos
+    }
+
+    /// Who a listed chat is shown as (`ChatInfo.peer`), its other accounts and whether it holds
+    /// earlier notes; nil for a group that never had another member.
+    private func listedPeer(_ listing: ChatListing) -> ListedPeer? {
+        let chat = listing.chat
         let me = context.keys.publicKey
         // One entry per account, however many devices (leaves) it has (issue 29).
         var seen: Set<PublicKey> = [me]
         let others = chat.members.filter { seen.insert($0).inserted }
-        let isNotes = await client.isNotes(chat.id)
         // A group of only this account's devices that is not (or no longer) the Notes chat: notes
         // written before another device linked this one into its Notes chat (issue 29).
-        let earlierNotes = !isNotes && chat.peer == nil && chat.name.isEmpty && others.isEmpty && !chat.members.isEmpty
+        let earlierNotes = !listing.isNotes && chat.peer == nil && chat.name.isEmpty && others.isEmpty && !chat.members.isEmpty
         // A group whose other members are all gone (its admin removed the last one) stays listed,
         // shown under its name, so it can be used again (issue 30: the admin adds them back).
-        guard let peer = chat.peer ?? others.first ?? chat.provenPeer ?? (chat.name.isEmpty && !isNotes && !earlierNotes ? nil : me)
+        guard let peer = chat.peer ?? others.first ?? chat.provenPeer
+            ?? (chat.name.isEmpty && !listing.isNotes && !earlierNotes ? nil : me)
         else { return nil }
+        return ListedPeer(peer: peer, others: others, earlierNotes: earlierNotes)
+    }
+
+    private func info(_ listing: ChatListing, _ listed: ListedPeer, peerName: String?, client: MarmotClient) async throws
+        -> ChatInfo
+    {
+        let chat = listing.chat
         var newest: MessageRecord?
-        var cursor: MessageCursor?
+        var page = listing.newest
         // Skip rumors the app does not show (reactions, …) to find the preview, in the newest 80:
         // the newest alone first, as it usually is the one (each row read is opened and decoded;
         // 20 per chat were most of a cold start, issue 27).
-        for limit in [1, 19, 20, 20, 20] {
-            let page = try await client.messages(in: chat.id, before: cursor, limit: limit)
+        for limit in [19, 20, 20, 20, 0] {
             if let shown = page.messages.first(where: { Self.isShown($0) && role(of: $0)?.role ?? .text == .text }),
                 let shownRecord = record(shown)
             {
                 newest = shownRecord
                 break
             }
-            guard let next = page.nextCursor else { break }
-            cursor = next
+            guard limit > 0, let next = page.nextCursor else { break }
+            page = try await client.messages(in: chat.id, before: next, limit: limit)
         }
         var info = ChatInfo(
-            chatID: Self.chatID(chat.id), peer: peer, peerName: await client.cachedProfile(of: peer)?.shownName,
-            createdAt: chat.createdAt,
-            lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: others,
+            chatID: Self.chatID(chat.id), peer: listed.peer, peerName: peerName, createdAt: chat.createdAt,
+            lastMessage: newest, unreadCount: UInt32(clamping: chat.unreadCount), members: listed.others,
             isDirect: chat.peer != nil,
-            groupName: earlierNotes ? "Earlier notes (this device)" : UntrustedText.line(chat.name, limit: Self.nameLimit),
+            groupName: listed.earlierNotes ? "Earlier notes (this device)" : UntrustedText.line(chat.name, limit: Self.nameLimit),
             admins: chat.admins, protocolVersion: Self.protocolVersion(chat.version))
-        info.isNotes = isNotes
+        info.isNotes = listing.isNotes
         info.deviceCounts = chat.members.reduce(into: [:]) { $0[$1, default: 0] += 1 }
         info.isMember = chat.status == .active
         info.retentionSeconds = chat.retention
-        info.convergence = Self.convergence(await client.convergence(of: chat.id))
+        info.convergence = Self.convergence(listing.convergence)
         info.imageID = chat.image?.blobHex ?? chat.avatarURL?.absoluteString
-        if info.imageID != nil { info.imageIsHere = await client.hasGroupImageContent(chat.id) }
+        if info.imageID != nil { info.imageIsHere = listing.hasImageContent }
         return info
     }
 
@@ -169,6 +201,13 @@ extension MarmotMessagingService {
             ? MarmotMessagingError.noRelayAccepted
             : "\(MarmotMessagingError.noRelayAccepted) (\(verdicts.joined(separator: ", ")))"
     }
+}
+
+/// Who a listed chat is shown as, its other accounts, and whether it holds earlier notes.
+struct ListedPeer {
+    let peer: PublicKey
+    let others: [PublicKey]
+    let earlierNotes: Bool
 }
 
 /// The core's message ids and the Marmot layer's rumor ids.

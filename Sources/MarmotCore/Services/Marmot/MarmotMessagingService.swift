@@ -215,13 +215,8 @@ actor MarmotMessagingService: MessagingService {
     // MARK: Queries
 
     func listChats() async throws -> [ChatInfo] {
-        let client = try await storedClient()
-        var infos: [ChatInfo] = []
         // Chats we left or were removed from stay listed, readable and marked (`isMember`).
-        for chat in try await client.chats() {
-            if let info = try await info(chat, client: client) { infos.append(info) }
-        }
-        return infos
+        try await infos(client: try await storedClient())
     }
 
     func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage {
