@@ -37,37 +37,57 @@ extension AppCore {
         outbox(for: session, service: service).yield(outgoing)
     }
 
-    /// The session's send pipeline: queue (durable) → `messageQueued` → send → `deliveryFinished`,
-    /// one message at a time.
+    /// The session's send pipeline: queue (durable) → `messageQueued`, then send → `deliveryFinished`,
+    /// each stage one message at a time and in the order written.
+    ///
+    /// The stages run side by side: a message waiting for a slow relay or for its group to settle
+    /// (the client holds outbound work while a group is syncing or resolving, issue 24) does not keep
+    /// the next one from being stored and shown as pending.
     private func outbox(for session: Session, service: any MessagingService) -> AsyncStream<OutgoingMessage>.Continuation {
         if let existing = session.outbox { return existing }
         let (stream, continuation) = AsyncStream.makeStream(of: OutgoingMessage.self)
         let inbox = self.inbox
         let id = session.id
         session.outboxPump = Task.detached {
-            for await message in stream {
-                do {
-                    try await service.queue(message)
-                } catch {
-                    inbox.yield(.event(.messageQueued(session: id, message, .failure(ServiceError(error)))))
-                    continue
+            let (queued, deliver) = AsyncStream.makeStream(of: OutgoingMessage.self)
+            await withTaskGroup(of: Void.self) { stages in
+                stages.addTask {
+                    for await message in queued {
+                        await Self.deliverQueued(message, service: service, inbox: inbox, session: id)
+                    }
                 }
-                inbox.yield(.event(.messageQueued(session: id, message, .success(()))))
-                let outcome: DeliveryOutcome
-                var code = OutcomeCode.notSent
-                do {
-                    outcome = try await service.send(message)
-                } catch {
-                    let failure = ServiceError(error)
-                    if failure.code != .failed { code = failure.code }
-                    outcome = .failed(reason: failure.reason)
+                for await message in stream {
+                    do {
+                        try await service.queue(message)
+                    } catch {
+                        inbox.yield(.event(.messageQueued(session: id, message, .failure(ServiceError(error)))))
+                        continue
+                    }
+                    inbox.yield(.event(.messageQueued(session: id, message, .success(()))))
+                    deliver.yield(message)
                 }
-                inbox.yield(.event(.deliveryFinished(
-                    session: id, chatID: message.chatID, messageID: message.id, retry: false, code: code, outcome)))
+                deliver.finish()
             }
         }
         session.outbox = continuation
         return continuation
+    }
+
+    /// The pipeline's second stage for one stored message: send it and report the outcome.
+    private static func deliverQueued(
+        _ message: OutgoingMessage, service: any MessagingService, inbox: AsyncStream<CoreMessage>.Continuation, session id: UInt64
+    ) async {
+        let outcome: DeliveryOutcome
+        var code = OutcomeCode.notSent
+        do {
+            outcome = try await service.send(message)
+        } catch {
+            let failure = ServiceError(error)
+            if failure.code != .failed { code = failure.code }
+            outcome = .failed(reason: failure.reason)
+        }
+        inbox.yield(.event(.deliveryFinished(
+            session: id, chatID: message.chatID, messageID: message.id, retry: false, code: code, outcome)))
     }
 
     /// The message is in the outbox: shown as pending (the pipeline sends it next); or it could not

@@ -102,6 +102,28 @@ import Testing
         #expect(h.state().currentChat?.convergenceBadge == nil)
     }
 
+    @Test("a message waiting to go out (a slow relay, a group not settled) does not keep the next from showing as pending")
+    func nextMessageShowsPendingWhileOneWaits() async throws {
+        let h = AppHarness()
+        try await h.createAccount()
+        let chatID = try await h.createChat()
+        let gate = Gate()
+        await h.service?.holdSends(gate)
+        h.dispatch(.sendMessage(chatID: chatID, content: "first"))
+        h.dispatch(.sendMessage(chatID: chatID, content: "second"))
+        try await h.waitFor("both shown as pending while the first is held") { state in
+            let last = (state.currentChat?.messages ?? []).suffix(2)
+            return last.map(\.content) == ["first", "second"] && last.allSatisfy { $0.delivery == .pending }
+        }
+        #expect(await h.service?.queued.map(\.content) == ["first", "second"])
+        #expect(await h.service?.sent.map(\.content) == ["first"], "the second goes out only after the first")
+        await gate.open()
+        try await h.waitFor("both sent") { state in
+            (state.currentChat?.messages ?? []).suffix(2).allSatisfy { $0.delivery == .sent }
+        }
+        #expect(await h.service?.sent.map(\.content) == ["first", "second"])
+    }
+
     @Test("the header's wording of a convergence status", arguments: [
         (ChatConvergence.settled, nil), (.syncing(waiting: 1), "Syncing: 1 message waits for a change still on its way"),
         (.resolving, "Resolving: our change is not confirmed by a relay yet"),
