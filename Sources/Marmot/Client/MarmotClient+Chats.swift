@@ -205,12 +205,19 @@ extension MarmotClient {
     /// launch asked four to five times per chat, and read the Notes setting once per chat (issue 27).
     public func chatListing() throws -> [ChatListing] {
         let notes = notesGroupID()
-        return try chats().map { chat in
-            ChatListing(
-                chat: chat, isNotes: chat.id == notes, convergence: convergence(of: chat.id),
-                hasImageContent: (chat.image != nil || chat.avatarURL != nil) && hasGroupImageContent(chat.id),
-                newest: try messages(in: chat.id, limit: 1))
-        }
+        return try chats().map { try listing($0, notes: notes) }
+    }
+
+    /// One chat as the chat list shows it (what `chatListing` gives for each), after a change to it.
+    public func listing(of chat: Chat) throws -> ChatListing {
+        try listing(chat, notes: notesGroupID())
+    }
+
+    private func listing(_ chat: Chat, notes: GroupID?) throws -> ChatListing {
+        ChatListing(
+            chat: chat, isNotes: chat.id == notes, convergence: convergence(of: chat.id),
+            hasImageContent: (chat.image != nil || chat.avatarURL != nil) && hasGroupImageContent(chat.id),
+            newest: try messages(in: chat.id, limit: 1))
     }
 
     /// The cached kind-0 profiles of `people` that have one (`cachedProfile(of:)` for each).

@@ -93,10 +93,13 @@ extension MarmotClient {
 
     /// Lets outbound work of `id` go: one waiter (`token`) whose time is up, or all of them.
     func openOutbound(_ id: GroupID, token: UInt64? = nil, timedOut: Bool = false) {
-        guard var waiting = settleWaiters[id] else { return }
-        let released = token.map { waiting.removeValue(forKey: $0).map { [$0] } ?? [] } ?? Array(waiting.values)
-        if token == nil { waiting = [:] }
-        settleWaiters[id] = waiting.isEmpty ? nil : waiting
+        let released: [CheckedContinuation<Void, Never>]
+        if let token {
+            released = (settleWaiters[id]?.removeValue(forKey: token)).map { [$0] } ?? []
+            if settleWaiters[id]?.isEmpty == true { settleWaiters[id] = nil }
+        } else {
+            released = Array((settleWaiters.removeValue(forKey: id) ?? [:]).values)
+        }
         if timedOut, !released.isEmpty {
             logger.notice("group \(id) did not settle within \(options.outboundHoldLimit): our outbound work goes out on the state we have")
         }

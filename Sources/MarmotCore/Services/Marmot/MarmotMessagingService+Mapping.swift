@@ -19,10 +19,7 @@ extension MarmotMessagingService {
     /// A chat as the core lists it, with its newest shown message and its membership; nil for a
     /// group that never had another member.
     func info(_ chat: Chat, client: MarmotClient) async throws -> ChatInfo? {
-        let listing = ChatListing(
-            chat: chat, isNotes: await client.isNotes(chat.id), convergence: await client.convergence(of: chat.id),
-            hasImageContent: chat.image != nil || chat.avatarURL != nil ? await client.hasGroupImageContent(chat.id) : false,
-            newest: try await client.messages(in: chat.id, limit: 1))
+        let listing = try await client.listing(of: chat)
         guard let listed = listedPeer(listing) else { return nil }
         return try await info(
             listing, listed, peerName: await client.cachedProfile(of: listed.peer)?.shownName, client: client)
