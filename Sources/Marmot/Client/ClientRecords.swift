@@ -216,29 +216,6 @@ extension CommitOrderingKey {
     }
 }
 
-/// The other side of a fork left by a competing commit: the state we would be in had the other
-/// commit of `forkEpoch` been applied. MDK 0.8.0 snapshots only commits it receives, never its own
-/// (`merge_pending_commit`), so in a race with one of its own commits it keeps whichever commit it
-/// applied first, whatever §5.7 says. When the other member's traffic opens only on this branch,
-/// it is the one they are on: the client switches to it. Kept in memory until one branch is
-/// confirmed by the other member's traffic.
-struct AlternateBranch: Sendable {
-    let forkEpoch: UInt64
-    /// How the snapshot of `forkEpoch` reads when this branch is the applied one.
-    let snapshot: EpochSnapshot
-    var mls: MLSGroup
-    /// Our messages sent on the current branch since the fork, re-sent if we switch.
-    var sentSinceFork: [EventID] = []
-    /// Others' messages read on the current branch since the fork, invalidated if we switch.
-    var receivedSinceFork: [EventID] = []
-    /// Application senders per epoch seen on this branch (branch selection's witnesses).
-    var witnesses: [UInt64: Set<Data>] = [:]
-
-    func eventKey() throws -> GroupEventKey {
-        try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
-    }
-}
-
 /// Setting keys the client owns in the store.
 enum ClientSettings {
     /// The `d` tag reused for every KeyPackage of a version we publish (MIP-00 rotation); v1 keeps

@@ -127,8 +127,7 @@ extension MarmotClient {
             try storeCurrentEventKey(id)
             try savePendingCommit(nil, group: id)
         }
-        alternates[id]?.removeAll { $0.forkEpoch == record.epoch && $0.snapshot.commitEventID == record.event.id }
-        if alternates[id]?.isEmpty == true { alternates[id] = nil }
+        branchBooks[id, default: BranchBook()].removeAlternate(forkEpoch: record.epoch, commit: record.event.id)
         saveBranches(id)
         if groupData?.disbanded == true || record.changesGroupData {
             // Our commit closed the group or may have changed its relays: the pool follows.
@@ -255,13 +254,11 @@ extension MarmotClient {
                 """)
             // What our branch already holds since the fork is what switching would drop: others'
             // messages to mark, ours to send again.
-            let received = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
-            let sent = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
+            let since = (branchBooks[session.id] ?? BranchBook()).sinceFork(epoch)
             keepAlternate(AlternateBranch(
                 forkEpoch: epoch,
                 snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key),
-                mls: next, sentSinceFork: sent.keys.sorted().flatMap { sent[$0] ?? [] },
-                receivedSinceFork: received.keys.sorted().flatMap { received[$0] ?? [] }), for: session.id)
+                mls: next, sentSinceFork: since.sent, receivedSinceFork: since.received), for: session.id)
         case .rollBack:
             logger.notice("""
                 competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
@@ -293,16 +290,13 @@ extension MarmotClient {
             if winning.relays != session.stored.relays { applied.newRelays = winning.relays }
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
-        keepAlternate(AlternateBranch(
-            forkEpoch: epoch, snapshot: snapshot, mls: session.mls,
-            witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > epoch }), for: session.id)
-        witnessesInEpoch[session.id] = witnessesInEpoch[session.id]?.filter { $0.key <= epoch }
-        let abandoned = receivedInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
-        invalidateReceived(abandoned.keys.sorted().flatMap { abandoned[$0] ?? [] }, in: session.id)
-        receivedInEpoch[session.id] = receivedInEpoch[session.id]?.filter { $0.key <= epoch }
-        let dropped = sentInEpoch[session.id]?.filter { $0.key > epoch } ?? [:]
-        applied.resend += dropped.keys.sorted().flatMap { dropped[$0] ?? [] }
-        sentInEpoch[session.id] = sentInEpoch[session.id]?.filter { $0.key <= epoch }
+        // The record is written with the branch we leave and before the cut below, as it always
+        // was: the witnesses after the fork stay in it until the next change to the forks.
+        keepAlternate(
+            (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
+        let dropped = branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
+        invalidateReceived(dropped.invalidate, in: session.id)
+        applied.resend += dropped.resend
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

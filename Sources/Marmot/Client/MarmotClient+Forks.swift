@@ -11,10 +11,7 @@ extension MarmotClient {
     /// Traffic of `epoch` opened on the current branch: forks the version considers settled by it
     /// are closed (v1: the other member is with us; v2: the fork is past the rewind horizon).
     func confirmBranch(_ id: GroupID, epoch: UInt64, rules: any GroupRules) {
-        guard let kept = alternates[id], kept.contains(where: { !rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) })
-        else { return }
-        alternates[id] = kept.filter { rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) }
-        if alternates[id]?.isEmpty == true { alternates[id] = nil }
+        guard branchBooks[id, default: BranchBook()].closeSettledForks(trafficEpoch: epoch, rules: rules) else { return }
         saveBranches(id)
         logger.info("fork of \(id) before epoch \(epoch) settled on the current branch")
     }
@@ -26,23 +23,18 @@ extension MarmotClient {
     ) -> (epoch: UInt64, key: CommitOrderingKey?, witnesses: [UInt64: Set<Data>]) {
         let tip = session.mls.epoch
         let key = tip == forkEpoch + 1 ? applied?.orderingKey : (try? loadSnapshot(group: session.id, epoch: tip - 1))??.orderingKey
-        return (tip, key, witnessesInEpoch[session.id] ?? [:])
+        return (tip, key, branchBooks[session.id]?.witnesses ?? [:])
     }
 
     /// Counts `sender` as a witness of epoch `epoch` on our branch (kept for the rewindable epochs).
     func noteWitness(_ sender: PublicKey, epoch: UInt64, in group: GroupID) {
-        witnessesInEpoch[group] = witnessesInEpoch[group]?.filter { $0.key + EpochSnapshot.retained > epoch }
-        let (added, _) = witnessesInEpoch[group, default: [:]][epoch, default: []].insert(Data(sender.bytes))
-        if added, alternates[group] != nil { saveBranches(group) }
+        if branchBooks[group, default: BranchBook()].noteWitness(Data(sender.bytes), epoch: epoch) { saveBranches(group) }
     }
 
     /// Keeps `branch` as one of the group's alternates (several may be open after a race of three
     /// or more commits); the same branch replaces its earlier copy, and at most four are kept.
     func keepAlternate(_ branch: AlternateBranch, for id: GroupID) {
-        var kept = alternates[id] ?? []
-        kept.removeAll { $0.forkEpoch == branch.forkEpoch && $0.snapshot.commitEventID == branch.snapshot.commitEventID }
-        kept.append(branch)
-        alternates[id] = Array(kept.suffix(4))
+        branchBooks[id, default: BranchBook()].keep(branch)
         saveBranches(id)
     }
 
@@ -88,7 +80,9 @@ extension MarmotClient {
             current: currentTip(session, forkEpoch: alternate.forkEpoch, applied: current),
             other: (otherTip.epoch, otherTip.key, evidence.witnesses))
         guard session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches) else {
-            replaceAlternate(alternate, with: evidence, in: session.id)
+            if branchBooks[session.id, default: BranchBook()].updateWitnesses(of: alternate, to: evidence.witnesses) {
+                saveBranches(session.id)
+            }
             throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
         }
         let previous = session.metadata
@@ -110,15 +104,7 @@ extension MarmotClient {
         }
         // The branch we leave stays a candidate: more traffic there can still bring us back, as it
         // would every other member.
-        var others = (alternates[session.id] ?? []).filter { !Self.same($0, alternate) }
-        if let current, current.commitEventID != alternate.snapshot.commitEventID {
-            others.append(AlternateBranch(
-                forkEpoch: alternate.forkEpoch, snapshot: current, mls: session.mls,
-                witnesses: (witnessesInEpoch[session.id] ?? [:]).filter { $0.key > alternate.forkEpoch }))
-        }
-        alternates[session.id] = others.isEmpty ? nil : Array(others.suffix(4))
-        witnessesInEpoch[session.id] = (witnessesInEpoch[session.id] ?? [:]).filter { $0.key <= alternate.forkEpoch }
-            .merging(alternate.witnesses.filter { $0.key > alternate.forkEpoch }) { $0.union($1) }
+        branchBooks[session.id, default: BranchBook()].follow(alternate, leaving: current, mls: session.mls)
         saveBranches(session.id)
         let switched = try sessionOrDrop(session.id)
         if let previous, let adopted {
@@ -127,7 +113,6 @@ extension MarmotClient {
         }
         emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
         invalidateReceived(alternate.receivedSinceFork, in: session.id)
-        receivedInEpoch[session.id] = nil
         var applied = try accept(result, message: message, next: next, event: event, session: switched)
         if let current, let before = try? MLSGroup(serialized: current.state) {
             lostOwnCommit(current, before: before, ours: session.mls, winner: alternate.mls, session: switched, into: &applied)
@@ -139,17 +124,6 @@ extension MarmotClient {
             if adopted.relays != session.stored.relays, applied.newRelays.isEmpty { applied.newRelays = adopted.relays }
         }
         return applied
-    }
-
-    private static func same(_ a: AlternateBranch, _ b: AlternateBranch) -> Bool {
-        a.forkEpoch == b.forkEpoch && a.snapshot.commitEventID == b.snapshot.commitEventID
-    }
-
-    /// Stores what was learned about a kept alternate (its witnesses) in place.
-    private func replaceAlternate(_ old: AlternateBranch, with new: AlternateBranch, in group: GroupID) {
-        guard let index = alternates[group]?.firstIndex(where: { Self.same($0, old) }) else { return }
-        alternates[group]?[index].witnesses = new.witnesses
-        saveBranches(group)
     }
 
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {
@@ -177,13 +151,9 @@ extension MarmotClient {
     /// Notes another member's message read on the current branch, so that it can be marked if the
     /// group leaves this branch: by epoch (a competing commit rolls epochs back) and per open fork.
     func noteReceivedOnBranch(_ rumorID: EventID, in session: GroupSession) {
-        let epoch = session.mls.epoch
-        receivedInEpoch[session.id] = receivedInEpoch[session.id]?.filter { $0.key + EpochSnapshot.retained > epoch }
-        receivedInEpoch[session.id, default: [:]][epoch, default: []].append(rumorID)
-        for index in alternates[session.id]?.indices ?? 0..<0 where alternates[session.id]?[index].forkEpoch ?? .max < epoch {
-            alternates[session.id]?[index].receivedSinceFork.append(rumorID)
+        if branchBooks[session.id, default: BranchBook()].noteReceived(rumorID, epoch: session.mls.epoch) {
+            saveBranches(session.id)
         }
-        if alternates[session.id] != nil { saveBranches(session.id) }
     }
 
     /// Marks others' messages of a branch the group left as invalidated (kept, shown as not part of

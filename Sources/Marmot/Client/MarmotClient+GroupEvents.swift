@@ -96,7 +96,7 @@ extension MarmotClient {
         guard let session = sessionFor(event) else {
             throw GroupEventPeeler.dropUnknown(event, now: now(), window: options.eventWindow)
         }
-        let branches = Array((alternates[session.id] ?? []).reversed())
+        let branches = Array((branchBooks[session.id]?.alternates ?? []).reversed())
         let peeled = try peeler(for: session, alternates: branches).peel(event, now: now())
         if let opened = peeled.alternate,
            let alternate = branches.first(where: { $0.forkEpoch == opened.forkEpoch && $0.snapshot.commitEventID == opened.commit })

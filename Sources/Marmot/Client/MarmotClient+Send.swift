@@ -113,12 +113,9 @@ extension MarmotClient {
         }
         guard rumor.id == rumorID else { throw MarmotClientError.encoding("stored message does not rebuild its rumor") }
         let prepared = try prepare(rumor, in: id)
-        for index in alternates[id]?.indices ?? 0..<0 { alternates[id]?[index].sentSinceFork.append(rumor.id) }
-        if alternates[id] != nil { saveBranches(id) }
+        if branchBooks[id, default: BranchBook()].noteSentOnForks(rumor.id) { saveBranches(id) }
         if let epoch = sessions[id]?.mls.epoch {
-            // Only epochs a competing commit can still roll back (the retained snapshots) are kept.
-            sentInEpoch[id] = sentInEpoch[id]?.filter { $0.key + EpochSnapshot.retained > epoch }
-            sentInEpoch[id, default: [:]][epoch, default: []].append(rumor.id)
+            branchBooks[id, default: BranchBook()].noteSent(rumor.id, epoch: epoch)
             noteWitness(publicKey, epoch: epoch, in: id)
         }
         crashIfRequested(.afterEncrypt)

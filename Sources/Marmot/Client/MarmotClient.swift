@@ -120,12 +120,8 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     var parked: [GroupID: [Event]] = [:]
-    /// Others' messages by the epoch they were read in, for the epochs a competing commit can still
-    /// roll back (`invalidateReceived`).
-    var receivedInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
-    /// Application senders (ours included) per epoch on the branch we are on, for the epochs a fork
-    /// can still be rewound to: branch selection's witnesses (`CompetingBranches`).
-    var witnessesInEpoch: [GroupID: [UInt64: Set<Data>]] = [:]
+    /// Each group's open forks and what its current branch holds since them (`BranchBook`).
+    var branchBooks: [GroupID: BranchBook] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
     /// When `expirySweep` wakes (the earliest stored expiry when it was set).
@@ -135,8 +131,6 @@ public actor MarmotClient {
     /// When each version's key package was last rotated after a Welcome, and rotations waiting.
     var lastKeyPackageRotation: [MarmotVersion: Int64] = [:]
     var rotationScheduled: Set<MarmotVersion> = []
-    /// The other branches of forks left by competing commits, per group, newest last (`AlternateBranch`).
-    var alternates: [GroupID: [AlternateBranch]] = [:]
     /// Parked events that opened and wait for a state they need (a proposal still to come, more
     /// evidence for the branch they are on); undecryptable ones are not counted (`convergence(of:)`).
     var parkedWaiting: [GroupID: Set<EventID>] = [:]
@@ -144,9 +138,6 @@ public actor MarmotClient {
     var blockedGroups: [GroupID: String] = [:]
     /// The convergence status last reported per group (`convergenceChanged` is sent on a change).
     var convergenceReported: [GroupID: ConvergenceStatus] = [:]
-    /// Our messages sent in this run, per group and epoch: re-sent when a competing commit rolls
-    /// the group back below that epoch (their branch was dropped).
-    var sentInEpoch: [GroupID: [UInt64: [EventID]]] = [:]
     /// Peers' relay lists read during this run (`relayLists(of:)`).
     var peerRelayLists: [PublicKey: RelayLists] = [:]
     /// Which relays each active group uses, and the relays groups brought (`syncPoolRelays`).

@@ -93,10 +93,8 @@ extension MarmotClient {
     /// Writes group `id`'s open forks to the store (sealed), or removes the record when none is
     /// open; called after every change to them, which happens only while a fork is open.
     func saveBranches(_ id: GroupID) {
-        let kept = alternates[id] ?? []
-        let record = kept.isEmpty ? nil : StoredBranches(alternates: kept, witnesses: witnessesInEpoch[id] ?? [:]).encoded()
         do {
-            try store.setSetting(ClientSettings.branches(id), record)
+            try store.setSetting(ClientSettings.branches(id), branchBooks[id]?.record)
         } catch {
             logger.warning("cannot store the open forks of \(id): \(error)")
         }
@@ -107,9 +105,7 @@ extension MarmotClient {
     func loadBranches(_ id: GroupID) {
         guard let data = (try? store.setting(ClientSettings.branches(id))).flatMap({ $0 }) else { return }
         do {
-            let stored = try StoredBranches(encoded: data)
-            alternates[id] = stored.alternates.isEmpty ? nil : stored.alternates
-            witnessesInEpoch[id] = stored.witnesses.isEmpty ? nil : stored.witnesses
+            try branchBooks[id, default: BranchBook()].restore(data)
         } catch {
             logger.warning("the stored open forks of \(id) do not read: \(error); going on from our branch")
         }

@@ -1,0 +1,202 @@
+import Foundation
+import MLS
+import Nostr
+
+/// The other side of a fork left by a competing commit: the state we would be in had the other
+/// commit of `forkEpoch` been applied. MDK 0.8.0 snapshots only commits it receives, never its own
+/// (`merge_pending_commit`), so in a race with one of its own commits it keeps whichever commit it
+/// applied first, whatever §5.7 says. When the other member's traffic opens only on this branch,
+/// it is the one they are on: the client switches to it. Kept in memory until one branch is
+/// confirmed by the other member's traffic.
+struct AlternateBranch: Sendable {
+    let forkEpoch: UInt64
+    /// How the snapshot of `forkEpoch` reads when this branch is the applied one.
+    let snapshot: EpochSnapshot
+    var mls: MLSGroup
+    /// Our messages sent on the current branch since the fork, re-sent if we switch.
+    var sentSinceFork: [EventID] = []
+    /// Others' messages read on the current branch since the fork, invalidated if we switch.
+    var receivedSinceFork: [EventID] = []
+    /// Application senders per epoch seen on this branch (branch selection's witnesses).
+    var witnesses: [UInt64: Set<Data>] = [:]
+
+    func eventKey() throws -> GroupEventKey {
+        try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
+    }
+
+    /// Whether `other` is this branch: the same commit at the same fork epoch.
+    func isSame(as other: AlternateBranch) -> Bool {
+        isBranch(forkEpoch: other.forkEpoch, commit: other.snapshot.commitEventID)
+    }
+
+    /// Whether this is the branch of `commit` at `forkEpoch`.
+    func isBranch(forkEpoch: UInt64, commit: EventID) -> Bool {
+        self.forkEpoch == forkEpoch && snapshot.commitEventID == commit
+    }
+}
+
+/// One group's fork bookkeeping: the other branches of open forks, and on the branch we are on the
+/// witnesses, others' messages read and our messages sent, per epoch.
+///
+/// Pure: the client actor asks it what a fork, a rollback or a switch of branch changes and does the
+/// I/O itself (store writes, marking messages, re-sending), so the rules can be tested alone (issue
+/// 24). Methods that change what `StoredBranches` keeps return true when the record must be
+/// written again; received and sent ids live only for this run (they are never stored).
+struct BranchBook: Sendable {
+    /// How many alternates are kept at once (a race of more commits keeps the newest).
+    static let maxAlternates = 4
+
+    /// The other branches of the group's open forks, newest last (several may be open after a race
+    /// of three or more commits).
+    private(set) var alternates: [AlternateBranch] = []
+    /// Application senders (ours included) per epoch on the branch we are on, for the epochs a fork
+    /// can still be rewound to: branch selection's witnesses (`CompetingBranches`).
+    private(set) var witnesses: [UInt64: Set<Data>] = [:]
+    /// Others' messages by the epoch they were read in, for the epochs a competing commit can still
+    /// roll back.
+    private(set) var received: [UInt64: [EventID]] = [:]
+    /// Our messages sent in this run by epoch: sent again when a competing commit rolls the group
+    /// back below that epoch (their branch was dropped).
+    private(set) var sent: [UInt64: [EventID]] = [:]
+
+    init() {}
+
+    /// Whether a fork is open (an alternate is kept); only then is anything stored.
+    var hasOpenFork: Bool { !alternates.isEmpty }
+
+    // MARK: Traffic on the current branch
+
+    /// Counts `sender` as a witness of `epoch`, dropping epochs a competing commit can no longer
+    /// roll back (`EpochSnapshot.retained`); true when the record must be written again.
+    mutating func noteWitness(_ sender: Data, epoch: UInt64) -> Bool {
+        witnesses = Self.retained(witnesses, at: epoch)
+        let (added, _) = witnesses[epoch, default: []].insert(sender)
+        return added && hasOpenFork
+    }
+
+    /// Notes another member's message read in `epoch`: by epoch (a rollback below it marks it) and
+    /// on every fork older than `epoch` (a switch to that branch marks it); true when the record
+    /// must be written again.
+    mutating func noteReceived(_ rumorID: EventID, epoch: UInt64) -> Bool {
+        received = Self.retained(received, at: epoch)
+        received[epoch, default: []].append(rumorID)
+        for index in alternates.indices where alternates[index].forkEpoch < epoch {
+            alternates[index].receivedSinceFork.append(rumorID)
+        }
+        return hasOpenFork
+    }
+
+    /// Notes a message of ours encrypted on the current branch on every open fork (a switch sends
+    /// it again); true when the record must be written again.
+    mutating func noteSentOnForks(_ rumorID: EventID) -> Bool {
+        for index in alternates.indices { alternates[index].sentSinceFork.append(rumorID) }
+        return hasOpenFork
+    }
+
+    /// Notes a message of ours encrypted in `epoch` (a rollback below it sends it again), dropping
+    /// epochs a competing commit can no longer roll back.
+    mutating func noteSent(_ rumorID: EventID, epoch: UInt64) {
+        sent = Self.retained(sent, at: epoch)
+        sent[epoch, default: []].append(rumorID)
+    }
+
+    /// Others' messages read and ours sent on the current branch after `forkEpoch`, oldest epoch
+    /// first: what switching to a branch from that fork would drop.
+    func sinceFork(_ forkEpoch: UInt64) -> (received: [EventID], sent: [EventID]) {
+        (Self.after(forkEpoch, received), Self.after(forkEpoch, sent))
+    }
+
+    // MARK: Forks
+
+    /// Keeps `branch` as an alternate; the same branch replaces its earlier copy, and only the
+    /// newest `maxAlternates` stay. The record must always be written again.
+    mutating func keep(_ branch: AlternateBranch) {
+        alternates.removeAll { $0.isSame(as: branch) }
+        alternates.append(branch)
+        alternates = Array(alternates.suffix(Self.maxAlternates))
+    }
+
+    /// Forgets the branch of `commit` at `forkEpoch`, if kept (our own commit, merged).
+    mutating func removeAlternate(forkEpoch: UInt64, commit: EventID) {
+        alternates.removeAll { $0.isBranch(forkEpoch: forkEpoch, commit: commit) }
+    }
+
+    /// Takes `witnesses` as what is known of the kept `branch`'s witnesses; true when it is kept
+    /// (the record must be written again).
+    mutating func updateWitnesses(of branch: AlternateBranch, to witnesses: [UInt64: Set<Data>]) -> Bool {
+        guard let index = alternates.firstIndex(where: { $0.isSame(as: branch) }) else { return false }
+        alternates[index].witnesses = witnesses
+        return true
+    }
+
+    /// Traffic of `epoch` opened on the current branch: closes the forks `rules` consider settled
+    /// by it (v1: the other member is with us; v2: the fork is past the rewind horizon); true when
+    /// any was closed (the record must be written again).
+    mutating func closeSettledForks(trafficEpoch epoch: UInt64, rules: any GroupRules) -> Bool {
+        let open = alternates.filter { rules.forkStaysOpen(forkEpoch: $0.forkEpoch, trafficEpoch: epoch) }
+        guard open.count < alternates.count else { return false }
+        alternates = open
+        return true
+    }
+
+    /// The branch we are on from `forkEpoch`, as an alternate to keep when we leave it: `snapshot`
+    /// is the fork epoch's with our applied commit, `mls` our state, its witnesses those after the fork.
+    func leaving(at forkEpoch: UInt64, snapshot: EpochSnapshot, mls: MLSGroup) -> AlternateBranch {
+        AlternateBranch(forkEpoch: forkEpoch, snapshot: snapshot, mls: mls, witnesses: witnesses.filter { $0.key > forkEpoch })
+    }
+
+    /// A competing commit won at `forkEpoch` and the group rolled back to it (the branch we leave
+    /// already kept, `leaving`): only what is at or before the fork stays. Returns others' messages
+    /// read after the fork (to mark invalidated) and ours sent after it (to send again), oldest
+    /// epoch first.
+    mutating func rollBack(to forkEpoch: UInt64) -> (invalidate: [EventID], resend: [EventID]) {
+        let dropped = sinceFork(forkEpoch)
+        witnesses = witnesses.filter { $0.key <= forkEpoch }
+        received = received.filter { $0.key <= forkEpoch }
+        sent = sent.filter { $0.key <= forkEpoch }
+        return (dropped.received, dropped.sent)
+    }
+
+    /// We switch to `followed`: the branch we leave (`current`, the fork epoch's snapshot with the
+    /// commit we applied, and `mls`, our state) becomes an alternate unless it is the same commit,
+    /// `followed` is no longer one, the witnesses after the fork become `followed`'s and others'
+    /// messages read are forgotten (the caller marks `followed.receivedSinceFork`). The record must
+    /// always be written again.
+    mutating func follow(_ followed: AlternateBranch, leaving current: EpochSnapshot?, mls: MLSGroup) {
+        var others = alternates.filter { !$0.isSame(as: followed) }
+        if let current, current.commitEventID != followed.snapshot.commitEventID {
+            others.append(leaving(at: followed.forkEpoch, snapshot: current, mls: mls))
+        }
+        alternates = Array(others.suffix(Self.maxAlternates))
+        witnesses = witnesses.filter { $0.key <= followed.forkEpoch }
+            .merging(followed.witnesses.filter { $0.key > followed.forkEpoch }) { $0.union($1) }
+        received = [:]
+    }
+
+    // MARK: Persistence
+
+    /// What the store keeps (`StoredBranches`, sealed): nil when no fork is open (the record is removed).
+    var record: Data? {
+        hasOpenFork ? StoredBranches(alternates: alternates, witnesses: witnesses).encoded() : nil
+    }
+
+    /// Takes the alternates and witnesses of a stored `record`; throws, changing nothing, when it
+    /// does not read.
+    mutating func restore(_ record: Data) throws {
+        let stored = try StoredBranches(encoded: record)
+        alternates = stored.alternates
+        witnesses = stored.witnesses
+    }
+
+    // MARK: Helpers
+
+    /// `byEpoch` without the epochs a competing commit can no longer roll back once at `epoch`.
+    private static func retained<Value>(_ byEpoch: [UInt64: Value], at epoch: UInt64) -> [UInt64: Value] {
+        byEpoch.filter { $0.key + EpochSnapshot.retained > epoch }
+    }
+
+    /// The ids of the epochs after `forkEpoch`, oldest epoch first.
+    private static func after(_ forkEpoch: UInt64, _ byEpoch: [UInt64: [EventID]]) -> [EventID] {
+        byEpoch.filter { $0.key > forkEpoch }.sorted { $0.key < $1.key }.flatMap(\.value)
+    }
+}
