@@ -290,11 +290,12 @@ extension MarmotClient {
             if winning.relays != session.stored.relays { applied.newRelays = winning.relays }
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
-        // The record is written with the branch we leave and before the cut below, as it always
-        // was: the witnesses after the fork stay in it until the next change to the forks.
         keepAlternate(
             (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
         let dropped = branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
+        // Stored again after the cut: the witnesses after the fork are the branch we left's now,
+        // and a restart must not count them for the branch we are on.
+        saveBranches(session.id)
         invalidateReceived(dropped.invalidate, in: session.id)
         applied.resend += dropped.resend
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
