@@ -15,6 +15,11 @@ enum GroupStateEncoding {
     static let version2: UInt8 = 2
     /// The first format, still read.
     static let version1: UInt8 = 1
+    /// The state of `MLSGroup.serializedApart()`: version 3 without the secret trees (current and
+    /// retained), which are stored in their own blob; read only together with that blob.
+    static let versionApart: UInt8 = 4
+    /// The format of `MLSGroup.serializedRatchets()`.
+    static let ratchetsVersion: UInt8 = 1
     /// Every format `MLSGroup(serialized:)` reads.
     static let readable: Set<UInt8> = [version1, version2, version]
 

@@ -71,4 +71,23 @@ extension GroupStateEncoding {
         }
         return ratchet
     }
+
+    /// The secret trees of `MLSGroup.serializedRatchets()`: the current one, which must be of
+    /// `epoch`, and the retained epochs' by epoch.
+    static func readRatchets(
+        _ data: Data, provider: CipherSuiteProvider, epoch: UInt64
+    ) throws -> (current: SecretTree, past: [UInt64: SecretTree]) {
+        var r = TLSReader(data)
+        guard try r.readUInt8() == ratchetsVersion else { throw TLSDecodingError.invalidValue("ratchets version") }
+        guard try r.readUInt64() == epoch else { throw TLSDecodingError.invalidValue("ratchets of another epoch") }
+        let current = try readSecretTree(&r, provider: provider)
+        var past: [UInt64: SecretTree] = [:]
+        for (pastEpoch, tree) in try r.readVectorElements({ v in (try v.readUInt64(), try readSecretTree(&v, provider: provider)) }) {
+            guard past.updateValue(tree, forKey: pastEpoch) == nil else {
+                throw TLSDecodingError.invalidValue("ratchets of epoch \(pastEpoch) twice")
+            }
+        }
+        try r.finish()
+        return (current, past)
+    }
 }

@@ -122,6 +122,13 @@ public struct SecretTree: Sendable, CustomStringConvertible, CustomDebugStringCo
         }
     }
 
+    /// A tree of `size` leaves holding no secret (a placeholder until the stored one is read).
+    static func erased(provider: CipherSuiteProvider, size: TreeSize) -> SecretTree {
+        var tree = SecretTree(provider: provider, encryptionSecret: Data(), size: size)
+        tree.erase()
+        return tree
+    }
+
     /// Deletes every secret and ratchet: the tree then answers no key request (§9.2).
     mutating func erase() {
         nodeSecrets = [:]

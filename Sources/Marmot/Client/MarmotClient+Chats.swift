@@ -167,7 +167,9 @@ extension MarmotClient {
 
     /// Stores a group we just made and opens its session with its epoch's event key; undone when
     /// the key cannot be stored, so no half-made group is left.
-    func registerNewGroup(_ row: StoredGroup, mls: MLSGroup) throws {
+    func registerNewGroup(_ made: StoredGroup, mls: MLSGroup) throws {
+        var row = made
+        row.setState(mls)
         let groupID = row.mlsGroupID
         try storage { try store.saveGroup(row) }
         sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])

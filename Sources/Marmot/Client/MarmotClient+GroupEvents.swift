@@ -164,7 +164,11 @@ extension MarmotClient {
         _ application: ApplicationMessage, next: MLSGroup, event: Event, session: GroupSession
     ) throws(DropReason) -> Applied {
         // The message key is used up whatever the rumor holds: keep the ratchet's deletion.
-        try persistOrDrop(next, session.id)
+        do {
+            try persistRatchets(next, for: session.id)
+        } catch {
+            throw .storage("\(error)")
+        }
         guard let sender = NostrIdentity.publicKey(application.credential) else {
             throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
         }

@@ -85,8 +85,7 @@ extension MarmotClient {
         let former = try storage { try store.setting(ClientSettings.formerState(id)) }
         if let former, let mls = try? MLSGroup(serialized: former) {
             session.mls = mls
-            session.stored.mlsState = former
-            session.stored.epoch = mls.epoch
+            session.stored.setState(mls)
             session.stored.status = .inactive
             try storage {
                 try store.saveGroup(session.stored)

@@ -147,7 +147,7 @@ extension MarmotClient {
         var message = StoredMessage(rumor: rumor, mlsGroupID: id, isMine: true, deliveryState: .pending, outerEventID: event.id)
         message.expiresAt = expiresAt
         try storage {
-            try persist(mls, for: id)
+            try persistRatchets(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
             try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
             try store.saveMessage(message)

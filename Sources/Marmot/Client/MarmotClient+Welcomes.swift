@@ -111,16 +111,17 @@ extension MarmotClient {
         let peer: PublicKey? =
             groupData.name.isEmpty && otherAccounts.count == 1 && (otherAccounts == [sender] || sender == publicKey)
             ? otherAccounts.first : nil
-        let row = StoredGroup(
-            mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
+        var row = StoredGroup(
+            mlsGroupID: mls.groupID, nostrGroupID: groupData.nostrGroupID, mlsState: Data(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
             relays: groupData.relays, peer: peer, status: .pending, lastMessageAt: former?.stored.lastMessageAt,
             createdAt: now(), version: version)
+        row.setState(mls)
         let invite = InviteRecord(inviter: sender, wrapID: event.id, receivedAt: now())
         do {
             if let former, former.stored.status == .inactive {
                 // Kept until the answer: declining puts the inactive state back, accepting drops it.
-                try store.setSetting(ClientSettings.formerState(mls.groupID), former.stored.mlsState)
+                try store.setSetting(ClientSettings.formerState(mls.groupID), former.mls.serialized())
                 parked[mls.groupID] = nil
                 try store.setSetting(ClientSettings.parked(mls.groupID), nil)
             }

@@ -237,7 +237,7 @@ public actor MarmotClient {
         let eventKeys = try? store.groupEventKeys(of: ids)
         let names = ids.flatMap { [ClientSettings.pendingCommit($0), ClientSettings.parked($0), ClientSettings.branches($0)] }
         let present = (try? store.presentSettings(names)) ?? Set(names)
-        let states = Self.decodeStates(stored.map(\.mlsState))
+        let states = Self.decodeStates(stored)
         for (group, state) in zip(stored, states) {
             let id = group.mlsGroupID
             do {
@@ -257,10 +257,10 @@ public actor MarmotClient {
     }
 
     /// Each serialized MLS state decoded, spread over the cores (the decodes share nothing).
-    static func decodeStates(_ states: [Data]) -> [Result<MLSGroup, any Error>] {
-        let results = DecodedStates(count: states.count)
-        DispatchQueue.concurrentPerform(iterations: states.count) { index in
-            results.set(index, Result { try MLSGroup(serialized: states[index]) })
+    static func decodeStates(_ rows: [StoredGroup]) -> [Result<MLSGroup, any Error>] {
+        let results = DecodedStates(count: rows.count)
+        DispatchQueue.concurrentPerform(iterations: rows.count) { index in
+            results.set(index, Result { try rows[index].decodedState() })
         }
         return results.values
     }
@@ -494,9 +494,10 @@ public actor MarmotClient {
     /// `saveMessage` maintains are kept.
     func persist(_ mls: MLSGroup, for id: GroupID, groupData: GroupMetadata? = nil, status: GroupStatus? = nil) throws {
         guard var session = sessions[id] else { throw MarmotClientError.unknownChat(id) }
-        var row = try store.group(mlsGroupID: id) ?? session.stored
-        row.mlsState = mls.serialized()
-        row.epoch = mls.epoch
+        // The store moves the activity columns as messages arrive; the rest of the row is ours.
+        var row = session.stored
+        if let activity = try store.groupActivity(mlsGroupID: id) { row.activity = activity }
+        row.setState(mls)
         if let groupData {
             row.nostrGroupID = groupData.nostrGroupID
             row.name = groupData.name
@@ -513,7 +514,18 @@ public actor MarmotClient {
 
     /// Re-reads the stored row (after `saveMessage` changed its counters).
     func refreshRow(_ id: GroupID) {
-        if let row = try? store.group(mlsGroupID: id) { sessions[id]?.stored = row }
+        if let activity = try? store.groupActivity(mlsGroupID: id) { sessions[id]?.stored.activity = activity }
+    }
+
+    /// Stores what an application message changed in `mls`: only its secret trees (a ratchet step,
+    /// a used key deleted), not the whole group, when the group is stored apart (issue 27); a group
+    /// still stored whole (before its first save in this format) is saved whole, once.
+    func persistRatchets(_ mls: MLSGroup, for id: GroupID) throws {
+        guard sessions[id]?.stored.mlsRatchets != nil else { return try persist(mls, for: id) }
+        let ratchets = mls.serializedRatchets()
+        try store.saveGroupRatchets(mlsGroupID: id, ratchets: ratchets)
+        sessions[id]?.mls = mls
+        sessions[id]?.stored.mlsRatchets = ratchets
     }
 
     /// Stores the group-event key of the group's current epoch and forgets keys older than five

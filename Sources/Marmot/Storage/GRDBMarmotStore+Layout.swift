@@ -42,11 +42,11 @@ extension GRDBMarmotStore {
         let versions = try groupVersions(db, old)
         let groupRows = try GroupRow.fetchAll(db)
         var groupIDs: [Data: GroupID] = [:]
-        var groups: [(StoredGroup, Int64)] = []
+        var groups: [(StoredGroup, Int64, Int64)] = []
         for row in groupRows {
             let group = try old.storedGroup(row, versions: versions)
             groupIDs[row.groupRef] = group.mlsGroupID
-            groups.append((group, row.version))
+            groups.append((group, row.version, row.ratchetVersion))
         }
         let messages = try MessageRow.order(Column.rowID).fetchAll(db).map(old.storedMessage)
         let keyPackages = try KeyPackageRow.fetchAll(db).map(old.storedKeyPackage)
@@ -61,10 +61,11 @@ extension GRDBMarmotStore {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         var newVersions = GroupVersions()
-        for (group, version) in groups {
-            let row = try new.groupRow(group, version: version)
+        for (group, version, ratchetVersion) in groups {
+            let row = try new.groupRow(group, version: version, ratchetVersion: ratchetVersion)
             try row.insert(db)
             newVersions[row.groupRef] = version
+            if row.sealedRatchets != nil { newVersions[new.ratchetsRef(row.groupRef)] = ratchetVersion }
         }
         try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try new.sealVersions(newVersions)).save(db)
         for message in messages { try new.messageRow(message).insert(db) }

@@ -88,15 +88,42 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try write { db in
             var versions = try Self.groupVersions(db, codec)
             let version = (versions[ref] ?? 0) + 1
-            let row = try codec.groupRow(group, version: version)
+            let ratchetsRef = codec.ratchetsRef(ref)
+            let ratchetVersion = (versions[ratchetsRef] ?? 0) + 1
+            let row = try codec.groupRow(group, version: version, ratchetVersion: ratchetVersion)
             // Prepared once per connection, like the message statements (issue 27).
             try db.cachedStatement(sql: """
-                INSERT INTO groups_v2 (\(GroupRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO groups_v2 (\(GroupRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(group_ref) DO UPDATE SET nostr_ref = excluded.nostr_ref, version = excluded.version,
                 sealed_state = excluded.sealed_state, sealed_meta = excluded.sealed_meta, status = excluded.status,
-                last_message_at = excluded.last_message_at, unread_count = excluded.unread_count, created_at = excluded.created_at
+                last_message_at = excluded.last_message_at, unread_count = excluded.unread_count, created_at = excluded.created_at,
+                sealed_ratchets = excluded.sealed_ratchets, ratchet_version = excluded.ratchet_version
                 """).execute(arguments: row.arguments)
             versions[ref] = version
+            versions[ratchetsRef] = group.mlsRatchets == nil ? nil : ratchetVersion
+            try Self.saveGroupVersions(db, codec, versions)
+        }
+    }
+
+    public func saveGroupRatchets(mlsGroupID: GroupID, ratchets: Data) throws {
+        let ref = codec.groupRef(mlsGroupID.bytes)
+        let codec = self.codec
+        try write { db in
+            guard let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT version, sealed_ratchets IS NOT NULL FROM groups_v2 WHERE group_ref = ?"),
+                arguments: [ref])
+            else { throw StorageError.unknownGroup(mlsGroupID.description) }
+            let version: Int64 = try row.decode(atIndex: 0)
+            guard try row.decode(Bool.self, atIndex: 1) else {
+                throw StorageError.corruptRow("groups.sealed_ratchets: the group's state is stored whole")
+            }
+            var versions = try Self.groupVersions(db, codec)
+            let ratchetsRef = codec.ratchetsRef(ref)
+            let ratchetVersion = (versions[ratchetsRef] ?? 0) + 1
+            let sealed = try codec.cipher.seal(ratchets, StoreCodec.ratchetsContext(ref, version, ratchetVersion))
+            try db.cachedStatement(sql: "UPDATE groups_v2 SET sealed_ratchets = ?, ratchet_version = ? WHERE group_ref = ?")
+                .execute(arguments: [sealed, ratchetVersion, ref])
+            versions[ratchetsRef] = ratchetVersion
             try Self.saveGroupVersions(db, codec, versions)
         }
     }
@@ -108,6 +135,15 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM groups_v2 WHERE group_ref = ?"), arguments: [ref])
             else { return nil }
             return try codec.storedGroup(try GroupRow(row: row), versions: try Self.groupVersions(db, codec))
+        }
+    }
+
+    public func groupActivity(mlsGroupID: GroupID) throws -> GroupActivity? {
+        let ref = codec.groupRef(mlsGroupID.bytes)
+        return try read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT last_message_at, unread_count FROM groups_v2 WHERE group_ref = ?"), arguments: [ref]
+            ).map { GroupActivity(lastMessageAt: try $0.decode(atIndex: 0), unreadCount: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -139,6 +175,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
             guard try GroupRow.deleteOne(db, key: ref) else { return }
             var versions = try Self.groupVersions(db, codec)
             versions[ref] = nil
+            versions[codec.ratchetsRef(ref)] = nil
             try Self.saveGroupVersions(db, codec, versions)
         }
     }

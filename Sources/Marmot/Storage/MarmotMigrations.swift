@@ -132,6 +132,15 @@ enum MarmotMigrations {
                 WHERE is_mine = 1 AND delivery_state IN ('pending', 'failed')
                 """)
         }
+        // A group's secret trees apart from the rest of its state (`MLSGroup.serializedApart()`):
+        // an application message rewrites only them, not the whole group (issue 27: at 1,000
+        // members every message rewrote a 214 KB state). Existing rows stay whole until their next save.
+        migrator.registerMigration("v5-group-ratchets") { db in
+            try db.alter(table: "groups_v2") { t in
+                t.add(column: "sealed_ratchets", .blob)
+                t.add(column: "ratchet_version", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 }

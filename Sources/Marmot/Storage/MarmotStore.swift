@@ -12,7 +12,12 @@ public protocol MarmotStore: Sendable {
 
     /// Inserts or replaces the group with this MLS group id (its messages are kept).
     func saveGroup(_ group: StoredGroup) throws
+    /// Replaces only the secret trees of a group stored apart (`StoredGroup.mlsRatchets` set): what
+    /// an application message changes (issue 27). Fails for a group stored whole or absent.
+    func saveGroupRatchets(mlsGroupID: GroupID, ratchets: Data) throws
     func group(mlsGroupID: GroupID) throws -> StoredGroup?
+    /// A group's last-message time and unread count alone, without opening its sealed values.
+    func groupActivity(mlsGroupID: GroupID) throws -> GroupActivity?
     /// The group whose current `h` value is this id (kind-445 routing).
     func group(nostrGroupID: NostrGroupID) throws -> StoredGroup?
     /// All groups, most recent activity first.

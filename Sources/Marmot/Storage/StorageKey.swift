@@ -117,6 +117,8 @@ struct LookupKey: @unchecked Sendable {
     enum Domain: String, CaseIterable {
         case group, nostrGroup = "nostr-group", message, keyPackage = "key-package", processedEvent = "processed-event"
         case setting
+        /// The version record of a group's secret trees (`GroupVersions`), apart from the row's.
+        case groupRatchets = "group-ratchets"
     }
 
     init(key: SymmetricKey) {

@@ -16,11 +16,15 @@ struct GroupRow: Codable, FetchableRecord, PersistableRecord {
     var lastMessageAt: Int64?
     var unreadCount: Int
     var createdAt: Int64
+    /// The secret trees of a state stored apart (migration `v5-group-ratchets`), sealed under the
+    /// row's version and their own `ratchetVersion`, which advances with every write of them.
+    var sealedRatchets: Data?
+    var ratchetVersion: Int64
 
     enum CodingKeys: String, CodingKey {
         case groupRef = "group_ref", nostrRef = "nostr_ref", version, sealedState = "sealed_state"
         case sealedMeta = "sealed_meta", status, lastMessageAt = "last_message_at", unreadCount = "unread_count"
-        case createdAt = "created_at"
+        case createdAt = "created_at", sealedRatchets = "sealed_ratchets", ratchetVersion = "ratchet_version"
     }
 
     enum Columns {
@@ -33,12 +37,15 @@ struct GroupRow: Codable, FetchableRecord, PersistableRecord {
 
 extension GroupRow {
     /// Every column, in the order `arguments` uses.
-    static let columnList =
-        "group_ref, nostr_ref, version, sealed_state, sealed_meta, status, last_message_at, unread_count, created_at"
+    static let columnList = """
+        group_ref, nostr_ref, version, sealed_state, sealed_meta, status, last_message_at, unread_count, created_at, \
+        sealed_ratchets, ratchet_version
+        """
 
     /// The row's values in `columnList` order, for the store's prepared statements.
     var arguments: StatementArguments {
-        [groupRef, nostrRef, version, sealedState, sealedMeta, status, lastMessageAt, unreadCount, createdAt]
+        [groupRef, nostrRef, version, sealedState, sealedMeta, status, lastMessageAt, unreadCount, createdAt, sealedRatchets,
+         ratchetVersion]
     }
 
     /// Read by column name rather than through `Decodable`, which GRDB runs through a `Decoder` per
@@ -54,6 +61,8 @@ extension GroupRow {
         lastMessageAt = try row.decode(forColumn: "last_message_at")
         unreadCount = try row.decode(forColumn: "unread_count")
         createdAt = try row.decode(forColumn: "created_at")
+        sealedRatchets = try row.decode(forColumn: "sealed_ratchets")
+        ratchetVersion = try row.decode(forColumn: "ratchet_version")
     }
 }
 

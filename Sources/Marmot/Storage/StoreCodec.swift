@@ -18,6 +18,8 @@ struct StoreCodec: Sendable {
     // MARK: Lookup hashes
 
     func groupRef(_ mlsGroupID: Data) -> Data { lookup.hash(.group, mlsGroupID) }
+    /// The `GroupVersions` entry of a group's secret trees stored apart (their own counter).
+    func ratchetsRef(_ groupRef: Data) -> Data { lookup.hash(.groupRatchets, groupRef) }
     func nostrRef(_ nostrGroupID: NostrGroupID) -> Data { lookup.hash(.nostrGroup, Data(nostrGroupID.bytes)) }
     func messageRef(_ mlsGroupID: Data, _ rumorID: EventID) -> Data {
         lookup.message(groupID: mlsGroupID, rumorID: Data(rumorID.bytes))
@@ -36,7 +38,17 @@ struct StoreCodec: Sendable {
         return SealContext("groups", column, row: row)
     }
 
-    func groupRow(_ g: StoredGroup, version: Int64) throws(StorageError) -> GroupRow {
+    /// The associated data of a group's sealed secret trees: the row's version and theirs, so
+    /// neither an older copy of them nor one of another state of the group opens.
+    static func ratchetsContext(_ groupRef: Data, _ version: Int64, _ ratchetVersion: Int64) -> SealContext {
+        var row = groupRef
+        withUnsafeBytes(of: version.bigEndian) { row.append(contentsOf: $0) }
+        withUnsafeBytes(of: ratchetVersion.bigEndian) { row.append(contentsOf: $0) }
+        return SealContext("groups", "ratchets", row: row)
+    }
+
+    /// `g` as a row of `version`; its secret trees, when stored apart, at `ratchetVersion`.
+    func groupRow(_ g: StoredGroup, version: Int64, ratchetVersion: Int64 = 0) throws(StorageError) -> GroupRow {
         let ref = groupRef(g.mlsGroupID.bytes)
         let meta = GroupMeta(
             mlsGroupID: g.mlsGroupID.bytes, nostrGroupID: Data(g.nostrGroupID.bytes), epoch: g.epoch, name: g.name,
@@ -46,7 +58,11 @@ struct StoreCodec: Sendable {
             groupRef: ref, nostrRef: nostrRef(g.nostrGroupID), version: version,
             sealedState: try cipher.seal(g.mlsState, Self.groupContext("state", ref, version)),
             sealedMeta: try cipher.seal(try Self.encode(meta, "groups.meta"), Self.groupContext("meta", ref, version)),
-            status: g.status.rawValue, lastMessageAt: g.lastMessageAt, unreadCount: g.unreadCount, createdAt: g.createdAt)
+            status: g.status.rawValue, lastMessageAt: g.lastMessageAt, unreadCount: g.unreadCount, createdAt: g.createdAt,
+            sealedRatchets: try g.mlsRatchets.map { ratchets throws(StorageError) in
+                try cipher.seal(ratchets, Self.ratchetsContext(ref, version, ratchetVersion))
+            },
+            ratchetVersion: g.mlsRatchets == nil ? 0 : ratchetVersion)
     }
 
     /// Opens a group row whose version `versions` records; `.rollback` when the row is not the one
@@ -58,6 +74,13 @@ struct StoreCodec: Sendable {
             throw StorageError.rollback("\(label) (version \(row.version), expected \(expected))")
         }
         let state = try cipher.open(row.sealedState, Self.groupContext("state", row.groupRef, row.version))
+        var ratchets: Data?
+        if let sealed = row.sealedRatchets {
+            guard versions[ratchetsRef(row.groupRef)] == row.ratchetVersion else {
+                throw StorageError.rollback("\(label) (secret trees at version \(row.ratchetVersion))")
+            }
+            ratchets = try cipher.open(sealed, Self.ratchetsContext(row.groupRef, row.version, row.ratchetVersion))
+        }
         let meta = try Self.decode(
             GroupMeta.self, try cipher.open(row.sealedMeta, Self.groupContext("meta", row.groupRef, row.version)), "groups.meta")
         guard groupRef(meta.mlsGroupID) == row.groupRef else { throw StorageError.corruptRow("groups.group_ref") }
@@ -69,12 +92,14 @@ struct StoreCodec: Sendable {
         guard let version = MarmotVersion(rawValue: meta.version ?? MarmotVersion.v1.rawValue) else {
             throw StorageError.corruptRow("groups.version \(meta.version ?? 0)")
         }
-        return StoredGroup(
+        var group = StoredGroup(
             mlsGroupID: GroupID(meta.mlsGroupID), nostrGroupID: nostrGroupID, mlsState: state, epoch: meta.epoch,
             name: meta.name, groupDescription: meta.groupDescription,
             admins: try meta.admins.map { try Self.publicKey($0, "groups.admins") }, relays: relays,
             peer: try meta.peer.map { try Self.publicKey($0, "groups.peer") }, status: status,
             lastMessageAt: row.lastMessageAt, unreadCount: row.unreadCount, createdAt: row.createdAt, version: version)
+        group.mlsRatchets = ratchets
+        return group
     }
 
     static let groupVersionsName = "group_versions"

@@ -11,12 +11,15 @@ public enum GroupStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case inactive
 }
 
-/// A group as the store keeps it. `mlsState` is the group layer's serialized state (secret);
-/// `name` and `groupDescription` are sealed at rest too.
+/// A group as the store keeps it. `mlsState` is the group layer's serialized state (secret):
+/// whole, or, with `mlsRatchets`, without its secret trees, which are then in `mlsRatchets`
+/// (`MLSGroup.serializedApart()`); `name` and `groupDescription` are sealed at rest too.
 public struct StoredGroup: Sendable, Hashable, CustomStringConvertible {
     public var mlsGroupID: GroupID
     public var nostrGroupID: NostrGroupID
     public var mlsState: Data
+    /// The secret trees of a state stored apart; nil when `mlsState` is whole.
+    public var mlsRatchets: Data?
     public var epoch: UInt64
     public var name: String
     public var groupDescription: String
@@ -220,4 +223,39 @@ public struct MessagePage: Sendable, Hashable {
 public struct StoredGroupEventKey: Sendable, Equatable {
     public var epoch: UInt64
     public var key: GroupEventKey
+}
+
+/// The columns of a group row that the store itself moves as messages are saved, marked read or
+/// expire (plaintext, cheap to read: no sealed value is opened).
+public struct GroupActivity: Sendable, Hashable {
+    public var lastMessageAt: Int64?
+    public var unreadCount: Int
+
+    public init(lastMessageAt: Int64?, unreadCount: Int) {
+        self.lastMessageAt = lastMessageAt
+        self.unreadCount = unreadCount
+    }
+}
+
+extension StoredGroup {
+    /// The store-moved activity columns of this row.
+    public var activity: GroupActivity {
+        get { GroupActivity(lastMessageAt: lastMessageAt, unreadCount: unreadCount) }
+        set {
+            lastMessageAt = newValue.lastMessageAt
+            unreadCount = newValue.unreadCount
+        }
+    }
+
+    /// Keeps `mls` apart (state and secret trees), so an application message rewrites only the
+    /// secret trees (`MarmotStore.saveGroupRatchets`; issue 27).
+    public mutating func setState(_ mls: MLSGroup) {
+        (mlsState, mlsRatchets) = mls.serializedApart()
+        epoch = mls.epoch
+    }
+
+    /// The MLS group this row holds, whole or apart.
+    public func decodedState() throws(GroupError) -> MLSGroup {
+        try MLSGroup(serialized: mlsState, ratchets: mlsRatchets)
+    }
 }
