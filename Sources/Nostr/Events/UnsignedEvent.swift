@@ -47,14 +47,14 @@ public struct UnsignedEvent: Sendable, Hashable, Codable {
     public func signed(with keys: Keys) throws -> Event {
         guard keys.publicKey == pubkey else { throw EventError.malformed("signing keys do not match the event pubkey") }
         let id = self.id
-        let sig = Schnorr.sign(message: id.bytes, secretKey: keys.secretKey)
+        let sig = Schnorr.sign(message: id.bytes, keypair: keys.keypair, auxRand: SecureRandom.bytes(32))
         return Event(id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
     }
 
     /// Signs with fixed auxiliary randomness (deterministic; tests only).
     func signed(with keys: Keys, auxRand: [UInt8]) -> Event {
         let id = self.id
-        let sig = Schnorr.sign(message: id.bytes, secretKey: keys.secretKey, auxRand: auxRand)
+        let sig = Schnorr.sign(message: id.bytes, keypair: keys.keypair, auxRand: auxRand)
         return Event(id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
     }
 

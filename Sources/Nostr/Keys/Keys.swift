@@ -6,11 +6,19 @@ import Foundation
 public struct Keys: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public let secretKey: SecretKey
     public let publicKey: PublicKey
+    /// The keypair signing uses, made once with the public key (each event signed with a fresh
+    /// key, as every kind-445 is, would otherwise make it twice; issue 27).
+    let keypair: SchnorrKeypair
 
     /// Derives the public key from `secretKey`.
     public init(secretKey: SecretKey) {
         self.secretKey = secretKey
-        self.publicKey = secretKey.publicKey
+        keypair = SchnorrKeypair(secretKey)
+        publicKey = keypair.publicKey
+    }
+
+    public static func == (lhs: Keys, rhs: Keys) -> Bool {
+        lhs.secretKey == rhs.secretKey && lhs.publicKey == rhs.publicKey
     }
 
     /// A fresh random key pair.
@@ -28,7 +36,7 @@ public struct Keys: Sendable, Equatable, CustomStringConvertible, CustomReflecta
 
     /// BIP-340 signature over `message` (any length) with fresh auxiliary randomness.
     public func sign<Bytes: Collection>(_ message: Bytes) -> Signature where Bytes.Element == UInt8 {
-        Schnorr.sign(message: Array(message), secretKey: secretKey)
+        Schnorr.sign(message: Array(message), keypair: keypair, auxRand: SecureRandom.bytes(32))
     }
 
     public var description: String { "Keys(publicKey: \(publicKey.hex))" }

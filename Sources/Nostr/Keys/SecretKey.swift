@@ -38,17 +38,7 @@ public struct SecretKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
     }
 
     /// The x-only public key (BIP-340).
-    public var publicKey: PublicKey {
-        let ctx = Secp256k1Context.shared.raw
-        var keypair = secp256k1_keypair()
-        var xonly = secp256k1_xonly_pubkey()
-        var out = [UInt8](repeating: 0, count: 32)
-        // The scalar was validated at construction, so these calls cannot fail.
-        _ = secp256k1_keypair_create(ctx, &keypair, bytes)
-        _ = secp256k1_keypair_xonly_pub(ctx, &xonly, nil, &keypair)
-        _ = secp256k1_xonly_pubkey_serialize(ctx, &out, &xonly)
-        return PublicKey(uncheckedBytes: out)
-    }
+    public var publicKey: PublicKey { SchnorrKeypair(self).publicKey }
 
     /// Exports the key as a NIP-19 `nsec1…` string. Handle the result as a secret.
     public func nsecEncoded() -> String { NIP19.encodeBare(.nsec, bytes) }
