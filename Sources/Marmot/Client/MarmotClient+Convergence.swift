@@ -13,17 +13,14 @@ extension MarmotClient {
     public func convergence(of id: GroupID) -> ConvergenceStatus {
         if let why = blockedGroups[id] { return .blocked(why) }
         if pendingCommitGroups.contains(id) { return .resolving(pendingCommits: 1) }
-        let waiting = waitingCount(id)
+        let waiting = parked[id]?.waitingCount ?? 0
         return waiting > 0 ? .syncing(waiting: waiting) : .settled
     }
 
     /// Notes that parked event `event` of `id` opened and waits for another event (`reason`), so it
     /// counts as syncing; an undecryptable one does not.
     func noteWaiting(_ event: Event, reason: DropReason, group id: GroupID) {
-        switch reason {
-        case .mls(.missingProposal), .heldOnCompetingBranch: parkedWaiting[id, default: []].insert(event.id)
-        default: break
-        }
+        parked[id]?.noteWaiting(event.id, reason: reason)
     }
 
     /// What an event of `id` did to the group's settling: a competing commit beyond the snapshots
@@ -39,22 +36,13 @@ extension MarmotClient {
     /// Reports `id`'s status when it changed since the last report (`convergenceChanged`); ids of
     /// waiting events that left the parked list (opened at last, or pushed out) are forgotten.
     func reportConvergence(_ id: GroupID) {
-        if let waiting = parkedWaiting[id] {
-            let still = waiting.intersection((parked[id] ?? []).map(\.id))
-            parkedWaiting[id] = still.isEmpty ? nil : still
-        }
+        parked[id]?.pruneWaiting()
         let status = convergence(of: id)
         if !status.holdsOutbound { openOutbound(id) }
         guard convergenceReported[id, default: .settled] != status else { return }
         convergenceReported[id] = status
         logger.info("group \(id) is \(status)")
         if let chat = try? chat(id) { emit(.convergenceChanged(chat, status)) }
-    }
-
-    /// How many of `id`'s parked events opened and wait.
-    private func waitingCount(_ id: GroupID) -> Int {
-        guard let waiting = parkedWaiting[id], !waiting.isEmpty else { return 0 }
-        return (parked[id] ?? []).count { waiting.contains($0.id) }
     }
 
     // MARK: Outbound intents

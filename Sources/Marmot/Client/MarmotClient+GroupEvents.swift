@@ -304,40 +304,28 @@ extension MarmotClient {
 
     // MARK: Parked events
 
-    /// Keeps an event that did not decrypt, to try again after the group's next commit; at most
-    /// `parkedEventLimit` per group (the oldest go first), stored so a restart does not lose them.
-    /// An event pushed out is not lost: it was never recorded as processed, so the next catch-up of
-    /// the group's events tries it again.
+    /// Keeps an event that did not decrypt, to try again after the group's next commit
+    /// (`ParkedEvents`: at most `parkedEventLimit` per group, the oldest go first), stored so a
+    /// restart does not lose it.
     private func park(_ event: Event, group: GroupID) {
-        var list = parked[group, default: []]
-        guard !list.contains(where: { $0.id == event.id }) else { return }
-        list.append(event)
-        if list.count > options.parkedEventLimit { list.removeFirst(list.count - options.parkedEventLimit) }
-        parked[group] = list
-        // A flood of junk parks one event after another: store the list now and then, not each time
-        // (at most nine parked events of a crash are lost; `stop()` stores the rest).
-        if list.count < 10 || list.count % 10 == 0 { saveParked(group) }
+        if parked[group, default: ParkedEvents(limit: options.parkedEventLimit)].park(event) { saveParked(group) }
     }
 
     /// Writes a group's parked events to the store.
     func saveParked(_ group: GroupID) {
-        let list = parked[group] ?? []
-        var w = TLSWriter(capacity: 1024)
-        w.write(UInt32(list.count))
-        for event in list { w.writeOpaque(Data(event.jsonBytes)) }
         do {
-            try store.setSetting(ClientSettings.parked(group), list.isEmpty ? nil : w.data)
+            try store.setSetting(ClientSettings.parked(group), parked[group]?.record)
         } catch {
             logger.warning("cannot store the parked events of \(group): \(error)")
         }
     }
 
     /// A group's parked events as the last run left them.
-    func loadParked(_ group: GroupID) -> [Event] {
-        guard let data = (try? store.setting(ClientSettings.parked(group))).flatMap({ $0 }) else { return [] }
-        var r = TLSReader(data)
-        guard let count = try? r.readUInt32(), count <= options.parkedEventLimit else { return [] }
-        return (0..<count).compactMap { _ in (try? r.readOpaque()).flatMap { try? Event(jsonData: $0) } }
+    func loadParked(_ group: GroupID) -> ParkedEvents {
+        guard let data = (try? store.setting(ClientSettings.parked(group))).flatMap({ $0 }) else {
+            return ParkedEvents(limit: options.parkedEventLimit)
+        }
+        return ParkedEvents(limit: options.parkedEventLimit, record: data)
     }
 
     /// Tries the group's parked events again, oldest first, until a pass opens none.
@@ -346,10 +334,10 @@ extension MarmotClient {
         var progress = true
         while progress, let list = parked[group], !list.isEmpty {
             progress = false
-            for event in list.sorted(by: Self.chronological) {
+            for event in list.retryOrder {
                 do {
                     let applied = try applyGroupEvent(event)
-                    parked[group]?.removeAll { $0.id == event.id }
+                    parked[group]?.remove(event.id)
                     saveParked(group)
                     record(event.id, applied.outcome, group: applied.group)
                     noteSettling(group, applied: applied, dropped: nil)
@@ -359,7 +347,7 @@ extension MarmotClient {
                     noteWaiting(event, reason: error, group: group)
                     continue
                 } catch {
-                    parked[group]?.removeAll { $0.id == event.id }
+                    parked[group]?.remove(event.id)
                     saveParked(group)
                 }
             }

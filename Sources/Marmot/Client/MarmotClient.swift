@@ -119,7 +119,8 @@ public actor MarmotClient {
 
     var sessions: [GroupID: GroupSession] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
-    var parked: [GroupID: [Event]] = [:]
+    /// Each group's events waiting to be taken in (`ParkedEvents`).
+    var parked: [GroupID: ParkedEvents] = [:]
     /// Each group's open forks and what its current branch holds since them (`BranchBook`).
     var branchBooks: [GroupID: BranchBook] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
@@ -131,9 +132,6 @@ public actor MarmotClient {
     /// When each version's key package was last rotated after a Welcome, and rotations waiting.
     var lastKeyPackageRotation: [MarmotVersion: Int64] = [:]
     var rotationScheduled: Set<MarmotVersion> = []
-    /// Parked events that opened and wait for a state they need (a proposal still to come, more
-    /// evidence for the branch they are on); undecryptable ones are not counted (`convergence(of:)`).
-    var parkedWaiting: [GroupID: Set<EventID>] = [:]
     /// Groups where a competing commit forks before the oldest state we keep, and why.
     var blockedGroups: [GroupID: String] = [:]
     /// The convergence status last reported per group (`convergenceChanged` is sent on a change).
@@ -247,7 +245,7 @@ public actor MarmotClient {
                 if present.contains(ClientSettings.pendingCommit(id)), (try? store.setting(ClientSettings.pendingCommit(id))) != nil {
                     pendingCommitGroups.insert(id)
                 }
-                parked[id] = present.contains(ClientSettings.parked(id)) ? loadParked(id) : []
+                parked[id] = present.contains(ClientSettings.parked(id)) ? loadParked(id) : ParkedEvents(limit: options.parkedEventLimit)
                 if present.contains(ClientSettings.branches(id)) { loadBranches(id) }
             } catch {
                 logger.error("group \(id) not loaded: \(error)")
@@ -438,9 +436,7 @@ public actor MarmotClient {
         }
     }
 
-    static func chronological(_ a: Event, _ b: Event) -> Bool {
-        a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id.hex < b.id.hex
-    }
+    static func chronological(_ a: Event, _ b: Event) -> Bool { ParkedEvents.chronological(a, b) }
 
     private func handle(_ event: Event) async {
         switch event.kind {

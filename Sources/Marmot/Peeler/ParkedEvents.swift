@@ -1,0 +1,96 @@
+import Foundation
+import MLS
+import Nostr
+
+/// One group's parked kind-445 events: those that could not be taken in yet (they did not decrypt,
+/// or they opened and wait for a proposal or for evidence for their branch), tried again after the
+/// group's next commit or proposal (marmot-wire §5.5).
+///
+/// Pure: the client actor parks, retries and stores; the rules are here so they can be tested alone
+/// (issue 24). At most `limit` are kept and the oldest go first. An event pushed out is not lost: it
+/// was never recorded as processed, so the next catch-up of the group's events tries it again (N8).
+struct ParkedEvents: Sendable {
+    /// How many events are kept at most.
+    let limit: Int
+    /// The parked events, in the order they were parked.
+    private(set) var events: [Event] = []
+    /// Parked events that opened and wait for another event (they make the group `syncing`);
+    /// undecryptable ones are not counted, since anyone who knows the `h` tag can send those.
+    private var waiting: Set<EventID> = []
+
+    init(limit: Int, events: [Event] = []) {
+        self.limit = limit
+        self.events = Array(events.suffix(limit))
+    }
+
+    var isEmpty: Bool { events.isEmpty }
+    var count: Int { events.count }
+
+    /// Parks `event` (once), dropping the oldest beyond `limit`. Returns whether the record should
+    /// be stored now: a flood of junk parks one event after another, so it is stored for each of
+    /// the first nine and then every tenth (at most nine parked events of a crash are lost; a stop
+    /// stores the rest).
+    mutating func park(_ event: Event) -> Bool {
+        guard !events.contains(where: { $0.id == event.id }) else { return false }
+        events.append(event)
+        if events.count > limit { events.removeFirst(events.count - limit) }
+        return events.count < 10 || events.count % 10 == 0
+    }
+
+    /// Takes `id` out (it opened, or failed for good).
+    mutating func remove(_ id: EventID) {
+        events.removeAll { $0.id == id }
+    }
+
+    /// Notes that parked event `id` opened and waits for another event (`reason`): a proposal still
+    /// to come, or more evidence for the branch it is on. Other reasons do not count.
+    mutating func noteWaiting(_ id: EventID, reason: DropReason) {
+        switch reason {
+        case .mls(.missingProposal), .heldOnCompetingBranch: waiting.insert(id)
+        default: break
+        }
+    }
+
+    /// Forgets waiting notes of events no longer parked (opened at last, or pushed out).
+    mutating func pruneWaiting() {
+        guard !waiting.isEmpty else { return }
+        waiting.formIntersection(events.map(\.id))
+    }
+
+    /// How many parked events opened and wait.
+    var waitingCount: Int {
+        waiting.isEmpty ? 0 : events.count { waiting.contains($0.id) }
+    }
+
+    /// The events in the order a retry tries them: oldest first, ties by id.
+    var retryOrder: [Event] { events.sorted(by: Self.chronological) }
+
+    /// Oldest first by `created_at`, then by id: the order stored events are taken in.
+    static func chronological(_ a: Event, _ b: Event) -> Bool {
+        a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id.hex < b.id.hex
+    }
+
+    // MARK: Persistence
+
+    /// The stored record: the count, then each event's JSON; nil when nothing is parked (the record
+    /// is removed).
+    var record: Data? {
+        guard !events.isEmpty else { return nil }
+        var w = TLSWriter(capacity: 1024)
+        w.write(UInt32(events.count))
+        for event in events { w.writeOpaque(Data(event.jsonBytes)) }
+        return w.data
+    }
+
+    /// The events of a stored `record`: none when it claims more than `limit`; an entry that does
+    /// not read as an event is skipped.
+    init(limit: Int, record data: Data) {
+        var r = TLSReader(data)
+        guard let count = try? r.readUInt32(), count <= limit else {
+            self.init(limit: limit)
+            return
+        }
+        let events = (0..<count).compactMap { _ in (try? r.readOpaque()).flatMap { try? Event(jsonData: $0) } }
+        self.init(limit: limit, events: events)
+    }
+}

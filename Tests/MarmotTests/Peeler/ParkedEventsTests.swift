@@ -1,0 +1,86 @@
+import Foundation
+import MLS
+import Nostr
+import Testing
+@testable import Marmot
+
+/// A group's parked events alone (issue 24): the limit, when the record is stored, which events
+/// count as waiting, the retry order and the stored record, with no client or store.
+@Suite struct ParkedEventsTests {
+    static let keys = Keys.generate()
+
+    /// A signed kind-445 with `content`, made at `createdAt`.
+    static func event(_ content: String, at createdAt: Int64 = 1_800_000_000) throws -> Event {
+        try UnsignedEvent(pubkey: keys.publicKey, createdAt: createdAt, kind: .groupMessage, tags: [], content: content)
+            .signed(with: keys)
+    }
+
+    @Test func anEventIsParkedOnceAndTheOldestGoBeyondTheLimit() throws {
+        var parked = ParkedEvents(limit: 3)
+        let events = try (0..<5).map { try Self.event("e\($0)", at: 1_800_000_000 + Int64($0)) }
+        let first = parked.park(events[0])
+        let again = parked.park(events[0])
+        #expect(first)
+        #expect(!again, "the same event again changes nothing")
+        #expect(parked.count == 1)
+        for event in events.dropFirst() { _ = parked.park(event) }
+        #expect(parked.events.map(\.id) == events.suffix(3).map(\.id))
+        parked.remove(events[3].id)
+        #expect(parked.events.map(\.id) == [events[2].id, events[4].id])
+    }
+
+    @Test func theRecordIsStoredForEachOfTheFirstNineThenEveryTenth() throws {
+        var parked = ParkedEvents(limit: 100)
+        var stored: [Int] = []
+        for index in 1...25 {
+            if parked.park(try Self.event("e\(index)")) { stored.append(index) }
+        }
+        #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20])
+    }
+
+    @Test func onlyEventsThatOpenedAndWaitCountAsWaiting() throws {
+        var parked = ParkedEvents(limit: 10)
+        let proposal = try Self.event("commit waiting for its proposal")
+        let branch = try Self.event("message of another branch")
+        let junk = try Self.event("does not decrypt")
+        for event in [proposal, branch, junk] { _ = parked.park(event) }
+        parked.noteWaiting(proposal.id, reason: .mls(.missingProposal(ProposalRef(Data([1, 2, 3])))))
+        parked.noteWaiting(branch.id, reason: .heldOnCompetingBranch("not selected"))
+        parked.noteWaiting(junk.id, reason: .undecryptable)
+        #expect(parked.waitingCount == 2)
+
+        // The one that opened leaves; its waiting note goes with it once pruned.
+        parked.remove(proposal.id)
+        #expect(parked.waitingCount == 1)
+        parked.pruneWaiting()
+        _ = parked.park(proposal)
+        #expect(parked.waitingCount == 1, "a pruned note does not come back with the event")
+    }
+
+    @Test func retriesGoOldestFirstThenById() throws {
+        var parked = ParkedEvents(limit: 10)
+        let late = try Self.event("late", at: 1_800_000_300)
+        let early = try Self.event("early", at: 1_800_000_100)
+        let tieA = try Self.event("tie a", at: 1_800_000_200)
+        let tieB = try Self.event("tie b", at: 1_800_000_200)
+        for event in [late, tieA, early, tieB] { _ = parked.park(event) }
+        let ties = [tieA, tieB].sorted { $0.id.hex < $1.id.hex }.map(\.id)
+        #expect(parked.retryOrder.map(\.id) == [early.id] + ties + [late.id])
+    }
+
+    @Test func theRecordRoundTripsAndABadOneReadsAsNothing() throws {
+        var parked = ParkedEvents(limit: 5)
+        #expect(parked.record == nil, "nothing parked: the record is removed")
+        let events = try (0..<3).map { try Self.event("e\($0)") }
+        for event in events { _ = parked.park(event) }
+        let record = try #require(parked.record)
+        #expect(ParkedEvents(limit: 5, record: record).events.map(\.id) == events.map(\.id))
+        // A record claiming more than the limit, or damaged, gives nothing (as before).
+        #expect(ParkedEvents(limit: 2, record: record).isEmpty)
+        #expect(ParkedEvents(limit: 5, record: Data([0, 0])).isEmpty)
+        // A damaged entry is skipped.
+        var damaged = record
+        damaged[damaged.count - 10] ^= 0xff
+        #expect(ParkedEvents(limit: 5, record: damaged).events.map(\.id) == Array(events.prefix(2)).map(\.id))
+    }
+}
