@@ -93,7 +93,7 @@ extension MarmotClient {
         guard let welcome = pending.welcome else { throw MarmotClientError.encoding("the Add commit produced no Welcome") }
         let mls = pending.newGroup
         let row = StoredGroup(
-            mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
+            mlsGroupID: groupID, nostrGroupID: groupData.nostrGroupID, mlsState: Data(), epoch: mls.epoch,
             name: groupData.name, groupDescription: groupData.groupDescription, admins: groupData.admins,
             relays: groupData.relays, peer: peer, status: .active, createdAt: now(), version: version)
         try registerNewGroup(row, mls: mls)
@@ -165,8 +165,9 @@ extension MarmotClient {
         return (valid, rejected)
     }
 
-    /// Stores a group we just made and opens its session with its epoch's event key; undone when
-    /// the key cannot be stored, so no half-made group is left.
+    /// Stores a group we just made, with `mls` as its state (stored apart; `made.mlsState` is not
+    /// read), and opens its session with its epoch's event key; undone when the key cannot be
+    /// stored, so no half-made group is left.
     func registerNewGroup(_ made: StoredGroup, mls: MLSGroup) throws {
         var row = made
         row.setState(mls)

@@ -99,7 +99,7 @@ extension MarmotClient {
         let branches = Array((branchBooks[session.id]?.alternates ?? []).reversed())
         let peeled = try peeler(for: session, alternates: branches).peel(event, now: now())
         if let opened = peeled.alternate,
-           let alternate = branches.first(where: { $0.forkEpoch == opened.forkEpoch && $0.snapshot.commitEventID == opened.commit })
+           let alternate = branches.first(where: { $0.isBranch(forkEpoch: opened.forkEpoch, commit: opened.commit) })
         {
             return try follow(alternate, message: peeled.message, event: event, session: session)
         }

@@ -77,7 +77,7 @@ extension MarmotClient {
             throw MarmotClientError.encoding("notes group: \(error)")
         }
         let row = StoredGroup(
-            mlsGroupID: groupID, nostrGroupID: metadata.nostrGroupID, mlsState: mls.serialized(), epoch: mls.epoch,
+            mlsGroupID: groupID, nostrGroupID: metadata.nostrGroupID, mlsState: Data(), epoch: mls.epoch,
             name: "", groupDescription: "", admins: [publicKey], relays: relays, peer: nil, status: .active,
             createdAt: now(), version: version)
         try registerNewGroup(row, mls: mls)

@@ -508,7 +508,7 @@ public actor MarmotClient {
         sessions[id] = session
     }
 
-    /// Re-reads the stored row (after `saveMessage` changed its counters).
+    /// Re-reads the row's activity columns (after `saveMessage` or the expiry sweep changed them).
     func refreshRow(_ id: GroupID) {
         if let activity = try? store.groupActivity(mlsGroupID: id) { sessions[id]?.stored.activity = activity }
     }

@@ -47,7 +47,7 @@ public struct UnsignedEvent: Sendable, Hashable, Codable {
     public func signed(with keys: Keys) throws -> Event {
         guard keys.publicKey == pubkey else { throw EventError.malformed("signing keys do not match the event pubkey") }
         let id = self.id
-        let sig = Schnorr.sign(message: id.bytes, keypair: keys.keypair, auxRand: SecureRandom.bytes(32))
+        let sig = Schnorr.sign(message: id.bytes, keypair: keys.keypair)
         return Event(id: id, pubkey: pubkey, createdAt: createdAt, kind: kind, tags: tags, content: content, sig: sig)
     }
 

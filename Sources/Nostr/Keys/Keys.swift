@@ -36,7 +36,7 @@ public struct Keys: Sendable, Equatable, CustomStringConvertible, CustomReflecta
 
     /// BIP-340 signature over `message` (any length) with fresh auxiliary randomness.
     public func sign<Bytes: Collection>(_ message: Bytes) -> Signature where Bytes.Element == UInt8 {
-        Schnorr.sign(message: Array(message), keypair: keypair, auxRand: SecureRandom.bytes(32))
+        Schnorr.sign(message: Array(message), keypair: keypair)
     }
 
     public var description: String { "Keys(publicKey: \(publicKey.hex))" }

@@ -4,7 +4,12 @@ import CSecp256k1
 public enum Schnorr {
     /// Signs `message` (any length) with fresh 32-byte auxiliary randomness, as BIP-340 recommends.
     public static func sign(message: [UInt8], secretKey: SecretKey) -> Signature {
-        sign(message: message, secretKey: secretKey, auxRand: SecureRandom.bytes(32))
+        sign(message: message, keypair: SchnorrKeypair(secretKey))
+    }
+
+    /// Signs with a keypair made once and fresh auxiliary randomness (`Keys.sign`, events).
+    static func sign(message: [UInt8], keypair: SchnorrKeypair) -> Signature {
+        sign(message: message, keypair: keypair, auxRand: SecureRandom.bytes(32))
     }
 
     /// Signs with caller-chosen auxiliary randomness; deterministic, for the BIP-340 test vectors.

@@ -53,7 +53,7 @@ extension AppCore {
             await withTaskGroup(of: Void.self) { stages in
                 stages.addTask {
                     for await message in queued {
-                        await Self.deliverQueued(message, service: service, inbox: inbox, session: id)
+                        inbox.yield(.event(await Self.delivery(of: message, retry: false, service: service, session: id)))
                     }
                 }
                 for await message in stream {
@@ -73,21 +73,21 @@ extension AppCore {
         return continuation
     }
 
-    /// The pipeline's second stage for one stored message: send it and report the outcome.
-    private static func deliverQueued(
-        _ message: OutgoingMessage, service: any MessagingService, inbox: AsyncStream<CoreMessage>.Continuation, session id: UInt64
-    ) async {
+    /// Sends (or, for `retry`, sends again) one stored message and reports the outcome: the
+    /// pipeline's second stage and the retry action share it.
+    private static func delivery(
+        of message: OutgoingMessage, retry: Bool, service: any MessagingService, session id: UInt64
+    ) async -> InternalEvent {
         let outcome: DeliveryOutcome
         var code = OutcomeCode.notSent
         do {
-            outcome = try await service.send(message)
+            outcome = retry ? try await service.retry(message) : try await service.send(message)
         } catch {
             let failure = ServiceError(error)
             if failure.code != .failed { code = failure.code }
             outcome = .failed(reason: failure.reason)
         }
-        inbox.yield(.event(.deliveryFinished(
-            session: id, chatID: message.chatID, messageID: message.id, retry: false, code: code, outcome)))
+        return .deliveryFinished(session: id, chatID: message.chatID, messageID: message.id, retry: retry, code: code, outcome)
     }
 
     /// The message is in the outbox: shown as pending (the pipeline sends it next); or it could not
@@ -132,19 +132,7 @@ extension AppCore {
     }
 
     private func spawnDelivery(_ message: OutgoingMessage, retry: Bool, service: any MessagingService, session id: UInt64) {
-        spawn {
-            let outcome: DeliveryOutcome
-            var code = OutcomeCode.notSent
-            do {
-                outcome = retry ? try await service.retry(message) : try await service.send(message)
-            } catch {
-                let failure = ServiceError(error)
-                if failure.code != .failed { code = failure.code }
-                outcome = .failed(reason: failure.reason)
-            }
-            return .deliveryFinished(
-                session: id, chatID: message.chatID, messageID: message.id, retry: retry, code: code, outcome)
-        }
+        spawn { await Self.delivery(of: message, retry: retry, service: service, session: id) }
     }
 
     /// Sets a message's delivery state; `operation` (send or retry) also records the outcome of the
