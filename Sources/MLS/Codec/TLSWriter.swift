@@ -68,10 +68,39 @@ public struct TLSWriter: Sendable {
     }
 
     /// Writes a `<V>` vector whose content is produced by `body`.
+    ///
+    /// The content is written in place after a one-byte header, the common case, which is widened
+    /// once the length is known: no buffer per vector, as a nested writer would need (issue 27: a
+    /// 200-member tree has a few thousand vectors). When `body` throws, nothing is written.
     public mutating func writeVector(_ body: (inout TLSWriter) throws -> Void) rethrows {
-        var inner = TLSWriter()
-        try body(&inner)
-        writeOpaque(inner.bytes)
+        let start = bytes.count
+        bytes.append(0)
+        do {
+            try body(&self)
+        } catch {
+            bytes.removeSubrange(start...)
+            throw error
+        }
+        let length = bytes.count - start - 1
+        switch length {
+        case ..<(1 << 6):
+            bytes[start] = UInt8(length)
+        case ..<(1 << 14):
+            bytes[start] = 0x40 | UInt8(length >> 8)
+            bytes.insert(UInt8(truncatingIfNeeded: length), at: start + 1)
+        case ..<(1 << 30):
+            bytes[start] = 0x80 | UInt8(length >> 24)
+            bytes.insert(
+                contentsOf: [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                             UInt8(truncatingIfNeeded: length)],
+                at: start + 1)
+        default:
+            // Beyond the §2.1.2 limit: the largest header, and the output marked invalid (see
+            // `writeVarint`).
+            overflowed = true
+            bytes[start] = 0xbf
+            bytes.insert(contentsOf: [0xff, 0xff, 0xff], at: start + 1)
+        }
     }
 
     /// Writes a `T items<V>` vector of encodable elements.

@@ -90,7 +90,8 @@ extension MLSGroup {
     /// The tree a commit produced, checked before the epoch is adopted (§12.2, last bullet; §7.9.2;
     /// §12.4.2) as far as it differs from the current tree, which passed the same checks when it was
     /// adopted (or the joiner's full ones, §12.4.3.1): unmerged lists and parent-hash validity of every
-    /// parent whose subtree changed (both depend on that subtree alone), tree-wide key uniqueness, and
+    /// parent whose subtree changed (both depend on that subtree alone), key uniqueness of what changed
+    /// against the whole tree, and
     /// each new or changed leaf valid for the new GroupContext against all members (credential,
     /// capabilities, keys, and its signature unless `enteredLeaves` holds that exact leaf, verified as
     /// it entered); when the extensions changed, every member's capabilities against them.
@@ -101,7 +102,7 @@ extension MLSGroup {
         let parents = changed.filter { !$0.isLeaf }
         do {
             try newTree.verifyUnmergedLeaves(of: parents)
-            try newTree.verifyKeyUniqueness()
+            try newTree.verifyKeyUniqueness(changed: changed)
             try newTree.verifyParentHashes(of: parents)
         } catch {
             throw .invalidCommit("tree after the commit: \(error)")

@@ -14,7 +14,7 @@ public enum NodeType: UInt8, Hashable, Sendable, TLSCodable {
 }
 
 /// A non-blank ratchet tree node as carried in the ratchet_tree extension (RFC 9420 §12.4.3.3).
-public enum Node: Hashable, Sendable, TLSCodable {
+public indirect enum Node: Hashable, Sendable, TLSCodable {
     case leaf(LeafNode)
     case parent(ParentNode)
 

@@ -3,7 +3,9 @@ import Foundation
 extension RatchetTree {
     /// The leftmost blank leaf, where the next Add lands (RFC 9420 §12.1.1); nil when the tree is full.
     public var leftmostBlankLeaf: LeafIndex? {
-        stride(from: 0, to: nodes.count, by: 2).first { nodes[$0] == nil }.map { LeafIndex(UInt32($0 / 2)) }
+        nodes.withUnsafeBufferPointer { buffer in
+            stride(from: 0, to: buffer.count, by: 2).first { if case .none = buffer[$0] { true } else { false } }
+        }.map { LeafIndex(UInt32($0 / 2)) }
     }
 
     /// Adds a member (§12.1.1): places the leaf in the leftmost blank leaf, extending the tree when

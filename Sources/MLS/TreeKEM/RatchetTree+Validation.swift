@@ -90,6 +90,22 @@ extension RatchetTree {
         }
     }
 
+    /// Key uniqueness after a change (§7.3): only the keys of `changed` (the nodes of
+    /// `changedSubtrees(since:)`) are compared with every other node's, since the rest of the tree is
+    /// the tree before, whose keys were unique. A pair of equal keys needs a changed node, so this
+    /// finds what the tree-wide check finds, without hashing every key of a large group (issue 27).
+    /// Beyond a few dozen changed nodes (a group founded with its members) the tree-wide check is
+    /// cheaper and runs instead.
+    public func verifyKeyUniqueness(changed: [NodeIndex]) throws(TreeError) {
+        guard changed.count <= 32 else { return try verifyKeyUniqueness() }
+        for node in changed {
+            guard let key = encryptionKey(at: node) else { continue }
+            if self.node(withEncryptionKey: key, skipping: node) != nil { throw .duplicateEncryptionKey(node) }
+            guard let index = node.leafIndex, let leaf = leafNode(at: index) else { continue }
+            if self.leaf(withSignatureKey: leaf.signatureKey, skipping: index) != nil { throw .duplicateSignatureKey(index) }
+        }
+    }
+
     /// The tree checks a joiner runs on a received tree (§12.4.3.1) that need no group policy: parent
     /// hashes, leaf signatures, unmerged leaves and key uniqueness. Credential, capability and
     /// lifetime checks (§7.3) are the group layer's.

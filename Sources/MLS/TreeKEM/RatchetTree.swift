@@ -180,17 +180,60 @@ public struct RatchetTree: Hashable, Sendable {
 
     /// The number of members (non-blank leaves).
     public var memberCount: Int {
-        stride(from: 0, to: nodes.count, by: 2).reduce(0) { $0 + (nodes[$1] == nil ? 0 : 1) }
+        storage.withUnsafeBufferPointer { buffer in
+            stride(from: 0, to: buffer.count, by: 2).reduce(0) { count, i in
+                if case .none = buffer[i] { count } else { count + 1 }
+            }
+        }
     }
 
     /// The leaf of the member with this signature key.
     public func leafIndex(signatureKey: SignaturePublicKey) -> LeafIndex? {
-        leaves.first { $0.leaf.signatureKey == signatureKey }?.index
+        leaf(withSignatureKey: signatureKey)
     }
 
     /// The leaf whose encryption key this is.
     public func leafIndex(encryptionKey: HPKEPublicKey) -> LeafIndex? {
-        leaves.first { $0.leaf.encryptionKey == encryptionKey }?.index
+        node(withEncryptionKey: encryptionKey, leavesOnly: true)?.leafIndex
+    }
+
+    // The scans below read the nodes in place: a copy of a node retains every field of its leaf,
+    // which made a key lookup in a 200-member tree cost as much as hashing it (issue 27).
+
+    /// The first node holding HPKE key `key` other than `skipped` (§7.3 uniqueness), leaves only
+    /// when `leavesOnly`.
+    func node(withEncryptionKey key: HPKEPublicKey, skipping skipped: NodeIndex? = nil, leavesOnly: Bool = false) -> NodeIndex? {
+        let skip = skipped.map { Int($0.rawValue) } ?? -1
+        return storage.withUnsafeBufferPointer { buffer in
+            for i in stride(from: 0, to: buffer.count, by: leavesOnly ? 2 : 1) where i != skip {
+                switch buffer[i] {
+                case .leaf(let leaf)? where leaf.encryptionKey == key: return NodeIndex(UInt32(i))
+                case .parent(let parent)? where parent.encryptionKey == key: return NodeIndex(UInt32(i))
+                default: continue
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with each non-blank leaf, in index order.
+    func forEachLeaf(_ body: (LeafIndex, LeafNode) -> Void) {
+        storage.withUnsafeBufferPointer { buffer in
+            for i in stride(from: 0, to: buffer.count, by: 2) {
+                if case .leaf(let leaf)? = buffer[i] { body(LeafIndex(UInt32(i / 2)), leaf) }
+            }
+        }
+    }
+
+    /// The first leaf whose signature key is `key`, other than `skipped`.
+    func leaf(withSignatureKey key: SignaturePublicKey, skipping skipped: LeafIndex? = nil) -> LeafIndex? {
+        let skip = skipped.map { Int($0.nodeIndex.rawValue) } ?? -1
+        return storage.withUnsafeBufferPointer { buffer in
+            for i in stride(from: 0, to: buffer.count, by: 2) where i != skip {
+                if case .leaf(let leaf)? = buffer[i], leaf.signatureKey == key { return LeafIndex(UInt32(i / 2)) }
+            }
+            return nil
+        }
     }
 
     /// The leaf holding exactly this LeafNode, as a joiner finds its own (§12.4.3.1).

@@ -15,6 +15,36 @@ struct TLSCodecTests {
         try reader.finish()
     }
 
+    /// A vector written in place has the header and bytes of its content written apart and then
+    /// prefixed, at each header size and nested; a body that throws leaves nothing behind.
+    @Test(arguments: [0, 1, 63, 64, 16383, 16384, 70000])
+    func vectorWrittenInPlaceMatchesItsContentPrefixed(length: Int) throws {
+        let content = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var expected = TLSWriter()
+        expected.write(UInt8(7))
+        var inner = TLSWriter()
+        inner.writeOpaque(content)
+        inner.write(UInt16(0x0102))
+        expected.writeOpaque(inner.bytes)
+        var writer = TLSWriter()
+        writer.write(UInt8(7))
+        writer.writeVector { w in
+            w.writeVector { $0.writeFixed(content) }
+            w.write(UInt16(0x0102))
+        }
+        #expect(writer.bytes == expected.bytes)
+        #expect(!writer.overflowed)
+
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try writer.writeVector { w in
+                w.writeFixed(content)
+                throw Refused()
+            }
+        }
+        #expect(writer.bytes == expected.bytes)
+    }
+
     @Test func rejectsEightByteForm() {
         var reader = TLSReader([0xc0, 0, 0, 0, 0, 0, 0, 1])
         #expect(throws: TLSDecodingError.invalidVarintPrefix) { try reader.readVarint() }

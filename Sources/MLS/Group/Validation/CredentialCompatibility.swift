@@ -15,11 +15,16 @@ struct CredentialCompatibility: Sendable {
     private var nonSupporters: [CredentialType: [LeafIndex]] = [:]
 
     init(_ tree: RatchetTree) {
-        let leaves = tree.leaves
-        for (index, leaf) in leaves { holders[leaf.credential.type, default: []].append(index) }
+        var holders: [CredentialType: [LeafIndex]] = [:]
+        tree.forEachLeaf { index, leaf in holders[leaf.credential.type, default: []].append(index) }
         for type in holders.keys {
-            nonSupporters[type] = leaves.filter { !$0.leaf.capabilities.supports(.credentialType(type)) }.map(\.index)
+            var list: [LeafIndex] = []
+            tree.forEachLeaf { index, leaf in
+                if !leaf.capabilities.supports(.credentialType(type)) { list.append(index) }
+            }
+            nonSupporters[type] = list
         }
+        self.holders = holders
     }
 
     /// Records a leaf added to the tree at `index` (after `check` accepted it).

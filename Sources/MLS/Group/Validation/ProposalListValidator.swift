@@ -181,22 +181,15 @@ public struct ProposalListValidator: Sendable {
         guard !adds.isEmpty else { return }
         var signatureKeys = Set<SignaturePublicKey>()
         var hpkeKeys = Set<HPKEPublicKey>()
-        // The tree's keys and members, indexed once and kept up to date as Adds go in, so each Add
-        // costs the same whatever the group's size (issue 27): a group created with 1,000 members
-        // was checked pair by pair before.
-        var memberSignatureKeys: [SignaturePublicKey: LeafIndex] = [:]
-        for (index, leaf) in provisional.leaves where memberSignatureKeys[leaf.signatureKey] == nil {
-            memberSignatureKeys[leaf.signatureKey] = index
-        }
-        var treeKeys = Set((0..<provisional.nodeCount).compactMap { provisional.encryptionKey(at: NodeIndex(UInt32($0))) })
+        var tree = TreeKeys(provisional, indexed: adds.count > TreeKeys.scanLimit)
         var compatibility = CredentialCompatibility(provisional)
         for (position, keyPackage) in adds {
             let leaf = keyPackage.leafNode
             guard signatureKeys.insert(leaf.signatureKey).inserted,
                   hpkeKeys.insert(keyPackage.initKey).inserted, hpkeKeys.insert(leaf.encryptionKey).inserted
             else { throw .duplicateAdd(position: position) }
-            if let member = memberSignatureKeys[leaf.signatureKey] { throw .addOfExistingMember(member) }
-            if treeKeys.contains(keyPackage.initKey) || treeKeys.contains(leaf.encryptionKey) {
+            if let member = tree.member(signedBy: leaf.signatureKey, in: provisional) { throw .addOfExistingMember(member) }
+            if tree.contains(keyPackage.initKey, in: provisional) || tree.contains(leaf.encryptionKey, in: provisional) {
                 throw .keyPackageKeyInTree(position: position)
             }
             do {
@@ -208,8 +201,7 @@ public struct ProposalListValidator: Sendable {
             }
             do {
                 let index = try provisional.add(leaf)
-                memberSignatureKeys[leaf.signatureKey] = index
-                treeKeys.insert(leaf.encryptionKey)
+                tree.added(leaf, at: index)
                 compatibility.insert(leaf, at: index, tree: provisional)
             } catch {
                 throw .tree(error)

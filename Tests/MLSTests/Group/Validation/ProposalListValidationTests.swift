@@ -122,6 +122,32 @@ struct ProposalListValidationTests {
         }
     }
 
+    /// The same refusals when the Add comes after more Adds than `TreeKeys.scanLimit`, where the
+    /// tree's keys are indexed instead of scanned (issue 27).
+    @Test(arguments: [0, TreeKeys.scanLimit + 1])
+    func addChecksAgreeAloneAndInABatch(others: Int) throws {
+        let group = try Fixture.group(4)
+        let fresh = try (0..<others).map { inline(try add("fresh \($0)")) }
+        let again = try Fixture.client("member 2 again", signer: group.members[2].signer)
+        #expect(throws: ProposalListValidationError.addOfExistingMember(LeafIndex(2))) {
+            try validate(fresh + [inline(.add(Add(keyPackage: again.keyPackage)))], in: group)
+        }
+        var copycat = try Fixture.client("copycat")
+        copycat.keyPackage.leafNode.encryptionKey = group.members[3].leaf.encryptionKey
+        try Fixture.resign(&copycat.keyPackage, with: copycat.signer)
+        #expect(throws: ProposalListValidationError.keyPackageKeyInTree(position: others)) {
+            try validate(fresh + [inline(.add(Add(keyPackage: copycat.keyPackage)))], in: group)
+        }
+        var initClash = try Fixture.client("init clash")
+        initClash.keyPackage.initKey = group.members[1].leaf.encryptionKey
+        try Fixture.resign(&initClash.keyPackage, with: initClash.signer)
+        #expect(throws: ProposalListValidationError.keyPackageKeyInTree(position: others)) {
+            try validate(fresh + [inline(.add(Add(keyPackage: initClash.keyPackage)))], in: group)
+        }
+        let result = try validate(fresh + [inline(try add("one more"))], in: group)
+        #expect(!result.pathRequired)
+    }
+
     @Test func invalidKeyPackageInAddIsRejected() throws {
         let group = try Fixture.group(4)
         let expired = try Fixture.client("expired", lifetime: Lifetime(notBefore: 0, notAfter: Fixture.now - 1))
