@@ -70,8 +70,7 @@ public struct CipherSuiteProvider: Sendable, Hashable {
 
     func expandUnchecked<P: DataProtocol, I: DataProtocol>(prk: P, info: I, length: Int) -> Data {
         guard length > 0 else { return Data() }
-        let okm = HKDF<SHA256>.expand(pseudoRandomKey: Data(prk), info: Data(info), outputByteCount: length)
-        return okm.withUnsafeBytes { Data($0) }
+        return HKDFExpand.sha256(prk: prk, info: info, length: length)
     }
 
     /// ExpandWithLabel(secret, label, context, length) = KDF.Expand(secret, KDFLabel, length), with

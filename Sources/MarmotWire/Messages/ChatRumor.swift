@@ -30,7 +30,7 @@ public struct ChatRumor: Sendable, Hashable {
         guard let object = value.objectValue else { throw .malformed("rumor is not a JSON object") }
         guard object["sig"] == nil else { throw .signed }
         let rumor: UnsignedEvent
-        do { rumor = try UnsignedEvent(jsonValue: value) } catch let error as EventError {
+        do { rumor = try UnsignedEvent(jsonValue: value, expectedAuthor: sender) } catch let error as EventError {
             throw error == .invalidID ? .invalidID : .malformed(error.description)
         } catch {
             throw .malformed("\(error)")

@@ -20,7 +20,7 @@ public enum V2InnerEvent {
         if keys.contains("sig") { throw .hasSignature }
         guard keys == members else { throw .wrongMembers(keys.symmetricDifference(members).sorted()) }
         let rumor: UnsignedEvent
-        do { rumor = try UnsignedEvent(jsonValue: value) } catch EventError.invalidID { throw .idMismatch } catch {
+        do { rumor = try UnsignedEvent(jsonValue: value, expectedAuthor: sender) } catch EventError.invalidID { throw .idMismatch } catch {
             throw .malformed
         }
         guard rumor.pubkey == sender else { throw .senderMismatch }

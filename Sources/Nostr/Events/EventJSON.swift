@@ -70,9 +70,13 @@ extension UnsignedEvent {
     }
 
     /// Builds a rumor from a parsed JSON object.
-    public init(jsonValue: JSONValue) throws {
+    ///
+    /// `expectedAuthor`, the key the rumor should name (an authenticated MLS sender), is taken as the
+    /// rumor's `pubkey` when the text names exactly it, which saves checking the point again (issue
+    /// 27); any other `pubkey` is parsed and checked as usual, for the caller to refuse.
+    public init(jsonValue: JSONValue, expectedAuthor: PublicKey? = nil) throws {
         guard let object = jsonValue.objectValue else { throw EventError.malformed("event is not a JSON object") }
-        let fields = try EventFields(object)
+        let fields = try EventFields(object, expectedPubkey: expectedAuthor)
         self.init(pubkey: fields.pubkey, createdAt: fields.createdAt, kind: fields.kind, tags: fields.tags, content: fields.content)
         if let idValue = object["id"] {
             let given = try EventID(hex: try EventFields.string(idValue, "id"))
@@ -104,10 +108,14 @@ struct EventFields {
     let tags: [Tag]
     let content: String
 
-    init(_ object: [String: JSONValue]) throws {
+    init(_ object: [String: JSONValue], expectedPubkey: PublicKey? = nil) throws {
         guard let pk = object["pubkey"] else { throw EventError.malformed("missing pubkey") }
         let pkText = try Self.string(pk, "pubkey")
-        do { pubkey = try PublicKey(hex: pkText) } catch { throw EventError.malformed("pubkey: \(error)") }
+        if let expectedPubkey, pkText == expectedPubkey.hex {
+            pubkey = expectedPubkey
+        } else {
+            do { pubkey = try PublicKey(hex: pkText) } catch { throw EventError.malformed("pubkey: \(error)") }
+        }
 
         guard let created = object["created_at"] else { throw EventError.malformed("missing created_at") }
         guard let seconds = created.int64Value, seconds >= 0 else {

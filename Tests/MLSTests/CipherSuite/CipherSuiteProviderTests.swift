@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import MLS
@@ -22,6 +23,30 @@ struct CipherSuiteProviderTests {
         }
         #expect(throws: MLSCryptoError.invalidOutputLength(-1)) {
             try provider.expand(prk: secret, info: Data(), length: -1)
+        }
+    }
+
+    /// RFC 5869 Appendix A.1 (test case 1): the Expand step from its PRK and info.
+    @Test func expandMatchesRFC5869() throws {
+        let prk = try hex("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
+        let info = try hex("f0f1f2f3f4f5f6f7f8f9")
+        let okm = try hex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+        #expect(try provider.expand(prk: prk, info: info, length: 42) == okm)
+    }
+
+    /// The Expand built on SHA-256 gives swift-crypto's HKDF output for every key length (up to a
+    /// block, and beyond, where the key is hashed first), info length and output length.
+    @Test func expandMatchesSwiftCryptoHKDF() throws {
+        for keyLength in [0, 1, 31, 32, 33, 63, 64, 65, 100] {
+            for infoLength in [0, 1, 55, 200] {
+                for length in [1, 12, 16, 31, 32, 33, 64, 65, 100] {
+                    let prk = provider.randomBytes(keyLength), info = provider.randomBytes(infoLength)
+                    let reference = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: info, outputByteCount: length)
+                        .withUnsafeBytes { Data($0) }
+                    #expect(try provider.expand(prk: prk, info: info, length: length) == reference,
+                            "key \(keyLength), info \(infoLength), length \(length)")
+                }
+            }
         }
     }
 

@@ -112,6 +112,23 @@ struct EventTests {
         #expect(try UnsignedEvent(json: noID).id == rumor.id)
     }
 
+    /// A rumor read for an expected author takes that key when the text names it, and otherwise
+    /// parses and checks its `pubkey` as any rumor: another member's key comes back as that key, a
+    /// value off the curve is malformed.
+    @Test func rumorReadForAnExpectedAuthor() throws {
+        let rumor = UnsignedEvent(pubkey: keys.publicKey, createdAt: 42, kind: .chatMessage, tags: [], content: "hi")
+        let value = try JSONValue.parse(rumor.jsonString)
+        #expect(try UnsignedEvent(jsonValue: value, expectedAuthor: keys.publicKey) == rumor)
+        let other = Keys.generate().publicKey
+        #expect(try UnsignedEvent(jsonValue: value, expectedAuthor: other).pubkey == keys.publicKey)
+        let offCurve = String(repeating: "f", count: 64)
+        let noID = rumor.jsonString
+            .replacingOccurrences(of: "\"id\":\"\(rumor.id.hex)\",", with: "")
+            .replacingOccurrences(of: keys.publicKey.hex, with: offCurve)
+        #expect(throws: EventError.self) { try UnsignedEvent(jsonValue: try JSONValue.parse(noID), expectedAuthor: other) }
+        #expect(throws: EventError.self) { try UnsignedEvent(jsonValue: try JSONValue.parse(noID), expectedAuthor: keys.publicKey) }
+    }
+
     @Test func kindsAndTags() throws {
         #expect(Kind.giftWrap.rawValue == 1059 && Kind.seal.rawValue == 13 && Kind.keyPackage.rawValue == 443)
         #expect(Kind.welcome.rawValue == 444 && Kind.groupMessage.rawValue == 445 && Kind.keyPackageRelays.rawValue == 10051)
