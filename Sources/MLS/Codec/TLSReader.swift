@@ -50,6 +50,13 @@ public struct TLSReader: Sendable {
     /// True when every byte was consumed.
     public var isAtEnd: Bool { index == end }
 
+    /// How many bytes were consumed so far, to mark where a value starts (`consumed(since:)`).
+    public var position: Int { index }
+
+    /// The bytes consumed since `start`, a `position` read earlier: the exact encoding of what was
+    /// read in between.
+    public func consumed(since start: Int) -> [UInt8] { Array(bytes[start..<index]) }
+
     /// Fails unless every byte was consumed.
     public func finish() throws {
         if index != end { throw TLSDecodingError.trailingBytes(end - index) }
