@@ -281,13 +281,11 @@ extension MarmotClient {
         let epoch = snapshot.epoch
         var applied = try acceptCommit(
             summary, message: message, next: next, event: event, before: restored, session: session,
-            raceAnchor: snapshot.anchorCreatedAt)
+            raceAnchor: snapshot.anchorCreatedAt, shown: session.metadata)
         // The group data now is the winning branch's, whatever the losing one had set.
-        let winning = session.rules.metadataIfValid(next.extensions)
-        if let winning {
+        if let winning = session.rules.metadataIfValid(next.extensions) {
             do { try persist(next, for: session.id, groupData: winning) } catch { throw .storage("\(error)") }
-            applied.newNostrGroupID = winning.nostrGroupID != session.stored.nostrGroupID
-            if winning.relays != session.stored.relays { applied.newRelays = winning.relays }
+            applied.adopt(winning, over: session.stored)
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
         keepAlternate(

@@ -119,10 +119,7 @@ extension MarmotClient {
         }
         applied.newEpoch = true
         applied.resend = alternate.sentSinceFork
-        if let adopted {
-            applied.newNostrGroupID = applied.newNostrGroupID || adopted.nostrGroupID != session.stored.nostrGroupID
-            if adopted.relays != session.stored.relays, applied.newRelays.isEmpty { applied.newRelays = adopted.relays }
-        }
+        if let adopted { applied.adopt(adopted, over: session.stored) }
         return applied
     }
 

@@ -27,6 +27,13 @@ extension MarmotClient {
         var reissueGroupData: GroupDataIntent?
         /// Our membership commit lost a race: these adds and removals are made again on the winner.
         var reissueMembers: MembershipIntent?
+
+        /// Notes what taking `data` over the stored group changes for the pool: a new `h` to
+        /// subscribe to, new relays (a change already noted is kept).
+        mutating func adopt(_ data: GroupMetadata, over stored: StoredGroup) {
+            newNostrGroupID = newNostrGroupID || data.nostrGroupID != stored.nostrGroupID
+            if data.relays != stored.relays, newRelays.isEmpty { newRelays = data.relays }
+        }
     }
 
     /// Handles one kind-445 event: skipped when its id was already recorded (including our own
@@ -213,7 +220,7 @@ extension MarmotClient {
     /// of that epoch (the v1 back-dating bound stays measured from it).
     func acceptCommit(
         _ summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, before: MLSGroup, session: GroupSession,
-        raceAnchor: Int64? = nil
+        raceAnchor: Int64? = nil, shown: GroupMetadata? = nil
     ) throws(DropReason) -> Applied {
         try session.rules.authorize(summary, message: message, before: before, after: next)
         let groupData = summary.newExtensions == nil ? nil : session.rules.metadataIfValid(next.extensions)
@@ -238,15 +245,17 @@ extension MarmotClient {
         }
         noteDeviceLeaves(summary, in: session.id)
         let committer = before.member(at: summary.committer).flatMap { NostrIdentity.publicKey($0.credential) }
+        // The lines go from what was shown: `before`'s data, or on a rollback the branch we leave
+        // (`shown`), to what this commit leads to (issue 24, N6).
         noteMembershipChanges(
-            summary, committer: committer, previous: session.rules.metadataIfValid(before.extensions),
-            current: groupData, commit: event, group: session.id)
+            summary, committer: committer, previous: shown ?? session.rules.metadataIfValid(before.extensions),
+            current: shown == nil ? groupData : session.rules.metadataIfValid(next.extensions), commit: event,
+            group: session.id)
         logger.info("commit from \(committer?.hex ?? "?") moved \(session.id) to epoch \(next.epoch)")
         if let chat = sessions[session.id]?.chat { emit(.commitApplied(chat, epoch: next.epoch, committer: committer)) }
         var applied = Applied(group: session.id, outcome: .processed, newEpoch: true)
         applied.closed = summary.removedSelf || groupData?.disbanded == true
-        applied.newNostrGroupID = groupData != nil && groupData?.nostrGroupID != session.stored.nostrGroupID
-        if let relays = groupData?.relays, relays != session.stored.relays { applied.newRelays = relays }
+        if let groupData { applied.adopt(groupData, over: session.stored) }
         return applied
     }
 

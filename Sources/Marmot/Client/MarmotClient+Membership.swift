@@ -23,7 +23,9 @@ extension MarmotClient {
             let change: SystemNotice.Change = summary.selfRemoved.contains(removed.leafIndex) ? .left : .removed
             notices.append(SystemNotice(change: change, actor: committer, subject: subject))
         }
-        guard let previous, summary.newExtensions != nil, let data = current else { return notices }
+        // Group-data lines when the commit changed the data, or when `current` differs from what
+        // was shown for another reason (a rollback onto a branch that lacks our branch's change).
+        guard let previous, let data = current, summary.newExtensions != nil || data != previous else { return notices }
         let removed = Set(summary.removed.compactMap { NostrIdentity.publicKey($0.credential) })
         return notices + groupDataNotices(from: previous, to: data, actor: committer, removed: removed)
     }

@@ -138,6 +138,39 @@ import Testing
         await server.stop()
     }
 
+    /// N6 on a rollback, v1: admin M renames the group to "plain" and, for the same epoch, makes a
+    /// self-update dated earlier. Bob applies the rename (and shows its line), then rolls back to
+    /// the self-update, which wins: the name goes back to the fork point's, and a system line says
+    /// so, as when following a branch. Before, the name changed back without a line.
+    @Test func rollingBackShowsTheGroupDataItUndoes() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v1(url, aIsAdmin: false)
+        let before = try #require(m.group)
+        let original = try #require(try await bob.client.chat(chat)).name
+        let now = UnsignedEvent.now()
+        var first = before
+        let plain = try RaceFixtures.v1Rename(&first, to: "plain")
+        var second = before
+        let update = try RaceFixtures.v1SelfUpdate(&second)
+        var sender = m
+        await bob.client.deliverForTesting(try sender.event(plain.message, createdAt: now, epochOf: before))
+        #expect(try await bob.client.chat(chat)?.name == "plain")
+        func renames() async throws -> Int {
+            try await bob.allMessages(chat).filter {
+                $0.deliveryState == .notice && SystemNotice(content: $0.content)?.change == .renamed
+            }.count
+        }
+        let renamedBefore = try await renames()
+        #expect(renamedBefore == 1)
+
+        await bob.client.deliverForTesting(try sender.event(update.message, createdAt: now - 10, epochOf: before))
+        #expect(await bob.epochState(chat)?.authenticator == update.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == original)
+        #expect(try await renames() == 2, "the name changed back without a system line")
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// v2 (MDK 0.9.14 branch selection): after a race Bob is on the branch with the better key and
     /// has sent a message there. A lone sender on the losing branch does not pull him over (one
     /// sender each: the keys decide); its message is held, not lost. When a second member's message
