@@ -50,4 +50,54 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// Traffic decides alike: after a race of two renames, members M and E write on the branch that
+    /// lost by key. One sender there is no quorum and nobody moves; the second makes a witness
+    /// quorum and both Bob and the engine (over member F's state) move there, after each step on the
+    /// same branch.
+    @Test func clientAndEngineFollowAWitnessQuorumAlike() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url], options: RaceFixtures.options)
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        let bobsPackage = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        var m = V2HostileParty(), e = V2HostileParty(), f = V2HostileParty()
+        let ePackage = try e.makeKeyPackage(), fPackage = try f.makeKeyPackage()
+        let relays = [try RelayURL(url)]
+        let welcome = try m.createGroup(
+            admins: [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage], relays: relays)
+        try e.join(welcome)
+        try f.join(welcome)
+        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
+        let chat = try await bob.client.acceptInvite(try await bob.waitForInvite().id).id
+
+        let before = try #require(m.group)
+        var first = before, second = before
+        let commits = [try RaceFixtures.v2Rename(&first, to: "first"), try RaceFixtures.v2Rename(&second, to: "second")]
+        var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
+        func agree(_ step: String) async {
+            #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator, "\(step)")
+        }
+        for commit in commits {
+            await bob.client.deliverForTesting(try m.event(commit.message, epochOf: before))
+            _ = engine.receive(commit.message.tlsSerialized)
+            _ = engine.settle()
+        }
+        await agree("after the race")
+        let losing = try #require(commits.first { $0.newGroup.epochAuthenticator != engine.state.epochAuthenticator })
+
+        m.group = losing.newGroup
+        e.group = try #require(e.group).processing(losing.message).1
+        for (step, writer) in [("one sender", 0), ("two senders", 1)] {
+            let message = writer == 0 ? try m.chat("from M") : try e.chat("from E")
+            let event = writer == 0 ? try m.event(message) : try e.event(message)
+            await bob.client.deliverForTesting(event)
+            _ = engine.receive(message.tlsSerialized)
+            _ = engine.settle()
+            await agree(step)
+        }
+        #expect(engine.state.epochAuthenticator == losing.newGroup.epochAuthenticator)
+        #expect(try await bob.waitForMessage("from M").deliveryState == .received)
+        await bob.shutdown()
+        await server.stop()
+    }
 }
