@@ -40,7 +40,7 @@ extension GRDBMarmotStore {
     /// Re-seals every row of the keyed-lookup layout under `new` (hashes change with the key).
     static func rekey(_ db: Database, from old: StoreCodec, to new: StoreCodec) throws {
         let versions = try groupVersions(db, old)
-        let groupRows = try GroupRow.fetchAll(db)
+        let groupRows = try GroupRow.fetchRows(db, "")
         var groupIDs: [Data: GroupID] = [:]
         var groups: [(StoredGroup, Int64, Int64)] = []
         for row in groupRows {
@@ -57,13 +57,16 @@ extension GRDBMarmotStore {
         }
         let settings = try SettingRow.fetchAll(db).map(old.setting)
 
-        for table in ["messages_v2", "group_event_keys_v2", "groups_v2", "key_packages_v2", "processed_events_v2", "settings_v2"] {
+        for table in [
+            "messages_v2", "group_event_keys_v2", "group_states_v2", "groups_v2", "key_packages_v2", "processed_events_v2",
+            "settings_v2",
+        ] {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         var newVersions = GroupVersions()
         for (group, version, ratchetVersion) in groups {
             let row = try new.groupRow(group, version: version, ratchetVersion: ratchetVersion)
-            try row.insert(db)
+            try row.save(db)
             newVersions[row.groupRef] = version
             if row.sealedRatchets != nil { newVersions[new.ratchetsRef(row.groupRef)] = ratchetVersion }
         }
@@ -97,7 +100,7 @@ enum V1Layout {
         for row in try V1GroupRow.fetchAll(db) {
             let group = try storedGroup(row, cipher)
             let ref = codec.groupRef(group.mlsGroupID.bytes)
-            try codec.groupRow(group, version: 1).insert(db)
+            try codec.groupRow(group, version: 1).save(db)
             versions[ref] = 1
         }
         try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try codec.sealVersions(versions)).save(db)

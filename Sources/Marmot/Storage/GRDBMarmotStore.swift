@@ -91,14 +91,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
             let ratchetsRef = codec.ratchetsRef(ref)
             let ratchetVersion = (versions[ratchetsRef] ?? 0) + 1
             let row = try codec.groupRow(group, version: version, ratchetVersion: ratchetVersion)
-            // Prepared once per connection, like the message statements (issue 27).
-            try db.cachedStatement(sql: """
-                INSERT INTO groups_v2 (\(GroupRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(group_ref) DO UPDATE SET nostr_ref = excluded.nostr_ref, version = excluded.version,
-                sealed_state = excluded.sealed_state, sealed_meta = excluded.sealed_meta, status = excluded.status,
-                last_message_at = excluded.last_message_at, unread_count = excluded.unread_count, created_at = excluded.created_at,
-                sealed_ratchets = excluded.sealed_ratchets, ratchet_version = excluded.ratchet_version
-                """).execute(arguments: row.arguments)
+            try row.save(db)
             versions[ref] = version
             versions[ratchetsRef] = group.mlsRatchets == nil ? nil : ratchetVersion
             try Self.saveGroupVersions(db, codec, versions)
@@ -132,9 +125,8 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         let codec = self.codec
         let ref = codec.groupRef(mlsGroupID.bytes)
         return try read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM groups_v2 WHERE group_ref = ?"), arguments: [ref])
-            else { return nil }
-            return try codec.storedGroup(try GroupRow(row: row), versions: try Self.groupVersions(db, codec))
+            guard let row = try GroupRow.fetchRows(db, "WHERE g.group_ref = ?", arguments: [ref]).first else { return nil }
+            return try codec.storedGroup(row, versions: try Self.groupVersions(db, codec))
         }
     }
 
@@ -150,9 +142,8 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     public func group(nostrGroupID: NostrGroupID) throws -> StoredGroup? {
         let codec = self.codec
         return try read { db in
-            guard let row = try GroupRow.filter(GroupRow.Columns.nostrRef == codec.nostrRef(nostrGroupID)).fetchOne(db) else {
-                return nil
-            }
+            guard let row = try GroupRow.fetchRows(db, "WHERE g.nostr_ref = ?", arguments: [codec.nostrRef(nostrGroupID)]).first
+            else { return nil }
             return try codec.storedGroup(row, versions: try Self.groupVersions(db, codec))
         }
     }
@@ -162,9 +153,8 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         return try read { db in
             let versions = try Self.groupVersions(db, codec)
             // Prepared once and read by column, like the single-group read (issue 27).
-            return try Row.fetchAll(db.cachedStatement(
-                sql: "SELECT * FROM groups_v2 ORDER BY COALESCE(last_message_at, created_at) DESC, group_ref"))
-                .map { try codec.storedGroup(try GroupRow(row: $0), versions: versions) }
+            return try GroupRow.fetchRows(db, "ORDER BY COALESCE(g.last_message_at, g.created_at) DESC, g.group_ref")
+                .map { try codec.storedGroup($0, versions: versions) }
         }
     }
 
@@ -172,6 +162,8 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         let ref = codec.groupRef(mlsGroupID.bytes)
         let codec = self.codec
         try write { db in
+            // Its state goes with it (the foreign key cascades too; said here, not assumed).
+            try db.execute(sql: "DELETE FROM group_states_v2 WHERE group_ref = ?", arguments: [ref])
             guard try GroupRow.deleteOne(db, key: ref) else { return }
             var versions = try Self.groupVersions(db, codec)
             versions[ref] = nil

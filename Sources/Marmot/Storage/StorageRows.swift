@@ -5,7 +5,10 @@ import GRDB
 // as stored. Plaintext columns hold only keyed hashes (`…_ref`), sealed blobs (`sealed_…`), counters,
 // timestamps and enums. The public `Stored…` values are made from them by `StoreCodec`.
 
-struct GroupRow: Codable, FetchableRecord, PersistableRecord {
+/// A group as the store reads and writes it: the `groups_v2` row with its sealed state, which lives
+/// in `group_states_v2` (migration `v6-group-states`). Not a `PersistableRecord`: every write goes
+/// through `save(_:)`, which puts the state in its own table.
+struct GroupRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "groups_v2"
     var groupRef: Data
     var nostrRef: Data
@@ -46,6 +49,35 @@ extension GroupRow {
     var arguments: StatementArguments {
         [groupRef, nostrRef, version, sealedState, sealedMeta, status, lastMessageAt, unreadCount, createdAt, sealedRatchets,
          ratchetVersion]
+    }
+
+    /// Selects every column of `columnList`, the state from its own table; append a `WHERE` or an
+    /// `ORDER BY` on `g.` columns.
+    static let selectSQL = """
+        SELECT g.group_ref, g.nostr_ref, g.version, s.sealed_state, g.sealed_meta, g.status, g.last_message_at, \
+        g.unread_count, g.created_at, g.sealed_ratchets, g.ratchet_version \
+        FROM groups_v2 g JOIN group_states_v2 s ON s.group_ref = g.group_ref
+        """
+
+    static func fetchRows(_ db: Database, _ suffix: String, arguments: StatementArguments = []) throws -> [GroupRow] {
+        try Row.fetchAll(db.cachedStatement(sql: selectSQL + " " + suffix), arguments: arguments).map(GroupRow.init(row:))
+    }
+
+    /// Inserts or replaces the group: its row (with an empty `sealed_state`) and its state.
+    func save(_ db: Database) throws {
+        var row = self
+        row.sealedState = Data()
+        try db.cachedStatement(sql: """
+            INSERT INTO groups_v2 (\(Self.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(group_ref) DO UPDATE SET nostr_ref = excluded.nostr_ref, version = excluded.version,
+            sealed_state = excluded.sealed_state, sealed_meta = excluded.sealed_meta, status = excluded.status,
+            last_message_at = excluded.last_message_at, unread_count = excluded.unread_count, created_at = excluded.created_at,
+            sealed_ratchets = excluded.sealed_ratchets, ratchet_version = excluded.ratchet_version
+            """).execute(arguments: row.arguments)
+        try db.cachedStatement(sql: """
+            INSERT INTO group_states_v2 (group_ref, sealed_state) VALUES (?, ?)
+            ON CONFLICT(group_ref) DO UPDATE SET sealed_state = excluded.sealed_state
+            """).execute(arguments: [groupRef, sealedState])
     }
 
     /// Read by column name rather than through `Decodable`, which GRDB runs through a `Decoder` per

@@ -132,7 +132,7 @@ import Testing
                 "control: the v1 layout stores rumor ids in plaintext")
 
         let store = try GRDBMarmotStore(path: folder.path, key: key, legacyKey: legacyKey)
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets"])
+        #expect(try store.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets", "v6-group-states"])
         #expect(try store.group(mlsGroupID: group.mlsGroupID) == group)
         #expect(try store.groups() == [group])
         let page = try store.messages(mlsGroupID: group.mlsGroupID, before: nil, limit: 2)
@@ -194,7 +194,9 @@ import Testing
         var group = try makeGroup(5, peer: Keys.generate().publicKey, state: Data("epoch-7 ratchet".utf8))
         let store = try GRDBMarmotStore(path: folder.path, key: key)
         try store.saveGroup(group)
-        let old = try store.read { db in try Row.fetchOne(db, sql: "SELECT version, sealed_state, sealed_meta FROM groups_v2") }
+        let old = try store.read { db in
+            try Row.fetchOne(db, sql: "SELECT version, s.sealed_state, sealed_meta FROM groups_v2 JOIN group_states_v2 s USING (group_ref)")
+        }
         group.mlsState = Data("epoch-8 ratchet".utf8)
         group.epoch = 8
         try store.saveGroup(group)
@@ -204,8 +206,9 @@ import Testing
         let oldRow = try #require(old)
         let queue = try DatabaseQueue(path: folder.path)
         try queue.write { db in
-            try db.execute(sql: "UPDATE groups_v2 SET version = ?, sealed_state = ?, sealed_meta = ?",
-                           arguments: [oldRow["version"] as Int64, oldRow["sealed_state"] as Data, oldRow["sealed_meta"] as Data])
+            try db.execute(sql: "UPDATE groups_v2 SET version = ?, sealed_meta = ?",
+                           arguments: [oldRow["version"] as Int64, oldRow["sealed_meta"] as Data])
+            try db.execute(sql: "UPDATE group_states_v2 SET sealed_state = ?", arguments: [oldRow["sealed_state"] as Data])
         }
         try queue.close()
 
@@ -258,12 +261,14 @@ import Testing
         let store = try GRDBMarmotStore(path: folder.path, key: key)
         try store.saveGroup(a)
         let row = try store.read { db in try Row.fetchOne(db, sql: "SELECT * FROM groups_v2") }
+        let state = try store.read { db in try Row.fetchOne(db, sql: "SELECT * FROM group_states_v2") }
         try store.deleteGroup(mlsGroupID: a.mlsGroupID)
-        // A deleted group's old row is put back.
+        // A deleted group's old rows are put back.
         try store.write { db in
-            let row = try #require(row)
-            try db.execute(sql: "INSERT INTO groups_v2 (\(row.columnNames.joined(separator: ", "))) VALUES (\(row.columnNames.map { _ in "?" }.joined(separator: ", ")))",
-                           arguments: StatementArguments(row.databaseValues))
+            for (table, row) in [("groups_v2", try #require(row)), ("group_states_v2", try #require(state))] {
+                try db.execute(sql: "INSERT INTO \(table) (\(row.columnNames.joined(separator: ", "))) VALUES (\(row.columnNames.map { _ in "?" }.joined(separator: ", ")))",
+                               arguments: StatementArguments(row.databaseValues))
+            }
         }
         #expect(throws: StorageError.rollback("group \(refPrefix(a, key)) (no version record)")) {
             try store.group(mlsGroupID: a.mlsGroupID)
@@ -282,7 +287,7 @@ import Testing
         let group = try makeGroup(9, peer: Keys.generate().publicKey, state: Data("ratchet secrets".utf8))
         let store = try GRDBMarmotStore(path: folder.path, key: key)
         try store.saveGroup(group)
-        let sealedState = try #require(try store.read { db in try Data.fetchOne(db, sql: "SELECT sealed_state FROM groups_v2") })
+        let sealedState = try #require(try store.read { db in try Data.fetchOne(db, sql: "SELECT sealed_state FROM group_states_v2") })
         let groupRef = try #require(try store.read { db in try Data.fetchOne(db, sql: "SELECT group_ref FROM groups_v2") })
         try store.close()
 

@@ -23,7 +23,10 @@ import Testing
 
     func columns(_ store: GRDBMarmotStore) throws -> Row {
         try #require(try store.read { db in
-            try Row.fetchOne(db, sql: "SELECT version, sealed_state, sealed_meta, sealed_ratchets, ratchet_version FROM groups_v2")
+            try Row.fetchOne(db, sql: """
+                SELECT version, s.sealed_state, sealed_meta, sealed_ratchets, ratchet_version
+                FROM groups_v2 JOIN group_states_v2 s USING (group_ref)
+                """)
         })
     }
 
@@ -121,5 +124,55 @@ import Testing
             rumor: rumor, mlsGroupID: group.mlsGroupID, isMine: false, deliveryState: .received, outerEventID: nil))
         #expect(try store.groupActivity(mlsGroupID: group.mlsGroupID) == GroupActivity(lastMessageAt: 1_800_000_100, unreadCount: 1))
         #expect(try store.groupActivity(mlsGroupID: GroupID(Data(repeating: 8, count: 32))) == nil)
+    }
+
+    /// The sealed state lives in `group_states_v2` (migration `v6-group-states`), so the per-message
+    /// writes (secret trees, last-message time, unread count) touch a small row: they leave the state
+    /// untouched, and `groups_v2` holds none of it. A store written before v6 (state in `groups_v2`)
+    /// opens with every group, its state moved over; deleting a group deletes its state.
+    @Test func theStateLivesApartAndAStoreFromBeforeKeepsIt() throws {
+        let folder = TemporaryStoreFolder()
+        defer { folder.remove() }
+        let store = try GRDBMarmotStore(path: folder.path, key: key)
+        let group = makeGroup(6), other = makeGroup(7, ratchets: nil)
+        try store.saveGroup(group)
+        try store.saveGroup(other)
+        func stateRows() throws -> [Data] {
+            try store.read { db in try Data.fetchAll(db, sql: "SELECT sealed_state FROM group_states_v2 ORDER BY group_ref") }
+        }
+        let states = try stateRows()
+        #expect(states.count == 2)
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT max(length(sealed_state)) FROM groups_v2") } == 0)
+        try store.saveGroupRatchets(mlsGroupID: group.mlsGroupID, ratchets: Data("ratchets-2".utf8))
+        let peer = Keys.generate().publicKey
+        try store.saveMessage(StoredMessage(
+            rumor: try ChatRumor(author: peer, content: "hi", createdAt: 1_800_000_100), mlsGroupID: group.mlsGroupID,
+            isMine: false, deliveryState: .received, outerEventID: nil))
+        #expect(try stateRows() == states)
+        var expected = group
+        expected.mlsRatchets = Data("ratchets-2".utf8)
+        expected.lastMessageAt = 1_800_000_100
+        expected.unreadCount = 1
+        try store.close()
+
+        // Back to the layout before v6: the state in its old column, no table of its own.
+        let queue = try DatabaseQueue(path: folder.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                UPDATE groups_v2 SET sealed_state = (SELECT s.sealed_state FROM group_states_v2 s WHERE s.group_ref = groups_v2.group_ref)
+                """)
+            try db.execute(sql: "DROP TABLE group_states_v2")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v6-group-states'")
+        }
+        try queue.close()
+
+        let reopened = try GRDBMarmotStore(path: folder.path, key: key)
+        #expect(try reopened.group(mlsGroupID: group.mlsGroupID) == expected)
+        #expect(try reopened.group(mlsGroupID: other.mlsGroupID) == other)
+        #expect(try reopened.groups().count == 2)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT max(length(sealed_state)) FROM groups_v2") } == 0)
+        try reopened.deleteGroup(mlsGroupID: other.mlsGroupID)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM group_states_v2") } == 1)
+        #expect(try reopened.groups().map(\.mlsGroupID) == [group.mlsGroupID])
     }
 }
