@@ -40,24 +40,32 @@ public struct TLSWriter: Sendable {
 
     /// Writes the §2.1.2 variable-length header for `length`.
     public mutating func writeVarint(_ length: Int) {
-        guard length >= 0, length < 1 << 30 else {
+        bytes.append(0)
+        setVarint(length, at: bytes.count - 1)
+    }
+
+    /// Puts the §2.1.2 header for `length` in place of the one-byte placeholder at `position`,
+    /// widening it to two or four bytes when `length` needs them (`writeVarint` appends it,
+    /// `writeVector` fills it in once its content is written).
+    private mutating func setVarint(_ length: Int, at position: Int) {
+        switch length {
+        case 0..<(1 << 6):
+            bytes[position] = UInt8(length)
+        case (1 << 6)..<(1 << 14):
+            bytes[position] = 0x40 | UInt8(length >> 8)
+            bytes.insert(UInt8(truncatingIfNeeded: length), at: position + 1)
+        case (1 << 14)..<(1 << 30):
+            bytes[position] = 0x80 | UInt8(length >> 24)
+            bytes.insert(
+                contentsOf: [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                             UInt8(truncatingIfNeeded: length)],
+                at: position + 1)
+        default:
             // MLS vectors are limited to 2^30 - 1 bytes (§2.1.2): write the largest header and mark
             // the output invalid rather than trap.
             overflowed = true
-            bytes.append(contentsOf: [0xbf, 0xff, 0xff, 0xff])
-            return
-        }
-        switch length {
-        case ..<(1 << 6):
-            bytes.append(UInt8(length))
-        case ..<(1 << 14):
-            bytes.append(0x40 | UInt8(length >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: length))
-        default:
-            bytes.append(0x80 | UInt8(length >> 24))
-            bytes.append(UInt8(truncatingIfNeeded: length >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: length))
+            bytes[position] = 0xbf
+            bytes.insert(contentsOf: [0xff, 0xff, 0xff], at: position + 1)
         }
     }
 
@@ -81,26 +89,7 @@ public struct TLSWriter: Sendable {
             bytes.removeSubrange(start...)
             throw error
         }
-        let length = bytes.count - start - 1
-        switch length {
-        case ..<(1 << 6):
-            bytes[start] = UInt8(length)
-        case ..<(1 << 14):
-            bytes[start] = 0x40 | UInt8(length >> 8)
-            bytes.insert(UInt8(truncatingIfNeeded: length), at: start + 1)
-        case ..<(1 << 30):
-            bytes[start] = 0x80 | UInt8(length >> 24)
-            bytes.insert(
-                contentsOf: [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
-                             UInt8(truncatingIfNeeded: length)],
-                at: start + 1)
-        default:
-            // Beyond the §2.1.2 limit: the largest header, and the output marked invalid (see
-            // `writeVarint`).
-            overflowed = true
-            bytes[start] = 0xbf
-            bytes.insert(contentsOf: [0xff, 0xff, 0xff], at: start + 1)
-        }
+        setVarint(bytes.count - start - 1, at: start)
     }
 
     /// Writes a `T items<V>` vector of encodable elements.

@@ -6,9 +6,10 @@ import GRDB
 // timestamps and enums. The public `Stored…` values are made from them by `StoreCodec`.
 
 /// A group as the store reads and writes it: the `groups_v2` row with its sealed state, which lives
-/// in `group_states_v2` (migration `v6-group-states`). Not a `PersistableRecord`: every write goes
-/// through `save(_:)`, which puts the state in its own table.
-struct GroupRow: Codable, FetchableRecord, TableRecord {
+/// in `group_states_v2` (migration `v6-group-states`). Neither a `FetchableRecord` nor a
+/// `PersistableRecord`: a read of `groups_v2` alone would take its empty `sealed_state` for the
+/// state, so every read goes through `fetchRows` and every write through `save(_:)`.
+struct GroupRow: TableRecord {
     static let databaseTableName = "groups_v2"
     var groupRef: Data
     var nostrRef: Data
