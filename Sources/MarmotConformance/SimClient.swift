@@ -167,7 +167,7 @@ final class SimClient {
                 epoch = to
             case .publish(let bytes):
                 world.bus.send(from: label, kind: .application, bytes: bytes, publication: nil)
-            case .proposalStored, .parked, .duplicate:
+            case .proposalStored, .parked, .deferred, .duplicate:
                 break
             case .dropped(let reason):
                 world.log("\(label)/\(group): dropped: \(reason)")

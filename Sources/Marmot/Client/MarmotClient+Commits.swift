@@ -259,6 +259,10 @@ extension MarmotClient {
                 forkEpoch: epoch,
                 snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key),
                 mls: next, sentSinceFork: since.sent, receivedSinceFork: since.received), for: session.id)
+            // Messages of the new branch's epoch that waited may open on it now.
+            var applied = Applied(group: session.id, outcome: .ignored)
+            applied.branchGrew = true
+            return applied
         case .rollBack:
             logger.notice("""
                 competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
@@ -288,8 +292,10 @@ extension MarmotClient {
             applied.adopt(winning, over: session.stored)
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
+        let ourPath = storedPath(of: session, after: epoch)
         keepAlternate(
-            (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, mls: session.mls), for: session.id)
+            (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
+            for: session.id)
         let dropped = branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
         // Stored again after the cut: the witnesses after the fork are the branch we left's now,
         // and a restart must not count them for the branch we are on.

@@ -38,40 +38,53 @@ extension MarmotClient {
         saveBranches(id)
     }
 
-    /// `message` opened only on the alternate branch. When the version's rule moves us there (v2:
-    /// branch selection with this message counted), adopt it (snapshot of the fork epoch rewritten
-    /// to its commit, its epoch key stored, its group data: name, admins, relays, `h` and the
-    /// subscription for it, with system lines for what changed), keep the branch we leave as an
-    /// alternate, then take the message in on it. Otherwise the message is held (parked) with its
-    /// sender counted on the alternate, so that later evidence can still make that branch win.
+    /// `message` (of `epoch`) opened only on the alternate branch, at its tip or at a state on its
+    /// path. When the version's rule moves us there (v2: branch selection with this message
+    /// counted), switch to it (`switchBranch`) and take the message in on it. Otherwise a commit on
+    /// its tip grows it, and any other message is held (parked) with its sender counted on the
+    /// alternate, so that later evidence can still make that branch win.
     /// An alternate whose commit is not authorized on the branch we are on is never followed (N1,
     /// N2): its key says who committed it and whether it needed an admin. Alternates without a key
     /// are our own unconfirmed commit or our applied branch from a snapshot stored before keys were
     /// kept; both were authorized when made.
     func follow(
-        _ alternate: AlternateBranch, message: MLSMessage, event: Event, session: GroupSession
+        _ alternate: AlternateBranch, message: MLSMessage, epoch: UInt64, event: Event, session: GroupSession
     ) throws(DropReason) -> Applied {
         if let key = alternate.snapshot.orderingKey {
             try session.rules.authorizeOnBranch(key, branch: session.mls)
         }
         let current: EpochSnapshot?
         do { current = try loadSnapshot(group: session.id, epoch: alternate.forkEpoch) } catch { throw .storage("\(error)") }
+        // A message of the branch's tip, or of a state on its path (sent before its later commits).
+        let state: MLSGroup
+        do {
+            state = epoch < alternate.mls.epoch ? try alternate.pathState(at: epoch) ?? alternate.mls : alternate.mls
+        } catch {
+            throw .storage("\(error)")
+        }
+        let onPath = state.epoch < alternate.mls.epoch
         let result: ProcessedMessage
         let next: MLSGroup
         do {
-            (result, next) = try alternate.mls.processing(message)
+            (result, next) = try state.processing(message)
         } catch {
             throw .mls(error)
         }
         var evidence = alternate
-        var otherTip = (epoch: alternate.mls.epoch, key: alternate.snapshot.orderingKey)
+        var otherTip = (epoch: alternate.mls.epoch, key: alternate.tipKey)
         switch result {
         case .application(let application):
             if let sender = NostrIdentity.publicKey(application.credential) {
                 evidence.witnesses[application.epoch, default: []].insert(Data(sender.bytes))
             }
+        case .commit where onPath:
+            // A fork within the other branch: only one path per alternate is kept.
+            throw .heldOnCompetingBranch("a commit forking the branch of \(alternate.snapshot.commitEventID.hex) again")
         case .commit(let summary):
+            // Checked as on any branch before it can make this one deeper.
+            try session.rules.authorize(summary, message: message, before: alternate.mls, after: next)
             otherTip = (next.epoch, session.rules.orderingKey(summary, message: message, before: alternate.mls))
+            evidence = alternate.growing(by: event, key: otherTip.key, to: next)
         default:
             break
         }
@@ -80,21 +93,54 @@ extension MarmotClient {
             current: currentTip(session, forkEpoch: alternate.forkEpoch, applied: current),
             other: (otherTip.epoch, otherTip.key, evidence.witnesses))
         guard session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches) else {
+            if case .commit = result {
+                // The other branch grows (it can still win on depth, MDK 0.9.14 keeps it in its
+                // graph); messages waiting for its new epoch may open now.
+                keepAlternate(evidence, for: session.id)
+                logger.info("""
+                    commit \(event.id.hex) grows the other branch of the fork at epoch \(alternate.forkEpoch) \
+                    of \(session.id) to epoch \(next.epoch); not selected
+                    """)
+                var applied = Applied(group: session.id, outcome: .processed)
+                applied.branchGrew = true
+                return applied
+            }
             if branchBooks[session.id, default: BranchBook()].updateWitnesses(of: alternate, to: evidence.witnesses) {
                 saveBranches(session.id)
             }
             throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
         }
-        let previous = session.metadata
-        let adopted = session.rules.metadataIfValid(alternate.mls.extensions)
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
             (decided by \(branches.decisiveRule()?.rawValue ?? "the version's rule"))
             """)
+        return try switchBranch(to: alternate, leaving: current, event: event, session: session) { switched throws(DropReason) in
+            // A message of an earlier epoch of the branch opens there now with its stored key.
+            onPath ? try applyGroupEvent(event) : try accept(result, message: message, next: next, event: event, session: switched)
+        }
+    }
+
+    /// Moves group `session.id` onto `alternate` (snapshots of the fork epoch and of its path
+    /// rewritten to its commits, its epoch keys stored, its group data: name, admins, relays, `h`
+    /// and the subscription for it, with system lines for what changed), keeps the branch we leave
+    /// as an alternate, then takes the message that decided it in with `takeIn`.
+    private func switchBranch(
+        to alternate: AlternateBranch, leaving current: EpochSnapshot?, event: Event, session: GroupSession,
+        takeIn: (GroupSession) throws(DropReason) -> Applied
+    ) throws(DropReason) -> Applied {
+        let previous = session.metadata
+        let adopted = session.rules.metadataIfValid(alternate.mls.extensions)
+        // Our snapshots after the fork go with the branch we leave; the followed branch's replace them.
+        let ourPath = storedPath(of: session, after: alternate.forkEpoch)
         do {
             try saveSnapshot(alternate.snapshot, group: session.id)
+            for step in alternate.path { try saveSnapshot(step, group: session.id) }
+            for stale in alternate.mls.epoch..<max(alternate.mls.epoch, session.mls.epoch) {
+                try store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
+            }
             try persist(alternate.mls, for: session.id, groupData: adopted)
+            for (epoch, key) in alternate.pathKeys { try store.saveGroupEventKey(key, epoch: epoch, mlsGroupID: session.id) }
             try storeCurrentEventKey(session.id)
             if try loadPendingCommit(session.id)?.event.id == alternate.snapshot.commitEventID {
                 try savePendingCommit(nil, group: session.id)
@@ -104,7 +150,7 @@ extension MarmotClient {
         }
         // The branch we leave stays a candidate: more traffic there can still bring us back, as it
         // would every other member.
-        branchBooks[session.id, default: BranchBook()].follow(alternate, leaving: current, mls: session.mls)
+        branchBooks[session.id, default: BranchBook()].follow(alternate, leaving: current, path: ourPath, mls: session.mls)
         saveBranches(session.id)
         let switched = try sessionOrDrop(session.id)
         if let previous, let adopted {
@@ -113,14 +159,21 @@ extension MarmotClient {
         }
         emit(.commitApplied(switched.chat, epoch: switched.mls.epoch, committer: nil))
         invalidateReceived(alternate.receivedSinceFork, in: session.id)
-        var applied = try accept(result, message: message, next: next, event: event, session: switched)
+        var applied = try takeIn(switched)
         if let current, let before = try? MLSGroup(serialized: current.state) {
             lostOwnCommit(current, before: before, ours: session.mls, winner: alternate.mls, session: switched, into: &applied)
         }
         applied.newEpoch = true
-        applied.resend = alternate.sentSinceFork
+        applied.resend += alternate.sentSinceFork
         if let adopted { applied.adopt(adopted, over: session.stored) }
         return applied
+    }
+
+    /// Our stored snapshots of the epochs after `forkEpoch` below our tip, oldest first: the
+    /// path of the branch we are on, kept with it when we leave it.
+    func storedPath(of session: GroupSession, after forkEpoch: UInt64) -> [EpochSnapshot] {
+        guard session.mls.epoch > forkEpoch + 1 else { return [] }
+        return ((forkEpoch + 1)..<session.mls.epoch).compactMap { (try? loadSnapshot(group: session.id, epoch: $0)) ?? nil }
     }
 
     private func sessionOrDrop(_ id: GroupID) throws(DropReason) -> GroupSession {

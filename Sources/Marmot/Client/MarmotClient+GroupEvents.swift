@@ -23,6 +23,8 @@ extension MarmotClient {
         var proposalToCommit = false
         /// A proposal was kept pending (a parked commit that refers to it may apply now).
         var newProposal = false
+        /// Another branch of an open fork was kept or grew (parked events of its epoch may open now).
+        var branchGrew = false
         /// Our group-data commit lost a race: this change is made again on the winning branch.
         var reissueGroupData: GroupDataIntent?
         /// Our membership commit lost a race: these adds and removals are made again on the winner.
@@ -63,7 +65,7 @@ extension MarmotClient {
             if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
             if applied.newNostrGroupID { await resubscribe(applied.group) }
             // Before any commit of our own: a parked commit of that proposal may apply now.
-            if applied.newEpoch || applied.newProposal { retryParked(applied.group) }
+            if applied.newEpoch || applied.newProposal || applied.branchGrew { retryParked(applied.group) }
             if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
             // During a catch-up the commit of that leave may be among the stored events still to
             // come: it is committed, if still pending, once they are read (`flush`).
@@ -108,7 +110,7 @@ extension MarmotClient {
         if let opened = peeled.alternate,
            let alternate = branches.first(where: { $0.isBranch(forkEpoch: opened.forkEpoch, commit: opened.commit) })
         {
-            return try follow(alternate, message: peeled.message, event: event, session: session)
+            return try follow(alternate, message: peeled.message, epoch: peeled.epoch, event: event, session: session)
         }
         if peeled.contentType == .commit, peeled.epoch < session.mls.epoch {
             return try resolveCompetingCommit(event, message: peeled.message, epoch: peeled.epoch, session: session)
@@ -129,8 +131,10 @@ extension MarmotClient {
     func peeler(for session: GroupSession, alternates: [AlternateBranch]) -> GroupEventPeeler {
         var keys = session.eventKeys.map { PeelKey($0.key, from: .epoch($0.epoch)) }
         for branch in alternates {
-            guard let key = try? branch.eventKey() else { continue }
-            keys.append(PeelKey(key, from: .alternate(forkEpoch: branch.forkEpoch, commit: branch.snapshot.commitEventID)))
+            let source = PeelKeySource.alternate(forkEpoch: branch.forkEpoch, commit: branch.snapshot.commitEventID)
+            if let key = try? branch.eventKey() { keys.append(PeelKey(key, from: source)) }
+            // Then the states on its path, newest first (messages sent before its later commits).
+            for epoch in branch.pathKeys.keys.sorted(by: >) { keys.append(PeelKey(branch.pathKeys[epoch]!, from: source)) }
         }
         return GroupEventPeeler(
             rules: session.rules, nostrGroupID: session.stored.nostrGroupID, groupID: session.id, keys: keys,

@@ -9,7 +9,8 @@ import Nostr
 /// (MDK 0.9.14 `select_canonical_branch`, issue 24), so a restart must not forget them: a message that
 /// opens only on another branch would otherwise wait until our own history reached it.
 struct StoredBranches: Sendable {
-    static let version: UInt8 = 1
+    /// 2 adds each alternate's path (its states after the fork below its tip); 1 is still read.
+    static let version: UInt8 = 2
 
     var alternates: [AlternateBranch]
     var witnesses: [UInt64: Set<Data>]
@@ -26,6 +27,8 @@ struct StoredBranches: Sendable {
             Self.write(branch.sentSinceFork, to: &w)
             Self.write(branch.receivedSinceFork, to: &w)
             Self.write(branch.witnesses, to: &w)
+            w.write(UInt8(clamping: branch.path.count))
+            for step in branch.path.prefix(Int(UInt8.max)) { w.writeOpaque(step.encoded()) }
         }
         return w.data
     }
@@ -37,7 +40,8 @@ struct StoredBranches: Sendable {
 
     init(encoded data: Data) throws {
         var r = TLSReader(data)
-        guard try r.readUInt8() == Self.version else { throw StorageError.corruptRow("stored branches version") }
+        let version = try r.readUInt8()
+        guard version == 1 || version == Self.version else { throw StorageError.corruptRow("stored branches version") }
         witnesses = try Self.readWitnesses(&r)
         let count = try r.readUInt8()
         alternates = try (0..<count).map { _ in
@@ -48,6 +52,9 @@ struct StoredBranches: Sendable {
             branch.sentSinceFork = try Self.readIDs(&r)
             branch.receivedSinceFork = try Self.readIDs(&r)
             branch.witnesses = try Self.readWitnesses(&r)
+            if version >= 2 {
+                branch.path = try (0..<(try r.readUInt8())).map { _ in try EpochSnapshot(encoded: try r.readOpaque()) }
+            }
             return branch
         }
         try r.finish()

@@ -6,8 +6,8 @@ import Nostr
 /// commit of `forkEpoch` been applied. MDK 0.8.0 snapshots only commits it receives, never its own
 /// (`merge_pending_commit`), so in a race with one of its own commits it keeps whichever commit it
 /// applied first, whatever §5.7 says. When the other member's traffic opens only on this branch,
-/// it is the one they are on: the client switches to it. Kept in memory until one branch is
-/// confirmed by the other member's traffic.
+/// it is the one they are on: the client switches to it. Commits made on it grow it (`growing`).
+/// Kept (and stored, `StoredBranches`) until one branch is confirmed by the group's traffic.
 struct AlternateBranch: Sendable {
     let forkEpoch: UInt64
     /// How the snapshot of `forkEpoch` reads when this branch is the applied one.
@@ -19,10 +19,49 @@ struct AlternateBranch: Sendable {
     var receivedSinceFork: [EventID] = []
     /// Application senders per epoch seen on this branch (branch selection's witnesses).
     var witnesses: [UInt64: Set<Data>] = [:]
+    /// The branch's states after the fork below its tip, oldest first, each with the commit that
+    /// left it: what the snapshots of those epochs become if we switch here (empty while the
+    /// branch is one commit deep).
+    var path: [EpochSnapshot] = []
+    /// The group-event key of each state in `path`, by epoch (not stored: derived again from the
+    /// states when read back), so messages sent in those epochs on this branch open too.
+    var pathKeys: [UInt64: GroupEventKey] = [:]
 
-    func eventKey() throws -> GroupEventKey {
+    /// The key of the branch's last commit: branch selection weighs a tip by it.
+    var tipKey: CommitOrderingKey? { path.last?.orderingKey ?? snapshot.orderingKey }
+
+    /// This branch one commit deeper: `commit` (with its key) moved it from its tip to `next`.
+    /// A branch grows while it is not selected, so that it can still win on depth once it is
+    /// deeper than ours, as it does in MDK 0.9.14's graph (issue 24).
+    func growing(by commit: Event, key: CommitOrderingKey?, to next: MLSGroup) -> AlternateBranch {
+        var grown = self
+        grown.path.append(EpochSnapshot(epoch: mls.epoch, state: mls.serialized(), commit: commit, orderingKey: key))
+        grown.pathKeys[mls.epoch] = try? Self.eventKey(of: mls)
+        grown.mls = next
+        return grown
+    }
+
+    /// The branch with the key of every path state it lacks derived from that state.
+    func derivingPathKeys() -> AlternateBranch {
+        var branch = self
+        for step in path where branch.pathKeys[step.epoch] == nil {
+            guard let state = try? MLSGroup(serialized: step.state) else { continue }
+            branch.pathKeys[step.epoch] = try? Self.eventKey(of: state)
+        }
+        return branch
+    }
+
+    /// The state this branch was in at `epoch`, after the fork and below its tip.
+    func pathState(at epoch: UInt64) throws -> MLSGroup? {
+        guard let step = path.first(where: { $0.epoch == epoch }) else { return nil }
+        return try MLSGroup(serialized: step.state)
+    }
+
+    private static func eventKey(of mls: MLSGroup) throws -> GroupEventKey {
         try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
     }
+
+    func eventKey() throws -> GroupEventKey { try Self.eventKey(of: mls) }
 
     /// Whether `other` is this branch: the same commit at the same fork epoch.
     func isSame(as other: AlternateBranch) -> Bool {
@@ -112,7 +151,7 @@ struct BranchBook: Sendable {
     /// newest `maxAlternates` stay. The record must always be written again.
     mutating func keep(_ branch: AlternateBranch) {
         alternates.removeAll { $0.isSame(as: branch) }
-        alternates.append(branch)
+        alternates.append(branch.derivingPathKeys())
         alternates = Array(alternates.suffix(Self.maxAlternates))
     }
 
@@ -140,9 +179,13 @@ struct BranchBook: Sendable {
     }
 
     /// The branch we are on from `forkEpoch`, as an alternate to keep when we leave it: `snapshot`
-    /// is the fork epoch's with our applied commit, `mls` our state, its witnesses those after the fork.
-    func leaving(at forkEpoch: UInt64, snapshot: EpochSnapshot, mls: MLSGroup) -> AlternateBranch {
-        AlternateBranch(forkEpoch: forkEpoch, snapshot: snapshot, mls: mls, witnesses: witnesses.filter { $0.key > forkEpoch })
+    /// is the fork epoch's with our applied commit, `path` our snapshots of the epochs after it,
+    /// `mls` our state, its witnesses those after the fork.
+    func leaving(at forkEpoch: UInt64, snapshot: EpochSnapshot, path: [EpochSnapshot] = [], mls: MLSGroup) -> AlternateBranch {
+        AlternateBranch(
+            forkEpoch: forkEpoch, snapshot: snapshot, mls: mls, witnesses: witnesses.filter { $0.key > forkEpoch },
+            path: path.filter { $0.epoch > forkEpoch && $0.epoch < mls.epoch }.sorted { $0.epoch < $1.epoch }
+        ).derivingPathKeys()
     }
 
     /// A competing commit won at `forkEpoch` and the group rolled back to it (the branch we leave
@@ -158,14 +201,14 @@ struct BranchBook: Sendable {
     }
 
     /// We switch to `followed`: the branch we leave (`current`, the fork epoch's snapshot with the
-    /// commit we applied, and `mls`, our state) becomes an alternate unless it is the same commit,
+    /// commit we applied, `path`, our snapshots after it, and `mls`, our state) becomes an alternate unless it is the same commit,
     /// `followed` is no longer one, the witnesses after the fork become `followed`'s and others'
     /// messages read are forgotten (the caller marks `followed.receivedSinceFork`). The record must
     /// always be written again.
-    mutating func follow(_ followed: AlternateBranch, leaving current: EpochSnapshot?, mls: MLSGroup) {
+    mutating func follow(_ followed: AlternateBranch, leaving current: EpochSnapshot?, path: [EpochSnapshot] = [], mls: MLSGroup) {
         var others = alternates.filter { !$0.isSame(as: followed) }
         if let current, current.commitEventID != followed.snapshot.commitEventID {
-            others.append(leaving(at: followed.forkEpoch, snapshot: current, mls: mls))
+            others.append(leaving(at: followed.forkEpoch, snapshot: current, path: path, mls: mls))
         }
         alternates = Array(others.suffix(Self.maxAlternates))
         witnesses = witnesses.filter { $0.key <= followed.forkEpoch }
@@ -184,7 +227,7 @@ struct BranchBook: Sendable {
     /// does not read.
     mutating func restore(_ record: Data) throws {
         let stored = try StoredBranches(encoded: record)
-        alternates = stored.alternates
+        alternates = stored.alternates.map { $0.derivingPathKeys() }
         witnesses = stored.witnesses
     }
 

@@ -142,21 +142,36 @@ package struct BranchGraph: Sendable {
         return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func node(forBranch branch: String) -> NodeID? {
-        nodes.values.filter(\.children.isEmpty).first { Self.branchID($0.id, in: self) == branch }?.id
+    /// Runs branch selection at every fork from the anchor down and moves the canonical tip to the
+    /// winner; returns the decision at the fork nearest the anchor that had a choice (nil when
+    /// there was nothing to choose).
+    ///
+    /// At a fork, each child stands for its own subtree by the tip that subtree selects, and the
+    /// tips are ranked from the fork's epoch. The result depends only on the states and witnesses
+    /// held, never on the order they arrived in or on which branch was canonical before, so every
+    /// replica holding the same graph selects the same tip (issue 24: with three or more branches
+    /// forking at different epochs, ranking each against the canonical path made the choice
+    /// depend on the delivery order).
+    package mutating func select() -> BranchDecision? {
+        var decision: BranchDecision?
+        canonical = selectedTip(from: anchor, decision: &decision)
+        return decision
     }
 
-    /// Runs branch selection when more than one branch is open; moves the canonical tip to the
-    /// winner and returns the decision (nil when there was nothing to choose).
-    package mutating func select() -> BranchDecision? {
-        let candidates = candidates()
-        guard candidates.count > 1 else {
-            if let only = candidates.first, let id = node(forBranch: only.id) { canonical = id }
-            return nil
-        }
-        let decision = BranchSelector.select(candidates, currentTipEpoch: tip.epoch, policy: policy)
-        if let winner = decision.selected, let id = node(forBranch: winner.id) { canonical = id }
-        return decision
+    private func selectedTip(from id: NodeID, decision: inout BranchDecision?) -> NodeID {
+        var node = id
+        while let children = nodes[node]?.children, children.count == 1 { node = children[0] }
+        guard let children = nodes[node]?.children, !children.isEmpty else { return node }
+        var below: BranchDecision?
+        let tips = children.sorted().map { selectedTip(from: $0, decision: &below) }
+        let forkEpoch = nodes[node]!.epoch
+        let ranked = BranchSelector.select(
+            tips.compactMap { candidate($0, forkEpoch: forkEpoch) }, currentTipEpoch: tip.epoch, policy: policy)
+        if decision == nil { decision = ranked }
+        let onCanonical = Set(path(to: canonical))
+        let fallback = tips.first(where: onCanonical.contains) ?? tips[0]
+        guard let winner = ranked.selected else { return fallback }
+        return tips.first { Self.branchID($0, in: self) == winner.id } ?? fallback
     }
 
     /// Forgets states more than the rewind horizon behind the canonical tip, and every branch that

@@ -21,6 +21,9 @@ package enum EngineOutput: Sendable, Hashable {
     case publish(Data)
     /// The input is kept until the state it needs exists (a later epoch, a parent commit not seen yet).
     case parked
+    /// An application message that opens on no state we hold: kept and tried again as branches
+    /// arrive (MDK 0.9.14 `PeelDeferred`), until the history it needs is pruned.
+    case deferred
     /// The same bytes were processed before.
     case duplicate
     /// The input was refused; the reason is for the log.

@@ -30,6 +30,12 @@ package struct GroupEngine: Sendable {
     private var intents: [(content: String, createdAt: Int64)] = []
     /// Our commits built and not yet confirmed or abandoned.
     private var awaiting: Set<CommitOrderingKey> = []
+    /// Application messages that opened on no state we hold (yet): a branch they belong to may
+    /// still arrive, so they are tried again as the graph grows (MDK 0.9.14 `PeelDeferred`); not
+    /// counted as waiting, since anyone who knows the group can send such bytes.
+    package private(set) var deferred: [Data] = []
+    /// At most this many are deferred; more are dropped (MDK `MAX_PEEL_DEFERRED_ROWS_PER_GROUP`).
+    package var deferredLimit = 256
     /// Set when inputs had to be dropped from a full parked queue.
     private var lostInputs = 0
     /// The last branch selection that had more than one candidate.
@@ -79,7 +85,17 @@ package struct GroupEngine: Sendable {
         case .proposal: outputs = receiveProposal(message, digest: digest, epoch: header.epoch)
         case .application: outputs = receiveApplication(message, digest: digest, epoch: header.epoch)
         }
-        if outputs == [.parked] { park(bytes) } else if !outputs.contains(.duplicate) { seen.insert(digest) }
+        if outputs == [.parked] {
+            park(bytes)
+        } else if outputs == [.deferred] {
+            guard deferred.contains(bytes) || deferred.count < deferredLimit else {
+                seen.insert(digest)
+                return [.dropped("undecryptable, and \(deferredLimit) such messages already wait")]
+            }
+            if !deferred.contains(bytes) { deferred.append(bytes) }
+        } else if !outputs.contains(.duplicate) {
+            seen.insert(digest)
+        }
         return outputs
     }
 
@@ -172,8 +188,10 @@ package struct GroupEngine: Sendable {
             held[at, default: []].append((sender, content, app.epoch, digest))
             return []
         }
-        return epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch })
-            ? [.parked] : [.dropped("undecryptable in every retained state")]
+        if epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch }) { return [.parked] }
+        // Below the anchor nothing can open it any more; otherwise a branch it belongs to may
+        // still come (its commits can arrive after it).
+        return epoch < graph.nodes[graph.anchor]!.epoch ? [.dropped("undecryptable in every retained state")] : [.deferred]
     }
 
     // MARK: Settling
@@ -186,15 +204,22 @@ package struct GroupEngine: Sendable {
         while progressed {
             progressed = false
             outputs += select()
-            let waiting = parked
+            let waiting = parked, unopened = deferred
             parked = []
-            for bytes in waiting {
+            deferred = []
+            for bytes in waiting + unopened {
                 let result = receive(bytes)
-                if result != [.parked] { progressed = true }
-                outputs += result.filter { $0 != .parked }
+                if result != [.parked] && result != [.deferred] { progressed = true }
+                outputs += result.filter { $0 != .parked && $0 != .deferred }
             }
         }
         graph.prune()
+        // What the pruned history could have opened never opens now.
+        let anchorEpoch = graph.nodes[graph.anchor]!.epoch
+        deferred.removeAll { bytes in
+            guard let message = try? MLSMessage(tlsSerialized: bytes), let header = try? MLSGroup.header(of: message) else { return true }
+            return header.1 < anchorEpoch
+        }
         return outputs + drainIntents()
     }
 

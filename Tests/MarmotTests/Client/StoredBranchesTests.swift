@@ -32,6 +32,48 @@ import Testing
         #expect(read.encoded() == record.encoded())
     }
 
+    /// A branch that grew keeps its path (the states after the fork below its tip, with their
+    /// commits and keys); a record written before paths were stored (version 1) still reads.
+    @Test func aPathReadsBackAndARecordWithoutPathsStillReads() throws {
+        let keys = Keys.generate()
+        let signer = CipherSuiteProvider.mls128X25519.generateSignatureKey()
+        var group = try MLSGroup.create(
+            groupID: GroupID(CipherSuiteProvider.mls128X25519.randomBytes(16)), signer: signer,
+            credential: NostrIdentity.credential(keys.publicKey), capabilities: .marmotDefault(grease: true),
+            configuration: .marmot)
+        let event = { (content: String) in
+            try UnsignedEvent(pubkey: keys.publicKey, createdAt: 1_700_000_000, kind: .groupMessage, tags: [], content: content)
+                .signed(with: keys)
+        }
+        let fork = group
+        let first = try group.selfUpdate(signerRotation: SignerRotation(signer: CipherSuiteProvider.mls128X25519.generateSignatureKey()))
+        var branch = AlternateBranch(
+            forkEpoch: fork.epoch, snapshot: EpochSnapshot(epoch: fork.epoch, state: fork.serialized(), commit: try event("c1"), orderingKey: nil),
+            mls: first.newGroup)
+        var tip = first.newGroup
+        let second = try tip.selfUpdate(signerRotation: SignerRotation(signer: CipherSuiteProvider.mls128X25519.generateSignatureKey()))
+        branch = branch.growing(by: try event("c2"), key: nil, to: second.newGroup)
+        #expect(branch.mls.epoch == fork.epoch + 2)
+        #expect(branch.path.map(\.epoch) == [fork.epoch + 1])
+        #expect(branch.pathKeys.keys.sorted() == [fork.epoch + 1])
+
+        let record = StoredBranches(alternates: [branch], witnesses: [:])
+        let read = try StoredBranches(encoded: record.encoded())
+        #expect(read.alternates[0].path.map(\.commitEventID) == branch.path.map(\.commitEventID))
+        #expect(read.alternates[0].path[0].state == first.newGroup.serialized())
+        var book = BranchBook()
+        try book.restore(record.encoded())
+        #expect(book.alternates[0].pathKeys == branch.pathKeys, "keys are derived again from the stored states")
+
+        // Version 1: the same record without the path count after each branch.
+        let plain = StoredBranches(alternates: [AlternateBranch(forkEpoch: branch.forkEpoch, snapshot: branch.snapshot, mls: branch.mls)], witnesses: [:])
+        var old = plain.encoded().dropLast(1)
+        old[old.startIndex] = 1
+        let oldRead = try StoredBranches(encoded: Data(old))
+        #expect(oldRead.alternates.count == 1 && oldRead.alternates[0].path.isEmpty)
+        #expect(oldRead.alternates[0].mls.epochAuthenticator == branch.mls.epochAuthenticator)
+    }
+
     @Test func aDamagedRecordIsRefused() throws {
         let record = StoredBranches(alternates: [], witnesses: [1: [Data(repeating: 9, count: 32)]]).encoded()
         for cut in 0..<record.count {

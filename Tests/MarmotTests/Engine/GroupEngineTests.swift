@@ -77,6 +77,59 @@ import Testing
         #expect(bob.state.epochAuthenticator == first.state.epochAuthenticator)
     }
 
+    /// Three branches forking at two epochs: alice renames twice on one side of the first fork,
+    /// bob once on the other, and alice's second rename competes with bob's own second commit on
+    /// alice's side. Every arrival order ends on the same tip, the one the forks select from the
+    /// anchor down (issue 24: ranked against the canonical path, the choice followed the order).
+    @Test func threeBranchesForkingAtTwoEpochsSettleAlikeInEveryOrder() throws {
+        let party = try Party(["alice", "bob", "carol"])
+        var alice = party.engines["alice"]!, bob = party.engines["bob"]!
+        let a1 = try party.rename("alice", to: "a1")
+        let b1 = try party.rename("bob", to: "b1")
+        _ = alice.confirm(a1)
+        _ = bob.receive(a1.bytes)
+        _ = bob.settle()
+        var renamed = try #require(alice.metadata)
+        renamed.name = "a2"
+        let a2 = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: renamed))
+        renamed.name = "b2"
+        let b2 = try bob.commit(proposals: try bob.rules.proposals(changing: bob.state.extensions, to: renamed))
+        let messages = [a1.bytes, b1.bytes, a2.bytes, b2.bytes]
+        var tips: Set<Data> = []
+        for order in [[0, 1, 2, 3], [1, 0, 3, 2], [0, 2, 3, 1], [1, 3, 2, 0], [3, 2, 1, 0], [2, 0, 1, 3]] {
+            var carol = party.engines["carol"]!
+            for index in order {
+                _ = carol.receive(messages[index])
+                _ = carol.settle()
+            }
+            #expect(carol.epoch == 3, "order \(order)")
+            tips.insert(carol.state.epochAuthenticator)
+        }
+        #expect(tips.count == 1)
+    }
+
+    /// A message sent on a branch whose commit has not arrived yet, at an epoch we already hold on
+    /// another branch, is deferred (kept, not counted as waiting) and counts as that branch's
+    /// witness once its commit comes (MDK 0.9.14 `PeelDeferred`; before, it was dropped for good).
+    @Test func aMessageOfABranchNotSeenYetIsDeferredAndCountedWhenItsCommitComes() throws {
+        let party = try Party(["alice", "bob", "carol"])
+        var carol = party.engines["carol"]!, bob = party.engines["bob"]!
+        let a1 = try party.rename("alice", to: "a1")
+        let b1 = try party.rename("bob", to: "b1")
+        _ = bob.confirm(b1)
+        let message = try bob.encrypt("on b1", createdAt: 1_800_000_000)
+        _ = carol.receive(a1.bytes)
+        _ = carol.settle()
+        #expect(carol.receive(message) == [.deferred])
+        _ = carol.settle()
+        #expect(carol.status == .settled)
+        #expect(carol.deferred.count == 1)
+        _ = carol.receive(b1.bytes)
+        _ = carol.settle()
+        #expect(carol.deferred.isEmpty)
+        #expect(carol.graph.nodes.values.contains { $0.commit?.key == b1.key && !$0.witnesses.isEmpty })
+    }
+
     @Test func aDuplicateDoesNothing() throws {
         let party = try Party(["alice", "bob"])
         let rename = try party.rename("alice", to: "once")

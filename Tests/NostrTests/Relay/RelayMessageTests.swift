@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Nostr
 
@@ -107,18 +108,6 @@ struct AuthenticationTests {
 
 @Suite("Wire robustness")
 struct WireRobustnessTests {
-    /// A tiny deterministic generator so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func truncatedAndMutatedMessagesNeverCrash() throws {
         let keys = Keys.generate()
         let event = try UnsignedEvent(pubkey: keys.publicKey, createdAt: 1, kind: .textNote,

@@ -100,4 +100,45 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// A branch that grows deeper only later: branch A (two commits) is applied first, then branch
+    /// B arrives one commit at a time and ends one commit deeper. Each of B's commits after its
+    /// first opens only on B; the engine extends B with each and moves there on depth once B is the
+    /// deeper one, and Bob must too, in every delivery order of B's commits (issue 24).
+    @Test(arguments: [[0, 1, 2], [2, 1, 0], [1, 0, 2]])
+    func clientAndEngineMoveToABranchThatGrowsDeeperLater(order: [Int]) async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let root = try #require(m.group)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: e.keys, state: try #require(e.group))
+        func feed(_ commit: PendingCommit, from before: MLSGroup) async throws {
+            await bob.client.deliverForTesting(try m.event(commit.message, epochOf: before))
+            _ = engine.receive(commit.message.tlsSerialized)
+            _ = engine.settle()
+        }
+        var a = root
+        for name in ["a1", "a2"] {
+            let before = a
+            let commit = try RaceFixtures.v2Rename(&a, to: name)
+            try await feed(commit, from: before)
+            a = commit.newGroup
+        }
+        #expect(engine.state.epochAuthenticator == a.epochAuthenticator)
+        #expect(await bob.epochState(chat)?.authenticator == a.epochAuthenticator)
+        var b = root
+        var branch: [(commit: PendingCommit, before: MLSGroup)] = []
+        for name in ["b1", "b2", "b3"] {
+            let before = b
+            let commit = try RaceFixtures.v2Rename(&b, to: name)
+            branch.append((commit, before))
+            b = commit.newGroup
+        }
+        for index in order { try await feed(branch[index].commit, from: branch[index].before) }
+        #expect(engine.state.epochAuthenticator == b.epochAuthenticator, "the engine takes the deeper branch")
+        #expect(await bob.epochState(chat)?.epoch == b.epoch, "order \(order)")
+        #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator, "order \(order)")
+        #expect(try await bob.client.chat(chat)?.name == "b3")
+        await bob.shutdown()
+        await server.stop()
+    }
 }
