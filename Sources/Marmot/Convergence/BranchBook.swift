@@ -100,17 +100,20 @@ struct BranchBook: Sendable {
 
     init() {}
 
-    /// Whether a fork is open (an alternate is kept); only then is anything stored.
+    /// Whether a fork is open (an alternate is kept).
     var hasOpenFork: Bool { !alternates.isEmpty }
 
     // MARK: Traffic on the current branch
 
     /// Counts `sender` as a witness of `epoch`, dropping epochs a competing commit can no longer
-    /// roll back (`EpochSnapshot.retained`); true when the record must be written again.
+    /// roll back (`EpochSnapshot.retained`); true when the record must be written again. Kept
+    /// whether or not a fork is open: a competing commit can still arrive after a restart, and
+    /// our branch must then weigh what it had (once per sender and epoch, so the writes are few).
     mutating func noteWitness(_ sender: Data, epoch: UInt64) -> Bool {
+        let before = witnesses.count
         witnesses = Self.retained(witnesses, at: epoch)
         let (added, _) = witnesses[epoch, default: []].insert(sender)
-        return added && hasOpenFork
+        return added || witnesses.count < before
     }
 
     /// Notes another member's message read in `epoch`: by epoch (a rollback below it marks it) and
@@ -218,9 +221,10 @@ struct BranchBook: Sendable {
 
     // MARK: Persistence
 
-    /// What the store keeps (`StoredBranches`, sealed): nil when no fork is open (the record is removed).
+    /// What the store keeps (`StoredBranches`, sealed): nil when no fork is open and no witness is
+    /// kept (the record is removed).
     var record: Data? {
-        hasOpenFork ? StoredBranches(alternates: alternates, witnesses: witnesses).encoded() : nil
+        hasOpenFork || !witnesses.isEmpty ? StoredBranches(alternates: alternates, witnesses: witnesses).encoded() : nil
     }
 
     /// Takes the alternates and witnesses of a stored `record`; throws, changing nothing, when it
