@@ -254,7 +254,7 @@ extension MarmotClient {
                 """)
             // What our branch already holds since the fork is what switching would drop: others'
             // messages to mark, ours to send again.
-            let since = (branchBooks[session.id] ?? BranchBook()).sinceFork(epoch)
+            let since = sinceFork(session.id, epoch)
             keepAlternate(AlternateBranch(
                 forkEpoch: epoch,
                 snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key),
@@ -296,12 +296,13 @@ extension MarmotClient {
         keepAlternate(
             (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
             for: session.id)
-        let dropped = branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
+        let dropped = sinceFork(session.id, epoch)
+        branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
         // Stored again after the cut: the witnesses after the fork are the branch we left's now,
         // and a restart must not count them for the branch we are on.
         saveBranches(session.id)
-        invalidateReceived(dropped.invalidate, in: session.id)
-        applied.resend += dropped.resend
+        invalidateReceived(dropped.received, in: session.id)
+        applied.resend += dropped.sent
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }

@@ -169,6 +169,28 @@ extension MarmotClient {
         return applied
     }
 
+    /// Others' messages read and ours sent on the branch we are on after `forkEpoch`, oldest
+    /// first: what leaving it there takes with it (to mark, to send again). The store keeps each
+    /// message's epoch, so this holds across a restart; this run's book adds any the store has
+    /// no epoch for.
+    func sinceFork(_ id: GroupID, _ forkEpoch: UInt64) -> (received: [EventID], sent: [EventID]) {
+        let book = (branchBooks[id] ?? BranchBook()).sinceFork(forkEpoch)
+        let stored: [StoredMessage]
+        do {
+            stored = try store.messages(mlsGroupID: id, afterEpoch: forkEpoch)
+        } catch {
+            logger.warning("cannot read the messages of \(id) after epoch \(forkEpoch): \(error)")
+            stored = []
+        }
+        func merged(_ fromStore: [EventID], _ fromBook: [EventID]) -> [EventID] {
+            var seen = Set(fromStore)
+            return fromStore + fromBook.filter { seen.insert($0).inserted }
+        }
+        return (
+            merged(stored.filter { !$0.isMine }.map(\.rumorID), book.received),
+            merged(stored.filter(\.isMine).map(\.rumorID), book.sent))
+    }
+
     /// Our stored snapshots of the epochs after `forkEpoch` below our tip, oldest first: the
     /// path of the branch we are on, kept with it when we leave it.
     func storedPath(of session: GroupSession, after forkEpoch: UInt64) -> [EpochSnapshot] {

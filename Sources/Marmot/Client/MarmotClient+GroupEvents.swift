@@ -195,6 +195,7 @@ extension MarmotClient {
         var message = StoredMessage(
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
             deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
+        message.epoch = application.epoch
         // Retention of the state it was sent in (the one that opened it); one already past its
         // expiry is not kept at all (MDK `AppPayloadRetentionExpired`).
         message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)

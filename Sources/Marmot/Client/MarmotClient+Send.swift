@@ -146,6 +146,7 @@ extension MarmotClient {
         }
         var message = StoredMessage(rumor: rumor, mlsGroupID: id, isMine: true, deliveryState: .pending, outerEventID: event.id)
         message.expiresAt = expiresAt
+        message.epoch = session.mls.epoch
         try storage {
             try persistRatchets(mls, for: id)
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))

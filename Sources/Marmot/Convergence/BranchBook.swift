@@ -195,6 +195,7 @@ struct BranchBook: Sendable {
     /// already kept, `leaving`): only what is at or before the fork stays. Returns others' messages
     /// read after the fork (to mark invalidated) and ours sent after it (to send again), oldest
     /// epoch first.
+    @discardableResult
     mutating func rollBack(to forkEpoch: UInt64) -> (invalidate: [EventID], resend: [EventID]) {
         let dropped = sinceFork(forkEpoch)
         witnesses = witnesses.filter { $0.key <= forkEpoch }

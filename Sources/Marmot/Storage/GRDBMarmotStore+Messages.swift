@@ -20,7 +20,7 @@ extension GRDBMarmotStore {
             let isNew = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"), arguments: key) == nil
             if isNew {
-                try db.cachedStatement(sql: "INSERT INTO messages_v2 (\(MessageRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                try db.cachedStatement(sql: "INSERT INTO messages_v2 (\(MessageRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .execute(arguments: row.arguments)
                 let latest = max(lastMessageAt ?? row.createdAt, row.createdAt)
                 let unread = !message.isMine && message.countsAsUnread ? 1 : 0
@@ -31,9 +31,10 @@ extension GRDBMarmotStore {
                 // Updated in place, keeping its rowid (the order of messages of the same second).
                 try db.cachedStatement(sql: """
                     UPDATE messages_v2 SET sealed_record = ?, sealed_outer_event_id = ?, created_at = ?, is_mine = ?,
-                    delivery_state = ?, expires_at = ? WHERE group_ref = ? AND message_ref = ?
+                    delivery_state = ?, expires_at = ?, epoch = COALESCE(?, epoch) WHERE group_ref = ? AND message_ref = ?
                     """).execute(arguments: [
                         row.sealedRecord, row.sealedOuterEventID, row.createdAt, row.isMine, row.deliveryState, row.expiresAt,
+                        row.epoch,
                     ] + key)
             }
         }
@@ -102,6 +103,21 @@ extension GRDBMarmotStore {
     public func deleteMessage(mlsGroupID: GroupID, rumorID: EventID) throws {
         let key = ["group_ref": codec.groupRef(mlsGroupID.bytes), "message_ref": codec.messageRef(mlsGroupID.bytes, rumorID)]
         try write { db in _ = try MessageRow.deleteOne(db, key: key) }
+    }
+
+    /// The group's messages read or encrypted in an epoch after `epoch` and not invalidated, oldest
+    /// first: what a branch the group leaves at `epoch` takes with it (issue 24).
+    public func messages(mlsGroupID: GroupID, afterEpoch epoch: UInt64) throws -> [StoredMessage] {
+        let arguments: StatementArguments = [codec.groupRef(mlsGroupID.bytes), Int64(clamping: epoch), DeliveryState.invalidated.rawValue]
+        return try read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT \(MessageRow.columnList) FROM messages_v2 WHERE group_ref = ? AND epoch > ? AND delivery_state != ?
+                    ORDER BY epoch, created_at, rowid
+                    """),
+                arguments: arguments
+            ).map(MessageRow.init(row:))
+        }.map(codec.storedMessage)
     }
 
     public func updateDeliveryState(mlsGroupID: GroupID, rumorID: EventID, state: DeliveryState, outerEventID: EventID?) throws {

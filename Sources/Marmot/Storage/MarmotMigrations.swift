@@ -153,6 +153,13 @@ enum MarmotMigrations {
             try db.execute(sql: "INSERT INTO group_states_v2 (group_ref, sealed_state) SELECT group_ref, sealed_state FROM groups_v2")
             try db.execute(sql: "UPDATE groups_v2 SET sealed_state = X''")
         }
+        // The epoch each message was read or encrypted in, so a branch the group leaves finds its
+        // messages after the fork (to mark others', to send ours again) after a restart too
+        // (issue 24). Older rows stay without one.
+        migrator.registerMigration("v7-message-epochs") { db in
+            try db.alter(table: "messages_v2") { t in t.add(column: "epoch", .integer) }
+            try db.execute(sql: "CREATE INDEX messages_v2_by_epoch ON messages_v2(group_ref, epoch) WHERE epoch IS NOT NULL")
+        }
         return migrator
     }
 }

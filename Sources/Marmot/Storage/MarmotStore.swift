@@ -39,6 +39,8 @@ public protocol MarmotStore: Sendable {
     /// Our messages of the group not yet accepted by a relay (`.pending` or `.failed`), oldest first:
     /// the outbox a restart resumes.
     func unsentMessages(mlsGroupID: GroupID) throws -> [StoredMessage]
+    /// The group's messages of epochs after `afterEpoch`, not invalidated, oldest first.
+    func messages(mlsGroupID: GroupID, afterEpoch: UInt64) throws -> [StoredMessage]
     /// Deletes every message that expired at or before `time`, leaving nothing of them in the
     /// database file or its write-ahead log, and returns them.
     func deleteExpiredMessages(at time: Int64) throws -> [StoredMessage]

@@ -124,11 +124,14 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
     var deliveryState: String
     /// In clear so expired messages are found without opening every record (`v3-message-expiry`).
     var expiresAt: Int64?
+    /// The MLS epoch it was read or encrypted in (`v7-message-epochs`), in clear like its time, so
+    /// the messages of a branch the group leaves are found without opening every record.
+    var epoch: Int64?
 
     enum CodingKeys: String, CodingKey {
         case groupRef = "group_ref", messageRef = "message_ref", sealedRecord = "sealed_record"
         case sealedOuterEventID = "sealed_outer_event_id", createdAt = "created_at", isMine = "is_mine"
-        case deliveryState = "delivery_state", expiresAt = "expires_at"
+        case deliveryState = "delivery_state", expiresAt = "expires_at", epoch
     }
 
     enum Columns {
@@ -138,13 +141,14 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
         static let deliveryState = Column(CodingKeys.deliveryState)
         static let sealedOuterEventID = Column(CodingKeys.sealedOuterEventID)
         static let expiresAt = Column(CodingKeys.expiresAt)
+        static let epoch = Column(CodingKeys.epoch)
     }
 }
 
 extension MessageRow {
     /// Every column, in the order `init(row:)` and `arguments` use.
     static let columnList =
-        "group_ref, message_ref, sealed_record, sealed_outer_event_id, created_at, is_mine, delivery_state, expires_at"
+        "group_ref, message_ref, sealed_record, sealed_outer_event_id, created_at, is_mine, delivery_state, expires_at, epoch"
 
     /// Read by column name rather than through `Decodable` (see `GroupRow.init(row:)`).
     init(row: Row) throws {
@@ -156,11 +160,12 @@ extension MessageRow {
         isMine = try row.decode(forColumn: "is_mine")
         deliveryState = try row.decode(forColumn: "delivery_state")
         expiresAt = try row.decode(forColumn: "expires_at")
+        epoch = try row.decode(forColumn: "epoch")
     }
 
     /// The row's values in `columnList` order, for the store's prepared statements.
     var arguments: StatementArguments {
-        [groupRef, messageRef, sealedRecord, sealedOuterEventID, createdAt, isMine, deliveryState, expiresAt]
+        [groupRef, messageRef, sealedRecord, sealedOuterEventID, createdAt, isMine, deliveryState, expiresAt, epoch]
     }
 }
 

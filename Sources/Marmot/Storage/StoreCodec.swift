@@ -127,7 +127,7 @@ struct StoreCodec: Sendable {
         var row = MessageRow(
             groupRef: groupRef(m.mlsGroupID.bytes), messageRef: messageRef(m.mlsGroupID.bytes, m.rumorID), sealedRecord: Data(),
             sealedOuterEventID: nil, createdAt: m.createdAt, isMine: m.isMine, deliveryState: m.deliveryState.rawValue,
-            expiresAt: m.expiresAt)
+            expiresAt: m.expiresAt, epoch: m.epoch.map { Int64(clamping: $0) })
         row.sealedRecord = try cipher.seal(try Self.encode(record, "messages.record"), Self.messageContext("record", row))
         row.sealedOuterEventID = try m.outerEventID.map { id throws(StorageError) in try sealOuterEventID(id, row) }
         return row
@@ -147,11 +147,13 @@ struct StoreCodec: Sendable {
         let outer = try row.sealedOuterEventID.map { sealed in
             try Self.eventID(try cipher.open(sealed, Self.messageContext("outer_event_id", row)), "messages.outer_event_id")
         }
-        return StoredMessage(
+        var message = StoredMessage(
             rumorID: try Self.eventID(record.rumorID, "messages.rumor_id"), mlsGroupID: GroupID(record.mlsGroupID),
             sender: try Self.publicKey(record.sender, "messages.sender"), kind: Kind(record.kind), content: record.content,
             tags: record.tags.map { Tag($0) }, createdAt: row.createdAt, isMine: row.isMine,
             deliveryState: DeliveryState(rawValue: row.deliveryState), outerEventID: outer, expiresAt: row.expiresAt)
+        message.epoch = row.epoch.flatMap { $0 >= 0 ? UInt64($0) : nil }
+        return message
     }
 
     // MARK: Key packages

@@ -157,6 +157,10 @@ public struct StoredMessage: Sendable, Hashable {
     /// When it disappears (Unix seconds): its inner created_at plus the group's message retention
     /// when it was sent (v2 component 0x8005); nil when the group keeps messages.
     public var expiresAt: Int64?
+    /// The MLS epoch it was read in (others') or encrypted in (ours), on the branch the group was
+    /// on then: a branch the group leaves takes its messages after the fork with it (issue 24).
+    /// Nil for messages stored before epochs were kept, and for ours not yet encrypted.
+    public var epoch: UInt64?
     /// For a deletion: its author was an admin of a group that is not a direct conversation, so it
     /// removes other members' messages too (MDK's moderation grant). Kept by the client beside the
     /// row, not in it; false in rows read straight from the store.

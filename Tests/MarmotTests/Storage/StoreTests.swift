@@ -80,6 +80,31 @@ import Testing
         #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: theirs.rumorID) == nil)
     }
 
+    /// Each message keeps the epoch it was read or encrypted in (`v7-message-epochs`, issue 24):
+    /// the messages after an epoch come back oldest first, without invalidated ones or rows that
+    /// have no epoch, and saving a message again without an epoch keeps the one it had.
+    @Test func messagesAfterAnEpochComeBackOldestFirst() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let group = makeGroup()
+        try store.saveGroup(group)
+        var messages: [StoredMessage] = []
+        for (index, epoch) in [UInt64(2), 4, 3, 5].enumerated() {
+            var message = makeMessage(group, at: 1_800_000_000 + Int64(index), content: "m\(index)", mine: index == 3)
+            message.epoch = epoch
+            try store.saveMessage(message)
+            messages.append(message)
+        }
+        try store.saveMessage(makeMessage(group, at: 1_800_000_009, content: "no epoch"))
+        #expect(try store.messages(mlsGroupID: group.mlsGroupID, afterEpoch: 2).map(\.content) == ["m2", "m1", "m3"])
+        #expect(try store.messages(mlsGroupID: group.mlsGroupID, afterEpoch: 2)[2].epoch == 5)
+        try store.updateDeliveryState(mlsGroupID: group.mlsGroupID, rumorID: messages[1].rumorID, state: .invalidated, outerEventID: nil)
+        var again = messages[2]
+        again.epoch = nil
+        try store.saveMessage(again)
+        #expect(try store.messages(mlsGroupID: group.mlsGroupID, afterEpoch: 2).map(\.content) == ["m2", "m3"])
+        #expect(try store.message(mlsGroupID: group.mlsGroupID, rumorID: messages[2].rumorID)?.epoch == 3)
+    }
+
     /// Issue 25: reactions, edits, deletions, push-token gossip and group system events change
     /// other messages or are never shown, so they raise no unread count; deleting a message removes it.
     @Test func onlyReadableMessagesCountAsUnreadAndDeletionRemoves() throws {
@@ -219,15 +244,15 @@ import Testing
             name: "G", admins: [account.publicKey], relays: [try RelayURL("wss://r.example")], createdAt: 5)
         do {
             let store = try GRDBMarmotStore(path: path, key: key)
-            #expect(try store.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets", "v6-group-states"])
+            #expect(try store.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets", "v6-group-states", "v7-message-epochs"])
             try store.saveGroup(group)
             try store.setSetting("k", Data([9]))
             try store.close()
         }
         let reopened = try GRDBMarmotStore(path: path, key: key)
-        #expect(try reopened.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets", "v6-group-states"])
+        #expect(try reopened.appliedMigrations() == ["v1-initial", "v2-keyed-lookups", "v3-message-expiry", "v4-outbox-index", "v5-group-ratchets", "v6-group-states", "v7-message-epochs"])
         let count = try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") }
-        #expect(count == 6)
+        #expect(count == 7)
         #expect(try reopened.group(mlsGroupID: group.mlsGroupID) == group)
         #expect(try reopened.setting("k") == Data([9]))
     }

@@ -43,4 +43,36 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// A restart of Bob between his reading (and writing) on E's branch and M's three renames
+    /// arriving (a deeper branch from the same epoch): after the switch, E's message is marked
+    /// invalidated and Bob's own is sent again on M's branch (a new outer event), though what he
+    /// read and sent before the fork was known lived in the run before.
+    @Test func aRestartBeforeTheForkForgetsNeitherWhatToMarkNorWhatToSendAgain() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let keys = e.keys
+        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
+        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
+        #expect(await bob.epochState(chat)?.epoch == 2)
+        await bob.client.deliverForTesting(try e.event(try e.chat("on E's branch")))
+        let read = try await bob.waitForMessage("on E's branch")
+        let mine = try await bob.client.send(text: "mine on E's branch", to: chat)
+        let firstCarrier = try #require(try bob.store.message(mlsGroupID: chat, rumorID: mine.message.rumorID)?.outerEventID)
+        bob = try await bob.restarted()
+
+        // M's branch ends deeper than E's with its witness boost (1 + 1): the group takes it.
+        for name in ["M's branch", "M's branch, deeper", "M's branch, deepest"] {
+            let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: name) }
+            await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
+        }
+        #expect(try await bob.client.chat(chat)?.name == "M's branch, deepest")
+        #expect(try bob.store.message(mlsGroupID: chat, rumorID: read.rumorID)?.deliveryState == .invalidated)
+        let store = bob.store, rumorID = mine.message.rumorID, group = chat
+        try await waitUntil("our message is sent again on the branch the group took", timeout: 20) {
+            (try? store.message(mlsGroupID: group, rumorID: rumorID))??.outerEventID != firstCarrier
+        }
+        await bob.shutdown()
+        await server.stop()
+    }
 }
