@@ -47,6 +47,9 @@ package struct BranchGraph: Sendable {
 
     package var tip: Node { nodes[canonical]! }
 
+    /// Grows with every state added: what could not be opened before can only open once it moved.
+    package var version: Int { nextID }
+
     /// Replaces the MLS state of a node (a stored proposal, a consumed message key).
     package mutating func update(_ id: NodeID, _ mls: MLSGroup) {
         nodes[id]?.mls = mls

@@ -36,6 +36,9 @@ package struct GroupEngine: Sendable {
     package private(set) var deferred: [Data] = []
     /// At most this many are deferred; more are dropped (MDK `MAX_PEEL_DEFERRED_ROWS_PER_GROUP`).
     package var deferredLimit = 256
+    /// The graph's version when the deferred messages were last tried (they are tried again only
+    /// once a state was added).
+    private var deferredTriedAt = -1
     /// Set when inputs had to be dropped from a full parked queue.
     private var lostInputs = 0
     /// The last branch selection that had more than one candidate.
@@ -204,9 +207,13 @@ package struct GroupEngine: Sendable {
         while progressed {
             progressed = false
             outputs += select()
-            let waiting = parked, unopened = deferred
+            let retry = graph.version != deferredTriedAt
+            let waiting = parked, unopened = retry ? deferred : []
             parked = []
-            deferred = []
+            if retry {
+                deferred = []
+                deferredTriedAt = graph.version
+            }
             for bytes in waiting + unopened {
                 let result = receive(bytes)
                 if result != [.parked] && result != [.deferred] { progressed = true }
