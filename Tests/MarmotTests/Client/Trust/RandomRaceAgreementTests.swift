@@ -12,7 +12,9 @@ import Testing
 /// by side), M and E write on them, and everything reaches our client Bob and an engine over
 /// member F's state in one random order. Both must end on the same branch (the same epoch
 /// authenticator), and so must a second engine fed in the order the history was made: the choice
-/// may not depend on the delivery order. Every other history restarts Bob part-way. A seed fixes
+/// may not depend on the delivery order. Bob writes now and then on the branch he is on (his
+/// messages, and those he sends again after moving, reach both engines from the relay), and every
+/// other history restarts him part-way. A seed fixes
 /// the history's shape and delivery order (keys and digests are fresh each run, so which branch
 /// wins varies). Before: a branch that grew after it was kept, a message of one of its earlier
 /// epochs and a restart before the fork (our branch's witnesses were not kept) each made them
@@ -35,7 +37,7 @@ import Testing
     /// `nested` every branch starts at the one state where the history forks.
     private static func history(
         m: V2HostileParty, e: V2HostileParty, f: V2HostileParty, nested: Bool, rng: inout SplitMix
-    ) throws -> [(event: Event, bytes: Data, what: String)] {
+    ) throws -> (inputs: [(event: Event, bytes: Data, what: String)], eventKeys: [GroupEventKey]) {
         var nodes = [Node(m: try #require(m.group), e: try #require(e.group), f: try #require(f.group), depth: 0, parent: nil)]
         var inputs: [(event: Event, bytes: Data, what: String)] = []
         var forkAt: Int?
@@ -71,7 +73,8 @@ import Testing
                 if fromM { nodes[index].m = try #require(party.group) } else { nodes[index].e = try #require(party.group) }
             }
         }
-        return inputs
+        let eventKeys = try nodes.map { node in try GroupEventKey(exporter: { try node.m.exporter(label: $0, context: $1, length: $2) }) }
+        return (inputs, eventKeys)
     }
 
     /// An engine over `state` fed `inputs` in order, settling after each.
@@ -104,10 +107,10 @@ import Testing
 
         // Branches only from one state: a fork within a branch that forked already is beyond what
         // our client keeps (see the closing note of issue 24).
-        var inputs = try Self.history(m: m, e: e, f: f, nested: false, rng: &rng)
+        var (inputs, eventKeys) = try Self.history(m: m, e: e, f: f, nested: false, rng: &rng)
         // The same history in the order it was made, to an engine of its own: the reference must
         // not depend on the order either.
-        let inOrder = Self.engine(f.keys, try #require(f.group), fed: inputs)
+        var inOrder = Self.engine(f.keys, try #require(f.group), fed: inputs)
         inputs.shuffle(using: &rng)
         // Every other history restarts Bob part-way: what he keeps of the forks must carry on.
         let restartAt = seed % 2 == 1 ? Int.random(in: 1..<inputs.count, using: &rng) : nil
@@ -119,6 +122,22 @@ import Testing
             await bob.client.deliverForTesting(input.event)
             _ = engine.receive(input.bytes)
             _ = engine.settle()
+            // Now and then Bob writes on the branch he is on (when his group is settled).
+            if Int.random(in: 0..<4, using: &rng) == 0, await bob.client.convergence(of: chat) == .settled {
+                _ = try await bob.client.send(text: "bob \(index)", to: chat)
+            }
+        }
+        // Bob's messages, and those he sent again after moving, are on the relay: both engines
+        // take them too, as every other member would.
+        let relayed = try await RelayReads.fetch(Filter(kinds: [.groupMessage]), from: url)
+        for event in relayed {
+            guard let bytes = eventKeys.lazy.compactMap({ try? GroupEventCipher.decrypt(event.content, key: $0) }).first else {
+                Issue.record("an event of Bob's that no state of the history opens")
+                continue
+            }
+            for index in [0, 1] {
+                if index == 0 { _ = engine.receive(bytes); _ = engine.settle() } else { _ = inOrder.receive(bytes); _ = inOrder.settle() }
+            }
         }
         let order = inputs.map(\.what).joined(separator: ", ") + (restartAt.map { "; restart before input \($0)" } ?? "")
         #expect(inOrder.state.epochAuthenticator == engine.state.epochAuthenticator, "seed \(seed): \(order)")
@@ -138,7 +157,7 @@ import Testing
         let welcome = try m.createGroup(admins: [m.publicKey], invitees: [ePackage, fPackage], relays: [try RelayURL("wss://r.example")])
         try e.join(welcome)
         try f.join(welcome)
-        var inputs = try Self.history(m: m, e: e, f: f, nested: true, rng: &rng)
+        var inputs = try Self.history(m: m, e: e, f: f, nested: true, rng: &rng).inputs
         let state = try #require(f.group)
         let reference = Self.engine(f.keys, state, fed: inputs)
         for _ in 0..<2 {
