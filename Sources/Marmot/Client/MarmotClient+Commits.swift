@@ -297,7 +297,7 @@ extension MarmotClient {
             (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
             for: session.id)
         let dropped = sinceFork(session.id, epoch)
-        branchBooks[session.id, default: BranchBook()].rollBack(to: epoch)
+        branchBooks[session.id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
         // Stored again after the cut: the witnesses after the fork are the branch we left's now,
         // and a restart must not count them for the branch we are on.
         saveBranches(session.id)

@@ -70,21 +70,23 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
-        var evidence = alternate
-        var otherTip = (epoch: alternate.mls.epoch, key: alternate.tipKey)
+        // A commit grows the branch from the state it was made on: the tip, or a state on the path
+        // (then a new branch forks within this one there).
+        let base = onPath && result.isCommit ? alternate.truncated(atEpoch: state.epoch, state: state) : alternate
+        var evidence = base
+        var otherTip = (epoch: base.mls.epoch, key: base.tipKey)
+        var witness: (sender: Data, epoch: UInt64)?
         switch result {
         case .application(let application):
             if let sender = NostrIdentity.publicKey(application.credential) {
+                witness = (Data(sender.bytes), application.epoch)
                 evidence.witnesses[application.epoch, default: []].insert(Data(sender.bytes))
             }
-        case .commit where onPath:
-            // A fork within the other branch: only one path per alternate is kept.
-            throw .heldOnCompetingBranch("a commit forking the branch of \(alternate.snapshot.commitEventID.hex) again")
         case .commit(let summary):
             // Checked as on any branch before it can make this one deeper.
-            try session.rules.authorize(summary, message: message, before: alternate.mls, after: next)
-            otherTip = (next.epoch, session.rules.orderingKey(summary, message: message, before: alternate.mls))
-            evidence = alternate.growing(by: event, key: otherTip.key, to: next)
+            try session.rules.authorize(summary, message: message, before: state, after: next)
+            otherTip = (next.epoch, session.rules.orderingKey(summary, message: message, before: state))
+            evidence = base.growing(by: event, key: otherTip.key, to: next)
         default:
             break
         }
@@ -94,9 +96,10 @@ extension MarmotClient {
             other: (otherTip.epoch, otherTip.key, evidence.witnesses))
         guard session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches) else {
             if case .commit = result {
-                // The other branch grows (it can still win on depth, MDK 0.9.14 keeps it in its
-                // graph); messages waiting for its new epoch may open now.
-                keepAlternate(evidence, for: session.id)
+                // The other branch grows, or forks again within itself (it can still win on depth,
+                // MDK 0.9.14 keeps it in its graph); messages waiting for its new epoch may open now.
+                branchBooks[session.id, default: BranchBook()].replace(base, with: evidence)
+                saveBranches(session.id)
                 logger.info("""
                     commit \(event.id.hex) grows the other branch of the fork at epoch \(alternate.forkEpoch) \
                     of \(session.id) to epoch \(next.epoch); not selected
@@ -105,7 +108,7 @@ extension MarmotClient {
                 applied.branchGrew = true
                 return applied
             }
-            if branchBooks[session.id, default: BranchBook()].updateWitnesses(of: alternate, to: evidence.witnesses) {
+            if let witness, branchBooks[session.id, default: BranchBook()].noteWitness(witness.sender, epoch: witness.epoch, on: alternate) {
                 saveBranches(session.id)
             }
             throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
@@ -115,9 +118,10 @@ extension MarmotClient {
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
             (decided by \(branches.decisiveRule()?.rawValue ?? "the version's rule"))
             """)
-        return try switchBranch(to: alternate, leaving: current, event: event, session: session) { switched throws(DropReason) in
+        return try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.
-            onPath ? try applyGroupEvent(event) : try accept(result, message: message, next: next, event: event, session: switched)
+            onPath && !result.isCommit
+                ? try applyGroupEvent(event) : try accept(result, message: message, next: next, event: event, session: switched)
         }
     }
 
@@ -243,5 +247,12 @@ extension MarmotClient {
         }
         logger.notice("\(marked.count) messages of \(group) belonged to the abandoned branch: marked invalidated")
         if let chat = sessions[group]?.chat { emit(.messagesInvalidated(chat, marked)) }
+    }
+}
+
+extension ProcessedMessage {
+    /// Whether another member's commit was processed.
+    var isCommit: Bool {
+        if case .commit = self { true } else { false }
     }
 }

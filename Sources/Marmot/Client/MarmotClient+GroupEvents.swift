@@ -108,7 +108,7 @@ extension MarmotClient {
         let branches = Array((branchBooks[session.id]?.alternates ?? []).reversed())
         let peeled = try peeler(for: session, alternates: branches).peel(event, now: now())
         if let opened = peeled.alternate,
-           let alternate = branches.first(where: { $0.isBranch(forkEpoch: opened.forkEpoch, commit: opened.commit) })
+           let alternate = branches.first(where: { $0.isBranch(forkEpoch: opened.forkEpoch, tip: opened.commit) })
         {
             return try follow(alternate, message: peeled.message, epoch: peeled.epoch, event: event, session: session)
         }
@@ -131,7 +131,7 @@ extension MarmotClient {
     func peeler(for session: GroupSession, alternates: [AlternateBranch]) -> GroupEventPeeler {
         var keys = session.eventKeys.map { PeelKey($0.key, from: .epoch($0.epoch)) }
         for branch in alternates {
-            let source = PeelKeySource.alternate(forkEpoch: branch.forkEpoch, commit: branch.snapshot.commitEventID)
+            let source = PeelKeySource.alternate(forkEpoch: branch.forkEpoch, commit: branch.tipCommit)
             if let key = try? branch.eventKey() { keys.append(PeelKey(key, from: source)) }
             // Then the states on its path, newest first (messages sent before its later commits).
             for epoch in branch.pathKeys.keys.sorted(by: >) { keys.append(PeelKey(branch.pathKeys[epoch]!, from: source)) }

@@ -41,6 +41,35 @@ struct AlternateBranch: Sendable {
         return grown
     }
 
+    /// This branch as seen from `taken`, a branch sharing its first commits that the group moves
+    /// to: it parts from `taken` at the last state they share, its path after that state. A
+    /// branch sharing nothing with `taken` is unchanged.
+    func rebased(onto taken: AlternateBranch) -> AlternateBranch {
+        guard forkEpoch == taken.forkEpoch, snapshot.commitEventID == taken.snapshot.commitEventID else { return self }
+        // Walk the shared commits: the steps after the fork state, in order.
+        var shared = 0
+        while shared < path.count, shared < taken.path.count, path[shared].commitEventID == taken.path[shared].commitEventID {
+            shared += 1
+        }
+        guard shared < path.count else { return self }
+        var moved = AlternateBranch(
+            forkEpoch: path[shared].epoch, snapshot: path[shared], mls: mls,
+            witnesses: witnesses.filter { $0.key > path[shared].epoch }, path: Array(path[(shared + 1)...]))
+        moved.pathKeys = pathKeys.filter { $0.key > path[shared].epoch }
+        return moved
+    }
+
+    /// This branch up to its state of `epoch` (`state`, on its path): the branch a commit made
+    /// from that state forks from.
+    func truncated(atEpoch epoch: UInt64, state: MLSGroup) -> AlternateBranch {
+        var branch = AlternateBranch(
+            forkEpoch: forkEpoch, snapshot: snapshot, mls: state, sentSinceFork: sentSinceFork,
+            receivedSinceFork: receivedSinceFork, witnesses: witnesses.filter { $0.key <= epoch },
+            path: path.filter { $0.epoch < epoch })
+        branch.pathKeys = pathKeys.filter { $0.key < epoch }
+        return branch
+    }
+
     /// The branch with the key of every path state it lacks derived from that state.
     func derivingPathKeys() -> AlternateBranch {
         var branch = self
@@ -63,14 +92,28 @@ struct AlternateBranch: Sendable {
 
     func eventKey() throws -> GroupEventKey { try Self.eventKey(of: mls) }
 
-    /// Whether `other` is this branch: the same commit at the same fork epoch.
+    /// The event of the branch's last commit: with the fork epoch, what tells branches apart
+    /// (two branches may share their first commits and part from each other later).
+    var tipCommit: EventID { path.last?.commitEventID ?? snapshot.commitEventID }
+
+    /// Whether `other` is this branch: the same fork epoch and the same last commit.
     func isSame(as other: AlternateBranch) -> Bool {
-        isBranch(forkEpoch: other.forkEpoch, commit: other.snapshot.commitEventID)
+        isBranch(forkEpoch: other.forkEpoch, tip: other.tipCommit)
     }
 
-    /// Whether this is the branch of `commit` at `forkEpoch`.
-    func isBranch(forkEpoch: UInt64, commit: EventID) -> Bool {
-        self.forkEpoch == forkEpoch && snapshot.commitEventID == commit
+    /// Whether this is the branch forking at `forkEpoch` whose last commit is `tip`.
+    func isBranch(forkEpoch: UInt64, tip: EventID) -> Bool {
+        self.forkEpoch == forkEpoch && tipCommit == tip
+    }
+
+    /// Whether this branch holds the same state of `epoch` as `other` (the same fork and the same
+    /// commits up to that epoch): a message of that state is evidence for both.
+    func holdsState(of other: AlternateBranch, atEpoch epoch: UInt64) -> Bool {
+        guard forkEpoch == other.forkEpoch, snapshot.commitEventID == other.snapshot.commitEventID,
+              epoch > forkEpoch, epoch <= mls.epoch, epoch <= other.mls.epoch else { return false }
+        let mine = path.filter { $0.epoch < epoch }.map(\.commitEventID)
+        let theirs = other.path.filter { $0.epoch < epoch }.map(\.commitEventID)
+        return mine == theirs
     }
 }
 
@@ -158,17 +201,27 @@ struct BranchBook: Sendable {
         alternates = Array(alternates.suffix(Self.maxAlternates))
     }
 
-    /// Forgets the branch of `commit` at `forkEpoch`, if kept (our own commit, merged).
-    mutating func removeAlternate(forkEpoch: UInt64, commit: EventID) {
-        alternates.removeAll { $0.isBranch(forkEpoch: forkEpoch, commit: commit) }
+    /// Keeps `grown` in place of `branch` (the same branch one commit deeper, or forking again
+    /// within it when `branch` stays).
+    mutating func replace(_ branch: AlternateBranch, with grown: AlternateBranch) {
+        alternates.removeAll { $0.isSame(as: branch) }
+        keep(grown)
     }
 
-    /// Takes `witnesses` as what is known of the kept `branch`'s witnesses; true when it is kept
-    /// (the record must be written again).
-    mutating func updateWitnesses(of branch: AlternateBranch, to witnesses: [UInt64: Set<Data>]) -> Bool {
-        guard let index = alternates.firstIndex(where: { $0.isSame(as: branch) }) else { return false }
-        alternates[index].witnesses = witnesses
-        return true
+    /// Forgets every branch whose first commit at `forkEpoch` is `commit`, if kept (our own
+    /// commit, merged).
+    mutating func removeAlternate(forkEpoch: UInt64, commit: EventID) {
+        alternates.removeAll { $0.forkEpoch == forkEpoch && $0.snapshot.commitEventID == commit }
+    }
+
+    /// Counts `sender` as a witness of `epoch` on `branch` and on every other kept branch holding
+    /// the same state of that epoch; true when any changed (the record must be written again).
+    mutating func noteWitness(_ sender: Data, epoch: UInt64, on branch: AlternateBranch) -> Bool {
+        var changed = false
+        for index in alternates.indices where alternates[index].isSame(as: branch) || alternates[index].holdsState(of: branch, atEpoch: epoch) {
+            changed = alternates[index].witnesses[epoch, default: []].insert(sender).inserted || changed
+        }
+        return changed
     }
 
     /// Traffic of `epoch` opened on the current branch: closes the forks `rules` consider settled
@@ -195,9 +248,16 @@ struct BranchBook: Sendable {
     /// already kept, `leaving`): only what is at or before the fork stays. Returns others' messages
     /// read after the fork (to mark invalidated) and ours sent after it (to send again), oldest
     /// epoch first.
+    ///
+    /// Branches that forked from the branch we leave after `forkEpoch` fork at `forkEpoch` from
+    /// the one we take (`snapshot`, our fork epoch's with the commit we applied, and `path`, our
+    /// snapshots after it, start their paths; see `reroot`).
     @discardableResult
-    mutating func rollBack(to forkEpoch: UInt64) -> (invalidate: [EventID], resend: [EventID]) {
+    mutating func rollBack(
+        to forkEpoch: UInt64, snapshot: EpochSnapshot? = nil, path: [EpochSnapshot] = []
+    ) -> (invalidate: [EventID], resend: [EventID]) {
         let dropped = sinceFork(forkEpoch)
+        if let snapshot { reroot(after: forkEpoch, snapshot: snapshot, path: path) }
         witnesses = witnesses.filter { $0.key <= forkEpoch }
         received = received.filter { $0.key <= forkEpoch }
         sent = sent.filter { $0.key <= forkEpoch }
@@ -210,7 +270,11 @@ struct BranchBook: Sendable {
     /// messages read are forgotten (the caller marks `followed.receivedSinceFork`). The record must
     /// always be written again.
     mutating func follow(_ followed: AlternateBranch, leaving current: EpochSnapshot?, path: [EpochSnapshot] = [], mls: MLSGroup) {
-        var others = alternates.filter { !$0.isSame(as: followed) }
+        alternates.removeAll { $0.isSame(as: followed) }
+        if let current { reroot(after: followed.forkEpoch, snapshot: current, path: path) }
+        // Branches within the one we take part from it where they part from it now.
+        alternates = alternates.map { $0.rebased(onto: followed) }
+        var others = alternates
         if let current, current.commitEventID != followed.snapshot.commitEventID {
             others.append(leaving(at: followed.forkEpoch, snapshot: current, path: path, mls: mls))
         }
@@ -218,6 +282,26 @@ struct BranchBook: Sendable {
         witnesses = witnesses.filter { $0.key <= followed.forkEpoch }
             .merging(followed.witnesses.filter { $0.key > followed.forkEpoch }) { $0.union($1) }
         received = [:]
+    }
+
+    /// Branches that forked from the branch we are on after `forkEpoch` as seen from a branch
+    /// that parts from ours at `forkEpoch`: they part from it there too, their paths starting with
+    /// ours (`snapshot` and `path` after it), and our witnesses up to their own fork count for
+    /// them. Without this they would keep a fork epoch at which the new branch is not theirs, and
+    /// following one would write our old states into the new branch's snapshots.
+    private mutating func reroot(after forkEpoch: UInt64, snapshot: EpochSnapshot, path: [EpochSnapshot]) {
+        let ours = witnesses
+        alternates = alternates.map { branch in
+            guard branch.forkEpoch > forkEpoch else { return branch }
+            let shared = path.filter { $0.epoch > forkEpoch && $0.epoch < branch.forkEpoch }.sorted { $0.epoch < $1.epoch }
+            var moved = AlternateBranch(
+                forkEpoch: forkEpoch, snapshot: snapshot, mls: branch.mls,
+                witnesses: ours.filter { $0.key > forkEpoch && $0.key <= branch.forkEpoch }
+                    .merging(branch.witnesses.filter { $0.key > branch.forkEpoch }) { $0.union($1) },
+                path: shared + [branch.snapshot] + branch.path)
+            moved.pathKeys = branch.pathKeys
+            return moved.derivingPathKeys()
+        }
     }
 
     // MARK: Persistence

@@ -6,8 +6,8 @@ import Nostr
 package enum PeelKeySource: Sendable, Hashable {
     /// The applied branch's key of this epoch: the current one or a retained one.
     case epoch(UInt64)
-    /// The key of the alternate branch that forked at `forkEpoch` with the commit `commit` (the
-    /// other side of a race, marmot-wire §5.7).
+    /// A key of the alternate branch that forked at `forkEpoch` and whose last commit is `commit`
+    /// (the other side of a race, marmot-wire §5.7).
     case alternate(forkEpoch: UInt64, commit: EventID)
 }
 

@@ -141,4 +141,60 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// Forks within forks (issue 24). `within`: branch B (b1, b2) grows beside ours (a1 to a3),
+    /// then a commit from B's state of epoch 2 (c2) forks B again and grows deepest (c3, c4): Bob
+    /// must follow the fork within the other branch. Otherwise: C forks from our own branch at epoch 2 (c2
+    /// beside a2), B from epoch 1 grows deeper and Bob moves there, then C grows deepest: Bob must
+    /// move to C with our old branch's state of epoch 2 in its path. The engine decides each step.
+    @Test(arguments: [true, false])
+    func clientAndEngineFollowForksWithinForks(within: Bool) async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: e.keys, state: try #require(e.group))
+        func commit(_ name: String, from state: MLSGroup) async throws -> MLSGroup {
+            var copy = state
+            let pending = try RaceFixtures.v2Rename(&copy, to: name)
+            await bob.client.deliverForTesting(try m.event(pending.message, epochOf: state))
+            _ = engine.receive(pending.message.tlsSerialized)
+            _ = engine.settle()
+            return pending.newGroup
+        }
+        func agree(_ step: String) async {
+            #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator, "\(step)")
+        }
+        let root = try #require(m.group)
+        let a1 = try await commit("a1", from: root)
+        if within {
+            let a2 = try await commit("a2", from: a1)
+            _ = try await commit("a3", from: a2)
+            let b1 = try await commit("b1", from: root)
+            _ = try await commit("b2", from: b1)
+            await agree("B grown, ours still deeper")
+            let c2 = try await commit("c2", from: b1)
+            await agree("C forks within B")
+            let c3 = try await commit("c3", from: c2)
+            let c4 = try await commit("c4", from: c3)
+            #expect(engine.state.epochAuthenticator == c4.epochAuthenticator)
+            await agree("C deepest")
+            #expect(try await bob.client.chat(chat)?.name == "c4")
+        } else {
+            _ = try await commit("a2", from: a1)
+            let c2 = try await commit("c2", from: a1)
+            await agree("C forks from our branch")
+            let b1 = try await commit("b1", from: root)
+            let b2 = try await commit("b2", from: b1)
+            let b3 = try await commit("b3", from: b2)
+            #expect(engine.state.epochAuthenticator == b3.epochAuthenticator)
+            await agree("B deepest")
+            let c3 = try await commit("c3", from: c2)
+            let c4 = try await commit("c4", from: c3)
+            let c5 = try await commit("c5", from: c4)
+            #expect(engine.state.epochAuthenticator == c5.epochAuthenticator)
+            await agree("C deepest")
+            #expect(try await bob.client.chat(chat)?.name == "c5")
+        }
+        await bob.shutdown()
+        await server.stop()
+    }
 }

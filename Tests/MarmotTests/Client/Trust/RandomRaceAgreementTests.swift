@@ -105,8 +105,9 @@ import Testing
         let chat = try await bob.client.acceptInvite(try await bob.waitForInvite().id).id
         var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
 
-        // Branches only from one state: a fork within a branch that forked already is beyond what
-        // our client keeps (see the closing note of issue 24).
+        // Branches only from one state: with forks within forks our client still ends on another
+        // tip than the engine in about 1 of 300 random histories (see the closing note of issue
+        // 24), too often for a test that must always pass.
         var (inputs, eventKeys) = try Self.history(m: m, e: e, f: f, nested: false, rng: &rng)
         // The same history in the order it was made, to an engine of its own: the reference must
         // not depend on the order either.
