@@ -216,6 +216,8 @@ extension MarmotClient {
                     author: publicKey, content: stored.content, kind: stored.kind, tags: stored.tags, createdAt: stored.createdAt)
                 guard rumor.id == rumorID else { continue }
                 let (message, event) = try prepare(rumor, in: id)
+                // On the branch we are on now: ours there, and our witness there.
+                noteOwnSend(rumorID, in: id)
                 _ = await deliver(message, event: event)
                 logger.info("re-sent \(rumorID.hex) on the new branch of \(id)")
             } catch {

@@ -113,13 +113,20 @@ extension MarmotClient {
         }
         guard rumor.id == rumorID else { throw MarmotClientError.encoding("stored message does not rebuild its rumor") }
         let prepared = try prepare(rumor, in: id)
-        if branchBooks[id, default: BranchBook()].noteSentOnForks(rumor.id) { saveBranches(id) }
-        if let epoch = sessions[id]?.mls.epoch {
-            branchBooks[id, default: BranchBook()].noteSent(rumor.id, epoch: epoch)
-            noteWitness(publicKey, epoch: epoch, in: id)
-        }
+        noteOwnSend(rumor.id, in: id)
         crashIfRequested(.afterEncrypt)
         return prepared
+    }
+
+    /// Notes a message of ours just encrypted in group `id`'s current epoch on its branch: sent
+    /// there (a switch or rollback sends it again) and our witness there, as every member that
+    /// reads it counts it (MDK 0.9.14 witnesses).
+    func noteOwnSend(_ rumorID: EventID, in id: GroupID) {
+        if branchBooks[id, default: BranchBook()].noteSentOnForks(rumorID) { saveBranches(id) }
+        if let epoch = sessions[id]?.mls.epoch {
+            branchBooks[id, default: BranchBook()].noteSent(rumorID, epoch: epoch)
+            noteWitness(publicKey, epoch: epoch, in: id)
+        }
     }
 
     /// Encrypts the rumor in the group's current epoch and stores state, message (`.pending`) and

@@ -152,7 +152,7 @@ import Testing
         let plain = try RaceFixtures.v1Rename(&first, to: "plain")
         var second = before
         let update = try RaceFixtures.v1SelfUpdate(&second)
-        var sender = m
+        let sender = m
         await bob.client.deliverForTesting(try sender.event(plain.message, createdAt: now, epochOf: before))
         #expect(try await bob.client.chat(chat)?.name == "plain")
         func renames() async throws -> Int {

@@ -57,18 +57,7 @@ import Testing
     /// same branch.
     @Test func clientAndEngineFollowAWitnessQuorumAlike() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let bob = try await TestAccount("bob", relayURLs: [url], options: RaceFixtures.options)
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let bobsPackage = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        var m = V2HostileParty(), e = V2HostileParty(), f = V2HostileParty()
-        let ePackage = try e.makeKeyPackage(), fPackage = try f.makeKeyPackage()
-        let relays = [try RelayURL(url)]
-        let welcome = try m.createGroup(
-            admins: [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage], relays: relays)
-        try e.join(welcome)
-        try f.join(welcome)
-        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
-        let chat = try await bob.client.acceptInvite(try await bob.waitForInvite().id).id
+        var (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
 
         let before = try #require(m.group)
         var first = before, second = before
@@ -194,6 +183,49 @@ import Testing
             await agree("C deepest")
             #expect(try await bob.client.chat(chat)?.name == "c5")
         }
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// Our own message sent again after a switch is our witness on the branch we moved to, as it
+    /// is for every member that reads it: Bob writes on A, B grows deeper and he moves there and
+    /// sends it again, then C competes with B's last commit at the same depth and without traffic.
+    /// The engine, which reads both of Bob's copies, keeps B on his witness; so must Bob (before,
+    /// a message sent again counted for nothing and the keys alone chose).
+    @Test func aMessageSentAgainIsOurWitnessOnTheNewBranch() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: e.keys, state: try #require(e.group))
+        var states: [MLSGroup] = []
+        func commit(_ name: String, from state: MLSGroup) async throws -> MLSGroup {
+            var copy = state
+            let pending = try RaceFixtures.v2Rename(&copy, to: name)
+            await bob.client.deliverForTesting(try m.event(pending.message, epochOf: state))
+            _ = engine.receive(pending.message.tlsSerialized)
+            _ = engine.settle()
+            states.append(pending.newGroup)
+            return pending.newGroup
+        }
+        let root = try #require(m.group)
+        _ = try await commit("a1", from: root)
+        let mine = try await bob.client.send(text: "mine", to: chat)
+        let b1 = try await commit("b1", from: root)
+        let b2 = try await commit("b2", from: b1)
+        #expect(await bob.epochState(chat)?.authenticator == b2.epochAuthenticator)
+        let store = bob.store, rumorID = mine.message.rumorID, group = chat, first = mine.message.outerEventID
+        try await waitUntil("Bob sends his message again on B", timeout: 20) {
+            (try? store.message(mlsGroupID: group, rumorID: rumorID))??.outerEventID != first
+        }
+        // Both copies reach the engine, as they reach every member.
+        let keys = try states.map { state in try GroupEventKey(exporter: { try state.exporter(label: $0, context: $1, length: $2) }) }
+        for event in try await RelayReads.fetch(Filter(kinds: [.groupMessage]), from: url) {
+            let bytes = try #require(keys.lazy.compactMap { try? GroupEventCipher.decrypt(event.content, key: $0) }.first)
+            _ = engine.receive(bytes)
+            _ = engine.settle()
+        }
+        _ = try await commit("c2", from: b1)
+        #expect(engine.state.epochAuthenticator == b2.epochAuthenticator, "Bob's witness keeps B")
+        #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator)
         await bob.shutdown()
         await server.stop()
     }

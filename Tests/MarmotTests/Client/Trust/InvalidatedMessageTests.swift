@@ -8,6 +8,18 @@ import Testing
 
 /// Messages of a branch the group abandons (issue 24): kept, marked invalidated, reported.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct InvalidatedMessageTests {
+    /// Bob applies E's self-update (epoch 2) and reads E's message "on E's branch" there.
+    static func readOnESelfUpdate(_ bob: TestAccount, _ e: inout V2HostileParty, _ chat: GroupID) async throws -> StoredMessage {
+        let keys = e.keys
+        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
+        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
+        #expect(await bob.epochState(chat)?.epoch == 2)
+        await bob.client.deliverForTesting(try e.event(try e.chat("on E's branch")))
+        let read = try await bob.waitForMessage("on E's branch")
+        #expect(read.deliveryState == .received)
+        return read
+    }
+
     /// v2 (MDK 0.9.14 branch selection): Bob applies E's self-update and reads E's message on that
     /// branch. Admin M's rename of the same epoch then arrives with the better key (privileged), but
     /// E's branch carries traffic and M's none, so Bob stays (witness score). M's own message on its
@@ -16,14 +28,7 @@ import Testing
     @Test func messageOfTheLosingBranchIsMarkedInvalidated() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
-        let keys = e.keys
-        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
-        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
-        #expect(await bob.epochState(chat)?.epoch == 2)
-        let sealed = try e.chat("on E's branch")
-        await bob.client.deliverForTesting(try e.event(sealed))
-        let read = try await bob.waitForMessage("on E's branch")
-        #expect(read.deliveryState == .received)
+        let read = try await Self.readOnESelfUpdate(bob, &e, chat)
 
         let rename = try m.commit { try RaceFixtures.v2Rename(&$0, to: "M's branch") }
         await bob.client.deliverForTesting(try m.event(rename.message, epochOf: rename.before))
@@ -51,12 +56,7 @@ import Testing
     @Test func aRestartBeforeTheForkForgetsNeitherWhatToMarkNorWhatToSendAgain() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         var (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
-        let keys = e.keys
-        let update = try e.commit { try RaceFixtures.v2SelfUpdate(&$0, keys: keys) }
-        await bob.client.deliverForTesting(try e.event(update.message, epochOf: update.before))
-        #expect(await bob.epochState(chat)?.epoch == 2)
-        await bob.client.deliverForTesting(try e.event(try e.chat("on E's branch")))
-        let read = try await bob.waitForMessage("on E's branch")
+        let read = try await Self.readOnESelfUpdate(bob, &e, chat)
         let mine = try await bob.client.send(text: "mine on E's branch", to: chat)
         let firstCarrier = try #require(try bob.store.message(mlsGroupID: chat, rumorID: mine.message.rumorID)?.outerEventID)
         bob = try await bob.restarted()

@@ -82,6 +82,26 @@ enum RaceFixtures {
         return (bob, m, e, chat.id)
     }
 
+    /// A v2 group made by hostile admin M with Bob and hostile members E and F, all at epoch 1 (F's
+    /// state is the one an engine beside Bob starts from).
+    static func v2WithTwoMembers(_ url: String) async throws
+        -> (bob: TestAccount, m: V2HostileParty, e: V2HostileParty, f: V2HostileParty, chat: GroupID)
+    {
+        let bob = try await TestAccount("bob", relayURLs: [url], options: options)
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        let bobsPackage = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
+        var m = V2HostileParty(), e = V2HostileParty(), f = V2HostileParty()
+        let ePackage = try e.makeKeyPackage(), fPackage = try f.makeKeyPackage()
+        let relays = [try RelayURL(url)]
+        let welcome = try m.createGroup(
+            admins: [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage], relays: relays)
+        try e.join(welcome)
+        try f.join(welcome)
+        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
+        let chat = try await bob.client.acceptInvite(try await bob.waitForInvite().id).id
+        return (bob, m, e, f, chat)
+    }
+
     /// The leaf of `key` in `group`.
     static func leaf(of key: PublicKey, in group: MLSGroup?) throws -> LeafIndex {
         try #require(group?.members.first { NostrIdentity.publicKey($0.credential) == key }?.leafIndex)

@@ -91,18 +91,7 @@ import Testing
     func clientAndEngineSettleRandomForksAlike(seed: UInt64) async throws {
         var rng = SplitMix(state: 0x5eed_0000 + seed)
         let (server, url) = try await ClientHarness.startRelay()
-        var bob = try await TestAccount("bob", relayURLs: [url], options: RaceFixtures.options)
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let bobsPackage = try await V2HostileParty.keyPackage(of: bob.publicKey, on: url)
-        var m = V2HostileParty(), e = V2HostileParty(), f = V2HostileParty()
-        let ePackage = try e.makeKeyPackage(), fPackage = try f.makeKeyPackage()
-        let relays = [try RelayURL(url)]
-        let welcome = try m.createGroup(
-            admins: [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage], relays: relays)
-        try e.join(welcome)
-        try f.join(welcome)
-        #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)
-        let chat = try await bob.client.acceptInvite(try await bob.waitForInvite().id).id
+        var (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
         var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
 
         // Branches only from one state: with forks within forks our client still ends on another
