@@ -268,8 +268,10 @@ extension MarmotClient {
                 competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
                 rolling \(session.id) back from epoch \(session.mls.epoch)
                 """)
-            return try rollBack(
+            var applied = try rollBack(
                 to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
+            try reselect(after: &applied, event: event)
+            return applied
         }
         return Applied(group: session.id, outcome: .ignored)
     }

@@ -111,6 +111,21 @@ extension MarmotClient {
             if let witness, branchBooks[session.id, default: BranchBook()].noteWitness(witness.sender, epoch: witness.epoch, on: alternate) {
                 saveBranches(session.id)
             }
+            // A state on the path may be shared by branches that forked again after it: the
+            // witness counts for each, and one of them may now be selected.
+            if onPath, let other = (branchBooks[session.id]?.alternates ?? []).first(where: { other in
+                !other.isSame(as: alternate) && other.holdsState(of: alternate, atEpoch: state.epoch)
+                    && session.rules.mayFollow(other.snapshot, applied: current, branches: CompetingBranches(
+                        forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
+                        other: (other.mls.epoch, other.tipKey, other.witnesses)))
+            }) {
+                logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
+                var applied = try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
+                    try applyGroupEvent(event)
+                }
+                try reselect(after: &applied, event: event)
+                return applied
+            }
             throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
         }
         logger.notice("""
@@ -118,10 +133,48 @@ extension MarmotClient {
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
             (decided by \(branches.decisiveRule()?.rawValue ?? "the version's rule"))
             """)
-        return try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
+        var applied = try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.
             onPath && !result.isCommit
                 ? try applyGroupEvent(event) : try accept(result, message: message, next: next, event: event, session: switched)
+        }
+        try reselect(after: &applied, event: event)
+        return applied
+    }
+
+    /// After the group moved to another branch (v2): weighs the kept branches against the one
+    /// taken, and moves on while one of them is selected (a branch that forked within the one we
+    /// left, say, may beat the one we took); at most once per kept branch. Branches without an
+    /// ordering key (ours unconfirmed, or kept from before keys were stored) only move on traffic.
+    func reselect(after applied: inout Applied, event: Event) throws(DropReason) {
+        let id = applied.group
+        for _ in 0..<BranchBook.maxAlternates {
+            guard let session = sessions[id], session.rules.weighsBranchesAgainAfterSwitch else { return }
+            var chosen: (branch: AlternateBranch, current: EpochSnapshot)?
+            for other in branchBooks[id]?.alternates ?? [] {
+                guard let key = other.snapshot.orderingKey,
+                      (try? session.rules.authorizeOnBranch(key, branch: session.mls)) != nil,
+                      let current = (try? loadSnapshot(group: id, epoch: other.forkEpoch)) ?? nil, current.orderingKey != nil
+                else { continue }
+                let branches = CompetingBranches(
+                    forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
+                    other: (other.mls.epoch, other.tipKey, other.witnesses))
+                if session.rules.mayFollow(other.snapshot, applied: current, branches: branches) {
+                    chosen = (other, current)
+                    break
+                }
+            }
+            guard let chosen else { return }
+            logger.notice("switching \(id) on to the branch of the fork at epoch \(chosen.branch.forkEpoch) that the kept branches select")
+            let moved = try switchBranch(to: chosen.branch, leaving: chosen.current, event: event, session: session) { switched in
+                Applied(group: switched.id, outcome: .processed)
+            }
+            applied.newEpoch = true
+            applied.resend += moved.resend
+            applied.newNostrGroupID = applied.newNostrGroupID || moved.newNostrGroupID
+            if !moved.newRelays.isEmpty { applied.newRelays = moved.newRelays }
+            applied.reissueGroupData = moved.reissueGroupData ?? applied.reissueGroupData
+            applied.reissueMembers = moved.reissueMembers ?? applied.reissueMembers
         }
     }
 

@@ -56,6 +56,10 @@ package protocol GroupRules: Sendable {
     /// moves us onto it, when `applied` is the snapshot of the commit we applied at that epoch and
     /// `branches` are both branches with that traffic counted.
     func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?, branches: CompetingBranches) -> Bool
+    /// Whether the kept branches are weighed again after the group moved to another one (v2:
+    /// selection is a function of the branches held, so another may now be selected; v1: only
+    /// the other member's traffic moves us).
+    var weighsBranchesAgainAfterSwitch: Bool { get }
     /// Whether the fork at `forkEpoch` stays open (its other branch kept) once traffic of a later
     /// `epoch` opened on our branch.
     func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool

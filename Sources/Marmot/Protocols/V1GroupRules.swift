@@ -128,6 +128,9 @@ package struct V1GroupRules: GroupRules {
     /// traffic is on is where it stays.
     package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?, branches: CompetingBranches) -> Bool { true }
 
+    /// No: only traffic that opens on another branch moves us (MDK 0.8.0 stays where its own is).
+    package var weighsBranchesAgainAfterSwitch: Bool { false }
+
     /// Traffic of a later epoch on our branch settles the fork: the other member is with us.
     package func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool { epoch <= forkEpoch }
 

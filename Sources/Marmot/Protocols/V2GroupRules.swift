@@ -217,6 +217,10 @@ package struct V2GroupRules: GroupRules {
         return branches.otherIsSelected()
     }
 
+    /// Yes: MDK 0.9.14 selects over every candidate branch at once (`select_canonical_branch`), so
+    /// after a move the branches kept are weighed against the one taken.
+    package var weighsBranchesAgainAfterSwitch: Bool { true }
+
     /// Until the fork is past the rewind horizon: later traffic on the other branch can still win.
     package func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool {
         epoch <= forkEpoch + ConvergencePolicy.v1.maxRewindCommits
