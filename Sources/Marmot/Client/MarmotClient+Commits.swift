@@ -240,6 +240,20 @@ extension MarmotClient {
         // pass the checks a commit of the current epoch passes, and on our branch.
         let key = try CompetingCommitRace.competitorKey(
             summary, message: message, before: restored, after: next, branch: session.mls, rules: session.rules)
+        // A competitor that revokes the authority our applied commit used (removes its committer,
+        // or demotes it for an admin-only commit) ends our branch from the fork, however deep:
+        // racing one's own removal is never a valid history (issue 24, N1/N2), and every member
+        // holding both drops that branch (`BranchGraph.pruneRacesAgainstRevocation`).
+        if let ours = snapshot.orderingKey,
+           BranchGraph.revokes(key, summary, before: restored, after: next, committerOf: ours, rules: session.rules)
+        {
+            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) revokes the committer of ours: our branch ends there")
+            var applied = try rollBack(
+                to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session,
+                keepingOurs: false)
+            try reselect(after: &applied, event: event)
+            return applied
+        }
         let branches = CompetingBranches(
             forkEpoch: epoch, current: currentTip(session, forkEpoch: epoch, applied: snapshot), other: (epoch + 1, key, [:]))
         let decision = race.decide(event, key: key, branches: branches)
@@ -282,7 +296,7 @@ extension MarmotClient {
     /// are sent again on the winning branch (same rumor ids).
     private func rollBack(
         to summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, restored: MLSGroup,
-        snapshot: EpochSnapshot, session: GroupSession
+        snapshot: EpochSnapshot, session: GroupSession, keepingOurs: Bool = true
     ) throws(DropReason) -> Applied {
         let epoch = snapshot.epoch
         var applied = try acceptCommit(
@@ -295,9 +309,11 @@ extension MarmotClient {
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
         let ourPath = storedPath(of: session, after: epoch)
-        keepAlternate(
-            (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
-            for: session.id)
+        if keepingOurs {
+            keepAlternate(
+                (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
+                for: session.id)
+        }
         let dropped = sinceFork(session.id, epoch)
         branchBooks[session.id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
         // Stored again after the cut: the witnesses after the fork are the branch we left's now,

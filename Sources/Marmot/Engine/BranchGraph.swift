@@ -200,27 +200,34 @@ package struct BranchGraph: Sendable {
     /// and N2). Every replica that holds both siblings drops the same ones; two admins demoting each
     /// other at once both lose their commit and the group stays where it was.
     package mutating func pruneRacesAgainstRevocation(rules: any GroupRules) {
-        func admins(_ mls: MLSGroup) -> Set<Data> {
-            Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
-        }
         for parent in nodes.values where parent.children.count > 1 {
-            let parentAdmins = admins(parent.mls)
-            var revoked: [NodeID: (members: Set<Data>, admins: Set<Data>)] = [:]
-            for child in parent.children {
-                guard let node = nodes[child], let commit = node.commit, commit.key.priority == .privileged else { continue }
-                let removed = Set(commit.summary.removed.compactMap { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } })
-                revoked[child] = (removed, parentAdmins.subtracting(admins(node.mls)))
-            }
-            guard !revoked.isEmpty else { continue }
             let doomed = parent.children.filter { child in
                 guard let key = nodes[child]?.commit?.key else { return false }
-                return revoked.contains { sibling, lost in
-                    sibling != child
-                        && (lost.members.contains(key.committer) || (key.priority == .privileged && lost.admins.contains(key.committer)))
+                return parent.children.contains { sibling in
+                    guard sibling != child, let node = nodes[sibling], let commit = node.commit else { return false }
+                    return Self.revokes(commit.key, commit.summary, before: parent.mls, after: node.mls, committerOf: key, rules: rules)
                 }
             }
             for child in doomed { remove(child) }
         }
+    }
+
+    /// Whether the commit with `key` and `summary` (from `before` to `after`) takes away the
+    /// authority a sibling commit's committer (`sibling`) used: it removes that member, or, for a
+    /// sibling that needed an admin, demotes it. Only an admin's (privileged) commit revokes.
+    package static func revokes(
+        _ key: CommitOrderingKey, _ summary: CommitSummary, before: MLSGroup, after: MLSGroup,
+        committerOf sibling: CommitOrderingKey, rules: any GroupRules
+    ) -> Bool {
+        guard key.priority == .privileged else { return false }
+        if summary.removed.contains(where: { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } == sibling.committer }) {
+            return true
+        }
+        guard sibling.priority == .privileged else { return false }
+        func admins(_ mls: MLSGroup) -> Set<Data> {
+            Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
+        }
+        return admins(before).contains(sibling.committer) && !admins(after).contains(sibling.committer)
     }
 
     /// Re-reads every state from its serialized form, as a restarted process does from its store.

@@ -229,4 +229,36 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// E's self-update is applied and built upon (M renames on top of it) before M's removal of E,
+    /// made from the epoch before, arrives: racing one's own removal is never a valid history, so
+    /// the removal ends E's branch however deep it is, for the engine (which drops it) and for Bob
+    /// alike (issue 24, N1). Before, Bob stayed on the deeper branch with E in the group.
+    @Test func aRemovalEndsTheRemovedMembersRacingBranchHoweverDeep() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
+        func deliver(_ event: Event, _ message: MLSMessage) async {
+            await bob.client.deliverForTesting(event)
+            _ = engine.receive(message.tlsSerialized)
+            _ = engine.settle()
+        }
+        let root = try #require(m.group)
+        var updated = try #require(e.group)
+        let update = try RaceFixtures.v2SelfUpdate(&updated, keys: e.keys)
+        await deliver(try e.event(update.message, epochOf: try #require(e.group)), update.message)
+        var onUpdate = try root.processing(update.message).1
+        let before = onUpdate
+        let rename = try RaceFixtures.v2Rename(&onUpdate, to: "on E's branch")
+        await deliver(try m.event(rename.message, epochOf: before), rename.message)
+        #expect(await bob.epochState(chat)?.epoch == 3)
+        var removing = root
+        let removal = try removing.commit(removing: [try RaceFixtures.leaf(of: e.publicKey, in: root)])
+        await deliver(try m.event(removal.message, epochOf: root), removal.message)
+        #expect(engine.state.epochAuthenticator == removal.newGroup.epochAuthenticator)
+        #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.members.contains(e.publicKey) == false)
+        await bob.shutdown()
+        await server.stop()
+    }
 }
