@@ -13,6 +13,18 @@ import Testing
 /// for several orders, and must end in the same epoch, with the same epoch authenticator; then a
 /// further commit on a branch that lost makes it the deeper one, and both move there.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct EngineAgreementTests {
+    /// M's rename made from `state`, delivered to Bob and taken by `engine`; the state it leads to.
+    static func rename(
+        _ name: String, from state: MLSGroup, by m: V2HostileParty, to bob: TestAccount, and engine: inout GroupEngine
+    ) async throws -> MLSGroup {
+        var copy = state
+        let pending = try RaceFixtures.v2Rename(&copy, to: name)
+        await bob.client.deliverForTesting(try m.event(pending.message, epochOf: state))
+        _ = engine.receive(pending.message.tlsSerialized)
+        _ = engine.settle()
+        return pending.newGroup
+    }
+
     @Test(arguments: [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]])
     func clientAndEngineSettleARaceAlike(order: [Int]) async throws {
         let (server, url) = try await ClientHarness.startRelay()
@@ -142,12 +154,7 @@ import Testing
         let (bob, m, e, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
         var engine = GroupEngine(rules: V2GroupRules(), keys: e.keys, state: try #require(e.group))
         func commit(_ name: String, from state: MLSGroup) async throws -> MLSGroup {
-            var copy = state
-            let pending = try RaceFixtures.v2Rename(&copy, to: name)
-            await bob.client.deliverForTesting(try m.event(pending.message, epochOf: state))
-            _ = engine.receive(pending.message.tlsSerialized)
-            _ = engine.settle()
-            return pending.newGroup
+            try await Self.rename(name, from: state, by: m, to: bob, and: &engine)
         }
         func agree(_ step: String) async {
             #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator, "\(step)")
@@ -198,13 +205,9 @@ import Testing
         var engine = GroupEngine(rules: V2GroupRules(), keys: e.keys, state: try #require(e.group))
         var states: [MLSGroup] = []
         func commit(_ name: String, from state: MLSGroup) async throws -> MLSGroup {
-            var copy = state
-            let pending = try RaceFixtures.v2Rename(&copy, to: name)
-            await bob.client.deliverForTesting(try m.event(pending.message, epochOf: state))
-            _ = engine.receive(pending.message.tlsSerialized)
-            _ = engine.settle()
-            states.append(pending.newGroup)
-            return pending.newGroup
+            let next = try await Self.rename(name, from: state, by: m, to: bob, and: &engine)
+            states.append(next)
+            return next
         }
         let root = try #require(m.group)
         _ = try await commit("a1", from: root)
