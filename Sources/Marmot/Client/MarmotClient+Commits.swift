@@ -310,14 +310,14 @@ extension MarmotClient {
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
         let ourPath = storedPath(of: session, after: epoch)
         if keepingOurs {
-            keepAlternate(
-                (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls),
-                for: session.id)
+            let ours = (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls)
+            branchBooks[session.id, default: BranchBook()].keep(ours)
         }
         let dropped = sinceFork(session.id, epoch)
         branchBooks[session.id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
-        // Stored again after the cut: the witnesses after the fork are the branch we left's now,
-        // and a restart must not count them for the branch we are on.
+        // Stored once, after the cut (the branch we leave is kept in the same record): the
+        // witnesses after the fork are the branch we left's now, and a restart must not count
+        // them for the branch we are on.
         saveBranches(session.id)
         invalidateReceived(dropped.received, in: session.id)
         applied.resend += dropped.sent

@@ -115,9 +115,7 @@ extension MarmotClient {
             // witness counts for each, and one of them may now be selected.
             if onPath, let other = (branchBooks[session.id]?.alternates ?? []).first(where: { other in
                 !other.isSame(as: alternate) && other.holdsState(of: alternate, atEpoch: state.epoch)
-                    && session.rules.mayFollow(other.snapshot, applied: current, branches: CompetingBranches(
-                        forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
-                        other: (other.mls.epoch, other.tipKey, other.witnesses)))
+                    && selects(other, over: current, in: session)
             }) {
                 logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
                 var applied = try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
@@ -156,10 +154,7 @@ extension MarmotClient {
                       (try? session.rules.authorizeOnBranch(key, branch: session.mls)) != nil,
                       let current = (try? loadSnapshot(group: id, epoch: other.forkEpoch)) ?? nil, current.orderingKey != nil
                 else { continue }
-                let branches = CompetingBranches(
-                    forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
-                    other: (other.mls.epoch, other.tipKey, other.witnesses))
-                if session.rules.mayFollow(other.snapshot, applied: current, branches: branches) {
+                if selects(other, over: current, in: session) {
                     chosen = (other, current)
                     break
                 }
@@ -176,6 +171,15 @@ extension MarmotClient {
             applied.reissueGroupData = moved.reissueGroupData ?? applied.reissueGroupData
             applied.reissueMembers = moved.reissueMembers ?? applied.reissueMembers
         }
+    }
+
+    /// Whether the version's rule moves us from our branch (`current`, our snapshot of the fork
+    /// epoch) to the kept branch `other`, as its evidence stands.
+    private func selects(_ other: AlternateBranch, over current: EpochSnapshot?, in session: GroupSession) -> Bool {
+        let branches = CompetingBranches(
+            forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
+            other: (other.mls.epoch, other.tipKey, other.witnesses))
+        return session.rules.mayFollow(other.snapshot, applied: current, branches: branches)
     }
 
     /// Moves group `session.id` onto `alternate` (snapshots of the fork epoch and of its path
