@@ -238,25 +238,27 @@ extension MarmotClient {
         }
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
         // pass the checks a commit of the current epoch passes, and on our branch.
-        let key = try CompetingCommitRace.competitorKey(
-            summary, message: message, before: restored, after: next, branch: session.mls, rules: session.rules)
-        // A competitor that revokes the authority our applied commit used (removes its committer,
-        // or demotes it for an admin-only commit) ends our branch from the fork, however deep:
+        let ours = ourSteps(session, after: epoch, applied: snapshot)
+        let (key, step) = try CompetingCommitRace.competitor(
+            summary, message: message, before: restored, after: next, branch: session.mls, ours: ours, rules: session.rules)
+        // A competitor that revokes an authority our branch used (removes a committer of ours, or
+        // demotes one for an admin-only commit) ends our branch from the fork, however deep:
         // racing one's own removal is never a valid history (issue 24, N1/N2), and every member
-        // holding both drops that branch (`BranchGraph.pruneRacesAgainstRevocation`).
-        if let ours = snapshot.orderingKey,
-           BranchGraph.revokes(key, summary, before: restored, after: next, committerOf: ours, rules: session.rules)
-        {
-            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) revokes the committer of ours: our branch ends there")
+        // holding both leaves that branch out (`BranchGraph.excludeRacesAgainstRevocation`).
+        let (excluded, endsOurs) = revocations([step], forkEpoch: epoch, first: event.id, in: session)
+        if endsOurs && !excluded {
+            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) revokes an authority our branch used: our branch ends there")
             var applied = try rollBack(
-                to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session,
-                keepingOurs: false)
+                to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
             try reselect(after: &applied, event: event)
             return applied
         }
         let branches = CompetingBranches(
             forkEpoch: epoch, current: currentTip(session, forkEpoch: epoch, applied: snapshot), other: (epoch + 1, key, [:]))
-        let decision = race.decide(event, key: key, branches: branches)
+        // A competitor racing a revocation of an authority it used is kept, never taken, while
+        // that holds (its branch may yet revoke it too as it grows).
+        let decision = excluded
+            ? race.replay(event) ?? .keepAsAlternate(.lost) : race.decide(event, key: key, branches: branches)
         switch decision {
         case .replay:
             break  // recognised above
@@ -296,7 +298,7 @@ extension MarmotClient {
     /// are sent again on the winning branch (same rumor ids).
     private func rollBack(
         to summary: CommitSummary, message: MLSMessage, next: MLSGroup, event: Event, restored: MLSGroup,
-        snapshot: EpochSnapshot, session: GroupSession, keepingOurs: Bool = true
+        snapshot: EpochSnapshot, session: GroupSession
     ) throws(DropReason) -> Applied {
         let epoch = snapshot.epoch
         var applied = try acceptCommit(
@@ -309,10 +311,8 @@ extension MarmotClient {
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
         let ourPath = storedPath(of: session, after: epoch)
-        if keepingOurs {
-            let ours = (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls)
-            branchBooks[session.id, default: BranchBook()].keep(ours)
-        }
+        let ours = (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls)
+        branchBooks[session.id, default: BranchBook()].keep(ours)
         let dropped = sinceFork(session.id, epoch)
         branchBooks[session.id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
         // Stored once, after the cut (the branch we leave is kept in the same record): the

@@ -50,9 +50,6 @@ extension MarmotClient {
     func follow(
         _ alternate: AlternateBranch, message: MLSMessage, epoch: UInt64, event: Event, session: GroupSession
     ) throws(DropReason) -> Applied {
-        if let key = alternate.snapshot.orderingKey {
-            try session.rules.authorizeOnBranch(key, branch: session.mls)
-        }
         let current: EpochSnapshot?
         do { current = try loadSnapshot(group: session.id, epoch: alternate.forkEpoch) } catch { throw .storage("\(error)") }
         // A message of the branch's tip, or of a state on its path (sent before its later commits).
@@ -90,11 +87,18 @@ extension MarmotClient {
         default:
             break
         }
+        // Its committers must hold the authority they used as our branch stands, and a branch of
+        // theirs that revokes one our branch used ends ours whatever the depths (N1, N2).
+        let ours = ourSteps(session, after: alternate.forkEpoch, applied: current)
+        let theirs = evidence.steps(rules: session.rules)
+        try session.rules.authorizeBranch(theirs, against: ours, tip: session.mls)
+        let (excluded, endsOurs) = revocations(
+            theirs, forkEpoch: alternate.forkEpoch, first: evidence.snapshot.commitEventID, in: session)
         let branches = CompetingBranches(
             forkEpoch: alternate.forkEpoch,
             current: currentTip(session, forkEpoch: alternate.forkEpoch, applied: current),
             other: (otherTip.epoch, otherTip.key, evidence.witnesses))
-        guard session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches) else {
+        guard !excluded && (endsOurs || session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches)) else {
             if case .commit = result {
                 // The other branch grows, or forks again within itself (it can still win on depth,
                 // MDK 0.9.14 keeps it in its graph); messages waiting for its new epoch may open now.
@@ -129,7 +133,7 @@ extension MarmotClient {
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
-            (decided by \(branches.decisiveRule()?.rawValue ?? "the version's rule"))
+            (decided by \(endsOurs ? "a revocation of an authority our branch used" : branches.decisiveRule()?.rawValue ?? "the version's rule"))
             """)
         var applied = try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.
@@ -140,8 +144,9 @@ extension MarmotClient {
         return applied
     }
 
-    /// After the group moved to another branch (v2): weighs the kept branches against the one
-    /// taken, and moves on while one of them is selected (a branch that forked within the one we
+    /// After the group moved to another branch, or a commit grew ours while a fork is open (v2):
+    /// weighs the kept branches against the one we are on, and moves on while one of them is
+    /// selected (a branch that forked within the one we
     /// left, say, may beat the one we took); at most once per kept branch. Branches without an
     /// ordering key (ours unconfirmed, or kept from before keys were stored) only move on traffic.
     func reselect(after applied: inout Applied, event: Event) throws(DropReason) {
@@ -150,8 +155,7 @@ extension MarmotClient {
             guard let session = sessions[id], session.rules.weighsBranchesAgainAfterSwitch else { return }
             var chosen: (branch: AlternateBranch, current: EpochSnapshot)?
             for other in branchBooks[id]?.alternates ?? [] {
-                guard let key = other.snapshot.orderingKey,
-                      (try? session.rules.authorizeOnBranch(key, branch: session.mls)) != nil,
+                guard other.snapshot.orderingKey != nil,
                       let current = (try? loadSnapshot(group: id, epoch: other.forkEpoch)) ?? nil, current.orderingKey != nil
                 else { continue }
                 if selects(other, over: current, in: session) {
@@ -174,18 +178,76 @@ extension MarmotClient {
     }
 
     /// Whether the version's rule moves us from our branch (`current`, our snapshot of the fork
-    /// epoch) to the kept branch `other`, as its evidence stands.
+    /// epoch) to the kept branch `other`, as its evidence stands: never when its committers lack
+    /// the authority they used as our branch stands, always when it revokes one ours used.
     private func selects(_ other: AlternateBranch, over current: EpochSnapshot?, in session: GroupSession) -> Bool {
+        let ours = ourSteps(session, after: other.forkEpoch, applied: current)
+        let theirs = other.steps(rules: session.rules)
+        guard (try? session.rules.authorizeBranch(theirs, against: ours, tip: session.mls)) != nil else { return false }
+        let (excluded, endsOurs) = revocations(theirs, forkEpoch: other.forkEpoch, first: other.snapshot.commitEventID, in: session)
+        if excluded { return false }
+        if endsOurs { return true }
         let branches = CompetingBranches(
             forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
             other: (other.mls.epoch, other.tipKey, other.witnesses))
         return session.rules.mayFollow(other.snapshot, applied: current, branches: branches)
     }
 
+    /// What revocations say of another branch from the fork at `forkEpoch` (`theirs`, whose first
+    /// commit is `first`) and of ours: whether theirs is left out of selection, and whether ours
+    /// is (then any branch not left out is taken over ours).
+    ///
+    /// Each is weighed, from the state where the two part, against every other branch we hold:
+    /// ours, and each kept branch that does not start with `first` (a kept branch forking from
+    /// ours further back parts from theirs there too, so our commits up to their fork count as
+    /// theirs). The engine weighs a branch the same way at every fork above its tip
+    /// (`BranchGraph.excludeRacesAgainstRevocation`); weighing only branches from the same fork
+    /// made the choice go round.
+    func revocations(
+        _ theirs: [BranchStep], forkEpoch fx: UInt64, first: EventID, in session: GroupSession
+    ) -> (excluded: Bool, endsOurs: Bool) {
+        let rules = session.rules
+        let kept = (branchBooks[session.id]?.alternates ?? []).filter { !($0.forkEpoch == fx && $0.snapshot.commitEventID == first) }
+        let low = ([fx] + kept.map(\.forkEpoch)).min() ?? fx
+        let tip = session.mls.epoch
+        let all = ourSteps(session, after: low, applied: (try? loadSnapshot(group: session.id, epoch: low)) ?? nil)
+        /// Our commits from epoch `from` up to `to`.
+        func ours(_ from: UInt64, _ to: UInt64) -> [BranchStep] {
+            guard all.count == Int(tip - min(low, tip)), from >= low, to >= from else { return [] }
+            return Array(all[Int(from - low)..<Int(min(to, tip) - low)])
+        }
+        var excluded = rules.excludes(theirs, against: ours(fx, tip))
+        var endsOurs = rules.endsOurBranch(ours(fx, tip), competing: theirs)
+        for branch in kept {
+            let steps = branch.steps(rules: rules), fk = branch.forkEpoch
+            if !excluded {
+                excluded = fk == fx ? rules.excludes(theirs, against: steps)
+                    : fk < fx ? rules.excludes(ours(fk, fx) + theirs, against: steps)
+                    : rules.excludes(theirs, against: ours(fx, fk) + steps)
+            }
+            if !endsOurs { endsOurs = rules.endsOurBranch(ours(fk, tip), competing: steps) }
+        }
+        return (excluded, endsOurs)
+    }
+
+    /// Our branch's commits after `forkEpoch`, oldest first, as the revocation rule sees them:
+    /// `applied`, our snapshot of the fork epoch, then our stored snapshots up to our state.
+    func ourSteps(_ session: GroupSession, after forkEpoch: UInt64, applied: EpochSnapshot?) -> [BranchStep] {
+        guard let applied, session.mls.epoch > forkEpoch else { return [] }
+        let commits = [applied] + storedPath(of: session, after: forkEpoch)
+        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
+        return commits.indices.map { index in
+            BranchStep(
+                key: commits[index].orderingKey, before: states[index],
+                after: index + 1 < states.count ? states[index + 1] : session.mls, rules: session.rules)
+        }
+    }
+
     /// Moves group `session.id` onto `alternate` (snapshots of the fork epoch and of its path
     /// rewritten to its commits, its epoch keys stored, its group data: name, admins, relays, `h`
     /// and the subscription for it, with system lines for what changed), keeps the branch we leave
-    /// as an alternate, then takes the message that decided it in with `takeIn`.
+    /// as an alternate (a branch that revoked an authority it used keeps it from being selected
+    /// again while that holds), then takes the message that decided it in with `takeIn`.
     private func switchBranch(
         to alternate: AlternateBranch, leaving current: EpochSnapshot?, event: Event, session: GroupSession,
         takeIn: (GroupSession) throws(DropReason) -> Applied

@@ -122,7 +122,11 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
-        return try accept(result, message: peeled.message, next: next, event: event, session: session)
+        var applied = try accept(result, message: peeled.message, next: next, event: event, session: session)
+        // Our branch grew while a fork is open: a commit on it may race a revocation a kept branch
+        // made (N1), or the kept branches may weigh differently now.
+        if result.isCommit, branchBooks[session.id]?.hasOpenFork == true { try reselect(after: &applied, event: event) }
+        return applied
     }
 
     /// The peeler of `session`'s group: its rules and ids, the applied branch's keys (current, then

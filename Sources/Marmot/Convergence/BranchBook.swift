@@ -92,6 +92,18 @@ struct AlternateBranch: Sendable {
 
     func eventKey() throws -> GroupEventKey { try Self.eventKey(of: mls) }
 
+    /// The branch's commits after the fork, oldest first, as the revocation rule sees them
+    /// (`BranchStep`); empty when a stored state does not read.
+    func steps(rules: any GroupRules) -> [BranchStep] {
+        let commits = [snapshot] + path
+        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
+        return commits.indices.map { index in
+            BranchStep(
+                key: commits[index].orderingKey, before: states[index],
+                after: index + 1 < states.count ? states[index + 1] : mls, rules: rules)
+        }
+    }
+
     /// The event of the branch's last commit: with the fork epoch, what tells branches apart
     /// (two branches may share their first commits and part from each other later).
     var tipCommit: EventID { path.last?.commitEventID ?? snapshot.commitEventID }
@@ -265,7 +277,8 @@ struct BranchBook: Sendable {
     }
 
     /// We switch to `followed`: the branch we leave (`current`, the fork epoch's snapshot with the
-    /// commit we applied, `path`, our snapshots after it, and `mls`, our state) becomes an alternate unless it is the same commit,
+    /// commit we applied, `path`, our snapshots after it, and `mls`, our state) becomes an
+    /// alternate unless it is the same commit,
     /// `followed` is no longer one, the witnesses after the fork become `followed`'s and others'
     /// messages read are forgotten (the caller marks `followed.receivedSinceFork`). The record must
     /// always be written again.

@@ -35,6 +35,9 @@ package struct BranchGraph: Sendable {
     package private(set) var nodes: [NodeID: Node] = [:]
     package private(set) var canonical: NodeID
     package private(set) var anchor: NodeID
+    /// Tips left out of selection: their branch from some fork races a revocation of an
+    /// authority it used (`excludeRacesAgainstRevocation`).
+    package private(set) var excluded: Set<NodeID> = []
     private var nextID: NodeID = 1
     package let policy: ConvergencePolicy
 
@@ -162,9 +165,15 @@ package struct BranchGraph: Sendable {
     }
 
     private func selectedTip(from id: NodeID, decision: inout BranchDecision?) -> NodeID {
+        func viable(_ id: NodeID) -> Bool {
+            guard let children = nodes[id]?.children else { return false }
+            return children.isEmpty ? !excluded.contains(id) : children.contains(where: viable)
+        }
+        func selectable(_ id: NodeID) -> [NodeID] { (nodes[id]?.children ?? []).filter(viable) }
         var node = id
-        while let children = nodes[node]?.children, children.count == 1 { node = children[0] }
-        guard let children = nodes[node]?.children, !children.isEmpty else { return node }
+        while case let children = selectable(node), children.count == 1 { node = children[0] }
+        let children = selectable(node)
+        guard !children.isEmpty else { return node }
         var below: BranchDecision?
         let tips = children.sorted().map { selectedTip(from: $0, decision: &below) }
         let forkEpoch = nodes[node]!.epoch
@@ -193,41 +202,50 @@ package struct BranchGraph: Sendable {
         anchor = newAnchor
     }
 
-    /// Drops every branch that a member started from the same state as a commit revoking that
-    /// member's authority: racing one's own removal (with a self-update, however dated or padded),
-    /// or making an admin-only commit beside the commit that demotes one, is never a valid history,
-    /// and such a member could otherwise grow its branch deeper alone and win on depth (issue 24, N1
-    /// and N2). Every replica that holds both siblings drops the same ones; two admins demoting each
-    /// other at once both lose their commit and the group stays where it was.
-    package mutating func pruneRacesAgainstRevocation(rules: any GroupRules) {
+    /// Leaves out of selection every branch whose commits used an authority that a competing
+    /// branch from the same fork revokes and that branch itself does not (`BranchStep`): a member
+    /// racing its own removal (with self-updates, however dated, padded or deep), or an admin
+    /// making admin-only commits beside the branch that demotes it, is never a valid history, and
+    /// could otherwise grow its branch deeper alone and win on depth (issue 24, N1 and N2).
+    ///
+    /// A branch here is the path from a fork to a tip; it is weighed against every commit in each
+    /// sibling subtree of that fork, and a tip left out at any fork above it is no candidate. The
+    /// branches stay in the graph (their commits still count, later commits still attach to
+    /// them, and a branch that revokes the same authority later is weighed again), so what is
+    /// left out depends only on the states held, never on the order they came in. Two admins
+    /// revoking each other at once leave both branches out and the group stays where it was.
+    package mutating func excludeRacesAgainstRevocation(rules: any GroupRules) {
+        var steps: [NodeID: BranchStep] = [:]
+        func step(_ id: NodeID) -> BranchStep? {
+            if let known = steps[id] { return known }
+            guard let node = nodes[id], let parent = node.parent.flatMap({ nodes[$0] }), let commit = node.commit else { return nil }
+            let made = BranchStep(key: commit.key, before: parent.mls, after: node.mls, rules: rules)
+            steps[id] = made
+            return made
+        }
+        /// Every tip under `id` with the commits from `id` down to it.
+        func paths(_ id: NodeID) -> [(tip: NodeID, steps: [BranchStep])] {
+            var result: [(tip: NodeID, steps: [BranchStep])] = []
+            var stack: [(NodeID, [BranchStep])] = [(id, [])]
+            while let (next, above) = stack.popLast() {
+                let here = above + (step(next).map { [$0] } ?? [])
+                let children = nodes[next]?.children ?? []
+                if children.isEmpty { result.append((next, here)) }
+                stack += children.map { ($0, here) }
+            }
+            return result
+        }
+        var left: Set<NodeID> = []
         for parent in nodes.values where parent.children.count > 1 {
-            let doomed = parent.children.filter { child in
-                guard let key = nodes[child]?.commit?.key else { return false }
-                return parent.children.contains { sibling in
-                    guard sibling != child, let node = nodes[sibling], let commit = node.commit else { return false }
-                    return Self.revokes(commit.key, commit.summary, before: parent.mls, after: node.mls, committerOf: key, rules: rules)
+            let subtrees = parent.children.map { child in (child, paths(child)) }
+            for (child, branches) in subtrees {
+                let siblings = subtrees.filter { $0.0 != child }.map { $0.1.flatMap(\.steps) }
+                for branch in branches where siblings.contains(where: { branch.steps.isRevoked(by: $0) }) {
+                    left.insert(branch.tip)
                 }
             }
-            for child in doomed { remove(child) }
         }
-    }
-
-    /// Whether the commit with `key` and `summary` (from `before` to `after`) takes away the
-    /// authority a sibling commit's committer (`sibling`) used: it removes that member, or, for a
-    /// sibling that needed an admin, demotes it. Only an admin's (privileged) commit revokes.
-    package static func revokes(
-        _ key: CommitOrderingKey, _ summary: CommitSummary, before: MLSGroup, after: MLSGroup,
-        committerOf sibling: CommitOrderingKey, rules: any GroupRules
-    ) -> Bool {
-        guard key.priority == .privileged else { return false }
-        if summary.removed.contains(where: { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } == sibling.committer }) {
-            return true
-        }
-        guard sibling.priority == .privileged else { return false }
-        func admins(_ mls: MLSGroup) -> Set<Data> {
-            Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
-        }
-        return admins(before).contains(sibling.committer) && !admins(after).contains(sibling.committer)
+        excluded = left
     }
 
     /// Re-reads every state from its serialized form, as a restarted process does from its store.
@@ -236,15 +254,5 @@ package struct BranchGraph: Sendable {
             guard let mls = nodes[id]?.mls else { continue }
             nodes[id]?.mls = try MLSGroup(serialized: mls.serialized())
         }
-    }
-
-    /// Drops `id` and everything built on it (a branch that lost for good, or our own commit that
-    /// failed to publish).
-    package mutating func remove(_ id: NodeID) {
-        guard id != anchor, let node = nodes[id] else { return }
-        for child in node.children { remove(child) }
-        nodes[id] = nil
-        if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == id } }
-        if canonical == id { canonical = node.parent ?? anchor }
     }
 }

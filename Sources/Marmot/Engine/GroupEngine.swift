@@ -234,7 +234,7 @@ package struct GroupEngine: Sendable {
         let before = graph.canonical
         let oldPath = Set(graph.path(to: before))
         let fromEpoch = graph.tip.epoch
-        graph.pruneRacesAgainstRevocation(rules: rules)
+        graph.excludeRacesAgainstRevocation(rules: rules)
         if let decision = graph.select() { lastDecision = decision }
         guard graph.canonical != before else { return [] }
         let newPath = graph.path(to: graph.canonical)

@@ -131,6 +131,23 @@ package struct V1GroupRules: GroupRules {
     /// No: only traffic that opens on another branch moves us (MDK 0.8.0 stays where its own is).
     package var weighsBranchesAgainAfterSwitch: Bool { false }
 
+    /// The other branch's first commit (the one that races ours) needs its committer's authority
+    /// on the state we are in: a member there, and an admin there when the commit needs one
+    /// (issue 24's v1 rule; `authorizeOnBranch`).
+    package func authorizeBranch(_ theirs: [BranchStep], against ours: [BranchStep], tip: MLSGroup) throws(DropReason) {
+        guard let key = theirs.first?.key else { return }
+        try authorizeOnBranch(key, branch: tip)
+    }
+
+    /// Never: v1 refuses such a branch outright (`authorizeBranch`).
+    package func excludes(_ theirs: [BranchStep], against ours: [BranchStep]) -> Bool { false }
+
+    /// When the commit racing ours at the fork removes our commit's committer, or demotes it and
+    /// ours needed an admin.
+    package func endsOurBranch(_ ours: [BranchStep], competing theirs: [BranchStep]) -> Bool {
+        ours.prefix(1).isRevoked(by: theirs.prefix(1))
+    }
+
     /// Traffic of a later epoch on our branch settles the fork: the other member is with us.
     package func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool { epoch <= forkEpoch }
 

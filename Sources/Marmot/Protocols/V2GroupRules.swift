@@ -221,6 +221,24 @@ package struct V2GroupRules: GroupRules {
     /// after a move the branches kept are weighed against the one taken.
     package var weighsBranchesAgainAfterSwitch: Bool { true }
 
+    /// Nothing beyond `authorize` against its own parent state: whether the branch may be
+    /// selected depends on what both branches hold, which can change as they grow (`excludes`).
+    package func authorizeBranch(_ theirs: [BranchStep], against ours: [BranchStep], tip: MLSGroup) throws(DropReason) {}
+
+    /// When any commit of theirs used an authority a commit of ours after the fork revokes and
+    /// no commit of theirs revokes too, however deep either sits (`BranchStep`): the same rule the
+    /// engine leaves branches out of its graph's selection by
+    /// (`BranchGraph.excludeRacesAgainstRevocation`), so the choice does not depend on the branch
+    /// we happen to be on when their commits come.
+    package func excludes(_ theirs: [BranchStep], against ours: [BranchStep]) -> Bool {
+        theirs.isRevoked(by: ours)
+    }
+
+    /// When any commit of ours used an authority a commit of theirs revokes.
+    package func endsOurBranch(_ ours: [BranchStep], competing theirs: [BranchStep]) -> Bool {
+        ours.isRevoked(by: theirs)
+    }
+
     /// Until the fork is past the rewind horizon: later traffic on the other branch can still win.
     package func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool {
         epoch <= forkEpoch + ConvergencePolicy.v1.maxRewindCommits

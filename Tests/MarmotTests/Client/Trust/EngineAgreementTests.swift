@@ -264,4 +264,89 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// N1 from further back: M renames the group and then removes E; E, from the state before
+    /// the rename (where it still was a member), commits three self-updates alone, one deeper than
+    /// M's branch. Its self-updates race no removal directly (the first stands beside the rename),
+    /// but its branch uses E's membership, which the other branch revokes: whatever the order,
+    /// our client and the engine stay on M's branch with E out. Before, the engine took E's deeper
+    /// branch, and our client did too whenever E's commits came before the removal.
+    @Test(arguments: [false, true])
+    func aRemovedMemberCannotOutgrowItsRemovalFromBeforeIt(removalFirst: Bool) async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
+        func deliver(_ event: Event, _ message: MLSMessage) async {
+            await bob.client.deliverForTesting(event)
+            _ = engine.receive(message.tlsSerialized)
+            _ = engine.settle()
+        }
+        let root = try #require(m.group)
+        var renamed = root
+        let rename = try RaceFixtures.v2Rename(&renamed, to: "M's branch")
+        let afterRename = rename.newGroup
+        var removing = afterRename
+        let removal = try removing.commit(removing: [try RaceFixtures.leaf(of: e.publicKey, in: afterRename)])
+        let mCommits = [
+            (try m.event(rename.message, epochOf: root), rename.message),
+            (try m.event(removal.message, epochOf: afterRename), removal.message),
+        ]
+        var eState = try #require(e.group)
+        var eCommits: [(Event, MLSMessage)] = []
+        for _ in 0..<3 {
+            let before = eState
+            let update = try RaceFixtures.v2SelfUpdate(&eState, keys: e.keys)
+            eCommits.append((try e.event(update.message, epochOf: before), update.message))
+            eState = update.newGroup
+        }
+        for (event, message) in removalFirst ? mCommits + eCommits : eCommits + mCommits {
+            await deliver(event, message)
+        }
+        #expect(engine.state.epochAuthenticator == removal.newGroup.epochAuthenticator)
+        #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.members.contains(e.publicKey) == false)
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// When both branches of a fork remove E after a commit of E's, neither raced that removal:
+    /// selection weighs them as usual, and engines fed the commits in opposite orders agree
+    /// (dropping a branch from the graph, as a first version of the deeper rule did, made this
+    /// order-dependent: whichever removal came first dropped the other branch for good).
+    @Test func branchesThatBothRemoveAMemberAreWeighedAsUsual() throws {
+        var m = V2HostileParty(), e = V2HostileParty(), f = V2HostileParty()
+        let welcome = try m.createGroup(
+            admins: [m.publicKey], invitees: [try e.makeKeyPackage(), try f.makeKeyPackage()], relays: [try RelayURL("wss://r.example")])
+        try e.join(welcome)
+        try f.join(welcome)
+        let root = try #require(e.group)
+        var branches: [[Data]] = []
+        var tips: [MLSGroup] = []
+        for depth in [1, 2] {
+            var eState = root
+            let update = try RaceFixtures.v2SelfUpdate(&eState, keys: e.keys)
+            var mState = try #require(m.group).processing(update.message).1
+            var commits = [update.message.tlsSerialized]
+            for step in 0..<depth {
+                let pending = step == depth - 1
+                    ? try mState.commit(removing: [try RaceFixtures.leaf(of: e.publicKey, in: mState)])
+                    : try RaceFixtures.v2Rename(&mState, to: "step \(step)")
+                commits.append(pending.message.tlsSerialized)
+                mState = pending.newGroup
+            }
+            branches.append(commits)
+            tips.append(mState)
+        }
+        var results: [Data] = []
+        for order in [branches[0] + branches[1], branches[1] + branches[0]] {
+            var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
+            for bytes in order {
+                _ = engine.receive(bytes)
+                _ = engine.settle()
+            }
+            results.append(engine.state.epochAuthenticator)
+        }
+        // The deeper branch wins on depth in both orders.
+        #expect(results == [tips[1].epochAuthenticator, tips[1].epochAuthenticator])
+    }
 }

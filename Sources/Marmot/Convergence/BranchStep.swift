@@ -1,0 +1,60 @@
+import Foundation
+import MLS
+import Nostr
+
+/// One commit of a branch after its fork, as the revocation rule sees it: who made it with what
+/// authority, and what authority it took away.
+///
+/// A branch whose commits used an authority that a competing branch from the same fork revokes
+/// (a member that branch's admin removed, an admin it demoted making an admin-only commit) is
+/// never a valid history, however deep it grows: otherwise a removed member could race its own
+/// removal from an earlier state, alone, and win on depth (issue 24, N1 and N2). Every replica
+/// holding both branches drops the same one, so the rule does not depend on delivery order.
+package struct BranchStep: Sendable, Hashable {
+    /// The commit's ordering key (nil for a commit of ours kept from before keys were stored).
+    package let key: CommitOrderingKey?
+    /// Accounts the commit removed, when it was privileged (an admin's commit).
+    package let removed: Set<Data>
+    /// Admins the commit demoted, when it was privileged.
+    package let demoted: Set<Data>
+
+    /// The commit with `key` that moved the group from `before` to `after`.
+    package init(key: CommitOrderingKey?, before: MLSGroup, after: MLSGroup, rules: any GroupRules) {
+        self.key = key
+        guard key?.priority == .privileged else {
+            removed = []
+            demoted = []
+            return
+        }
+        func accounts(_ mls: MLSGroup) -> Set<Data> {
+            Set(mls.members.compactMap { NostrIdentity.publicKey($0.credential).map { Data($0.bytes) } })
+        }
+        func admins(_ mls: MLSGroup) -> Set<Data> {
+            Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
+        }
+        removed = accounts(before).subtracting(accounts(after))
+        demoted = admins(before).subtracting(admins(after))
+    }
+}
+
+extension Sequence where Element == BranchStep {
+    /// Whether a commit of this branch used an authority that a commit of `competing` (a branch
+    /// from the same fork) revokes and no commit of this branch revokes too (when both branches
+    /// remove a member, neither raced that removal).
+    package func isRevoked<Other: Sequence>(by competing: Other) -> Bool where Other.Element == BranchStep {
+        let theirs = competing.reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
+            $0.removed.formUnion($1.removed)
+            $0.demoted.formUnion($1.demoted)
+        }
+        guard !theirs.removed.isEmpty || !theirs.demoted.isEmpty else { return false }
+        let mine = reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
+            $0.removed.formUnion($1.removed)
+            $0.demoted.formUnion($1.demoted)
+        }
+        let removed = theirs.removed.subtracting(mine.removed), demoted = theirs.demoted.subtracting(mine.demoted)
+        return contains { step in
+            guard let key = step.key else { return false }
+            return removed.contains(key.committer) || (key.priority == .privileged && demoted.contains(key.committer))
+        }
+    }
+}
