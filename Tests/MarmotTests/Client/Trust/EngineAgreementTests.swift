@@ -25,6 +25,13 @@ import Testing
         return pending.newGroup
     }
 
+    /// One commit (`event` carrying `message`) delivered to Bob and taken by `engine`.
+    static func deliver(_ event: Event, _ message: MLSMessage, to bob: TestAccount, and engine: inout GroupEngine) async {
+        await bob.client.deliverForTesting(event)
+        _ = engine.receive(message.tlsSerialized)
+        _ = engine.settle()
+    }
+
     @Test(arguments: [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]])
     func clientAndEngineSettleARaceAlike(order: [Int]) async throws {
         let (server, url) = try await ClientHarness.startRelay()
@@ -241,23 +248,18 @@ import Testing
         let (server, url) = try await ClientHarness.startRelay()
         let (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
         var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
-        func deliver(_ event: Event, _ message: MLSMessage) async {
-            await bob.client.deliverForTesting(event)
-            _ = engine.receive(message.tlsSerialized)
-            _ = engine.settle()
-        }
         let root = try #require(m.group)
         var updated = try #require(e.group)
         let update = try RaceFixtures.v2SelfUpdate(&updated, keys: e.keys)
-        await deliver(try e.event(update.message, epochOf: try #require(e.group)), update.message)
+        await Self.deliver(try e.event(update.message, epochOf: try #require(e.group)), update.message, to: bob, and: &engine)
         var onUpdate = try root.processing(update.message).1
         let before = onUpdate
         let rename = try RaceFixtures.v2Rename(&onUpdate, to: "on E's branch")
-        await deliver(try m.event(rename.message, epochOf: before), rename.message)
+        await Self.deliver(try m.event(rename.message, epochOf: before), rename.message, to: bob, and: &engine)
         #expect(await bob.epochState(chat)?.epoch == 3)
         var removing = root
         let removal = try removing.commit(removing: [try RaceFixtures.leaf(of: e.publicKey, in: root)])
-        await deliver(try m.event(removal.message, epochOf: root), removal.message)
+        await Self.deliver(try m.event(removal.message, epochOf: root), removal.message, to: bob, and: &engine)
         #expect(engine.state.epochAuthenticator == removal.newGroup.epochAuthenticator)
         #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator)
         #expect(try await bob.client.chat(chat)?.members.contains(e.publicKey) == false)
@@ -276,11 +278,6 @@ import Testing
         let (server, url) = try await ClientHarness.startRelay()
         let (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
         var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
-        func deliver(_ event: Event, _ message: MLSMessage) async {
-            await bob.client.deliverForTesting(event)
-            _ = engine.receive(message.tlsSerialized)
-            _ = engine.settle()
-        }
         let root = try #require(m.group)
         var renamed = root
         let rename = try RaceFixtures.v2Rename(&renamed, to: "M's branch")
@@ -300,7 +297,7 @@ import Testing
             eState = update.newGroup
         }
         for (event, message) in removalFirst ? mCommits + eCommits : eCommits + mCommits {
-            await deliver(event, message)
+            await Self.deliver(event, message, to: bob, and: &engine)
         }
         #expect(engine.state.epochAuthenticator == removal.newGroup.epochAuthenticator)
         #expect(await bob.epochState(chat)?.authenticator == engine.state.epochAuthenticator)
