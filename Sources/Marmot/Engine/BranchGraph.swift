@@ -114,24 +114,6 @@ package struct BranchGraph: Sendable {
         nodes[id]?.witnesses.insert(witness)
     }
 
-    /// The tips (states no commit was applied to), each with its fork epoch against the canonical
-    /// tip, as selection candidates.
-    package func candidates() -> [BranchCandidate] {
-        let tips = nodes.values.filter { $0.children.isEmpty }.map(\.id)
-        let canonicalPath = path(to: canonical)
-        let onCanonical = Set(canonicalPath)
-        func forkEpoch(_ tip: NodeID) -> UInt64 {
-            let common = path(to: tip).last { onCanonical.contains($0) } ?? anchor
-            return nodes[common]!.epoch
-        }
-        let others = tips.filter { !onCanonical.contains($0) }
-        let canonicalFork = others.map(forkEpoch).min() ?? tip.epoch
-        return tips.compactMap { id -> BranchCandidate? in
-            let fork = onCanonical.contains(id) ? canonicalFork : forkEpoch(id)
-            return candidate(id, forkEpoch: fork)
-        }
-    }
-
     private func candidate(_ id: NodeID, forkEpoch: UInt64) -> BranchCandidate? {
         guard let node = nodes[id] else { return nil }
         let witnesses = path(to: id).compactMap { nodes[$0] }.filter { $0.epoch > forkEpoch }.flatMap(\.witnesses)
