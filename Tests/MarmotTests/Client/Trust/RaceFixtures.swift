@@ -82,9 +82,9 @@ enum RaceFixtures {
         return (bob, m, e, chat.id)
     }
 
-    /// A v2 group made by hostile admin M with Bob and hostile members E and F, all at epoch 1 (F's
-    /// state is the one an engine beside Bob starts from).
-    static func v2WithTwoMembers(_ url: String) async throws
+    /// A v2 group made by hostile admin M with Bob and hostile members E (an admin too when
+    /// `eIsAdmin`) and F, all at epoch 1 (F's state is the one an engine beside Bob starts from).
+    static func v2WithTwoMembers(_ url: String, eIsAdmin: Bool = false) async throws
         -> (bob: TestAccount, m: V2HostileParty, e: V2HostileParty, f: V2HostileParty, chat: GroupID)
     {
         let bob = try await TestAccount("bob", relayURLs: [url], options: options)
@@ -94,7 +94,8 @@ enum RaceFixtures {
         let ePackage = try e.makeKeyPackage(), fPackage = try f.makeKeyPackage()
         let relays = [try RelayURL(url)]
         let welcome = try m.createGroup(
-            admins: [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage], relays: relays)
+            admins: eIsAdmin ? [m.publicKey, e.publicKey] : [m.publicKey], invitees: [bobsPackage.keyPackage, ePackage, fPackage],
+            relays: relays)
         try e.join(welcome)
         try f.join(welcome)
         #expect(try await RelayReads.publish(try m.wrap(welcome, to: bobsPackage, relays: relays), to: url).isAccepted)

@@ -23,7 +23,9 @@ import Testing
 /// branch while E commits on another), 16 of 300 histories ended apart until a removal ended the
 /// removed member's racing branch, and 5 of 300 still did while the client judged a commit by
 /// whether its committer was a member on the branch it happened to be on
-/// (`clientAndEngineSettleRandomForksWithRemovalsAlike`).
+/// (`clientAndEngineSettleRandomForksWithRemovalsAlike`). With E an admin that M may demote
+/// (`clientAndEngineSettleRandomForksWithDemotionsAlike`), 300 histories and 400 with forks
+/// within forks passed once branches were weighed from every fork above their tips.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RandomRaceAgreementTests {
     /// One state of the history as each party holds it.
     private struct Node {
@@ -40,7 +42,8 @@ import Testing
     /// state; at most three branches. Without `nested` every branch starts at the one state where
     /// the history forks.
     private static func history(
-        m: V2HostileParty, e: V2HostileParty, f: V2HostileParty, nested: Bool, removals: Bool = false, rng: inout SplitMix
+        m: V2HostileParty, e: V2HostileParty, f: V2HostileParty, nested: Bool, removals: Bool = false, demotions: Bool = false,
+        rng: inout SplitMix
     ) throws -> (inputs: [(event: Event, bytes: Data, what: String)], eventKeys: [GroupEventKey]) {
         var nodes = [Node(m: try #require(m.group), e: try #require(e.group), f: try #require(f.group), depth: 0, parent: nil)]
         var inputs: [(event: Event, bytes: Data, what: String)] = []
@@ -54,19 +57,26 @@ import Testing
             if Int.random(in: 0..<3, using: &rng) < 2, node.depth < 3, isTip || mayFork {
                 if !isTip { forkAt = index }
                 // With `removals`, M may remove E; E does nothing on a state it is not in.
-                var kind = Int.random(in: 0..<(removals ? 4 : 3), using: &rng)
+                var kind = Int.random(in: 0..<(removals || demotions ? 4 : 3), using: &rng)
                 if !node.e.isActive && kind >= 2 { kind -= 2 }
                 var state = kind == 2 ? node.e : node.m
+                // With `demotions`, E starts as an admin: while it is one it may rename, and M may
+                // demote it instead of removing it.
+                let eIsAdmin = demotions && (try? V2GroupRules().metadata(of: node.m.extensions))?.isAdmin(e.publicKey) == true
+                let privileged = demotions && Bool.random(using: &rng) && eIsAdmin
                 let commit = switch kind {
                 case 0: try RaceFixtures.v2Rename(&state, to: "n\(step)")
                 case 1: try RaceFixtures.v2SelfUpdate(&state, keys: m.keys)
+                case 2 where privileged: try RaceFixtures.v2Rename(&state, to: "e\(step)")
                 case 2: try RaceFixtures.v2SelfUpdate(&state, keys: e.keys)
+                case 3 where privileged: try RaceFixtures.v2Rename(&state, to: "n\(step)", admins: [m.publicKey])
                 default: try state.commit(removing: [try RaceFixtures.leaf(of: e.publicKey, in: state)])
                 }
                 let author = kind == 2 ? e : m
+                let what = kind == 3 ? (privileged ? " demoting E" : " removing E") : kind == 2 && privileged ? " renaming" : ""
                 inputs.append((
                     try author.event(commit.message, epochOf: kind == 2 ? node.e : node.m), commit.message.tlsSerialized,
-                    "commit n\(step) by \(kind == 2 ? "E" : "M")\(kind == 3 ? " removing E" : "") at \(index)"))
+                    "commit n\(step) by \(kind == 2 ? "E" : "M")\(what) at \(index)"))
                 nodes.append(Node(
                     m: kind == 2 ? try node.m.processing(commit.message).1 : commit.newGroup,
                     e: kind == 2 ? commit.newGroup : node.e.isActive ? try node.e.processing(commit.message).1 : node.e,
@@ -110,6 +120,14 @@ import Testing
         try await Self.agree(seed: 0x7e30_0000 + Self.firstSeed + seed, nested: Self.nested, removals: true)
     }
 
+    /// E is an admin too: it renames while it is one, and M demotes or removes it on one branch
+    /// while E commits on another. A branch where E used admin power that a competing branch
+    /// takes away must be left out alike (N2).
+    @Test(arguments: 0..<RandomRaceAgreementTests.removalSeeds)
+    func clientAndEngineSettleRandomForksWithDemotionsAlike(seed: UInt64) async throws {
+        try await Self.agree(seed: 0xde30_0000 + Self.firstSeed + seed, nested: Self.nested, removals: false, demotions: true)
+    }
+
     /// How many histories with removals run, and from which seed (`RANDOM_RACE_SEEDS`,
     /// `RANDOM_RACE_FIRST_SEED`, to explore more than the 48 CI runs).
     static let removalSeeds: UInt64 = UInt64(ProcessInfo.processInfo.environment["RANDOM_RACE_SEEDS"] ?? "") ?? 48
@@ -120,12 +138,13 @@ import Testing
 
     /// One random history (from `seed`) to Bob, to an engine in a shuffled order and to one in the
     /// order it was made; all three must end on the same state.
-    private static func agree(seed: UInt64, nested: Bool, removals: Bool) async throws {
+    private static func agree(seed: UInt64, nested: Bool, removals: Bool, demotions: Bool = false) async throws {
         var rng = SplitMix(state: seed)
         let (server, url) = try await ClientHarness.startRelay()
-        var (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url)
+        var (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url, eIsAdmin: demotions)
         var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
-        var (inputs, eventKeys) = try Self.history(m: m, e: e, f: f, nested: nested, removals: removals, rng: &rng)
+        var (inputs, eventKeys) = try Self.history(
+            m: m, e: e, f: f, nested: nested, removals: removals, demotions: demotions, rng: &rng)
         // The same history in the order it was made, to an engine of its own: the reference must
         // not depend on the order either.
         var inOrder = Self.engine(f.keys, try #require(f.group), fed: inputs)
