@@ -246,7 +246,15 @@ extension MarmotClient {
         // racing one's own removal is never a valid history (issue 24, N1/N2), and every member
         // holding both leaves that branch out (`BranchGraph.excludeRacesAgainstRevocation`).
         let (excluded, endsOurs) = revocations([step], forkEpoch: epoch, first: event.id, in: session)
-        if endsOurs && !excluded {
+        if endsOurs && excluded {
+            // Each revokes an authority the other used (two admins demoting each other at once):
+            // neither is a valid history, and every member holding both goes back to the fork.
+            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) and our branch revoke each other's authority: both left out")
+            let competitor = AlternateBranch(
+                forkEpoch: epoch, snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key), mls: next)
+            return try leaveBoth(for: competitor, snapshot: snapshot, restored: restored, session: session)
+        }
+        if endsOurs {
             logger.notice("competing commit \(event.id.hex) for epoch \(epoch) revokes an authority our branch used: our branch ends there")
             var applied = try rollBack(
                 to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
@@ -324,6 +332,43 @@ extension MarmotClient {
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
             try? store.setSetting(EpochSnapshot.settingKey(session.id, epoch: stale), nil)
         }
+        return applied
+    }
+
+    /// Our branch from the fork at `snapshot.epoch` and `competitor` each revoke an authority the
+    /// other used: the group goes back to the fork's state (`restored`) with both kept as
+    /// branches, left out of selection while that holds (`BranchGraph.excludeRacesAgainstRevocation`
+    /// does the same, so every member holding both ends there whatever the order). Others'
+    /// messages read on our branch are marked, ours are sent again; our lost change is not made
+    /// again (the other admin's would race it the same way, round after round).
+    private func leaveBoth(
+        for competitor: AlternateBranch, snapshot: EpochSnapshot, restored: MLSGroup, session: GroupSession
+    ) throws(DropReason) -> Applied {
+        let id = session.id, epoch = snapshot.epoch
+        let ourPath = storedPath(of: session, after: epoch)
+        let dropped = sinceFork(id, epoch)
+        branchBooks[id, default: BranchBook()].keep(
+            (branchBooks[id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls))
+        branchBooks[id, default: BranchBook()].keep(competitor)
+        branchBooks[id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
+        saveBranches(id)
+        let groupData = session.rules.metadataIfValid(restored.extensions)
+        do {
+            // No commit is applied at the fork epoch any more: its snapshot and later ones go.
+            for stale in epoch..<max(epoch, session.mls.epoch) {
+                try store.setSetting(EpochSnapshot.settingKey(id, epoch: stale), nil)
+            }
+            try persist(restored, for: id, groupData: groupData)
+            try storeCurrentEventKey(id)
+        } catch {
+            throw .storage("\(error)")
+        }
+        invalidateReceived(dropped.received, in: id)
+        var applied = Applied(group: id, outcome: .processed)
+        applied.newEpoch = true
+        applied.resend = dropped.sent
+        if let groupData { applied.adopt(groupData, over: session.stored) }
+        if let chat = sessions[id]?.chat { emit(.commitApplied(chat, epoch: epoch, committer: nil)) }
         return applied
     }
 

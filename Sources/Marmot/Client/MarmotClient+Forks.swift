@@ -200,7 +200,8 @@ extension MarmotClient {
     /// Each is weighed, from the state where the two part, against every other branch we hold:
     /// ours, and each kept branch that does not start with `first` (a kept branch forking from
     /// ours further back parts from theirs there too, so our commits up to their fork count as
-    /// theirs). The engine weighs a branch the same way at every fork above its tip
+    /// theirs); two branches revoking each other count only against each other
+    /// (`RevocationPairs`). The engine weighs a branch the same way at every fork above its tip
     /// (`BranchGraph.excludeRacesAgainstRevocation`); weighing only branches from the same fork
     /// made the choice go round.
     func revocations(
@@ -216,18 +217,28 @@ extension MarmotClient {
             guard all.count == Int(tip - min(low, tip)), from >= low, to >= from else { return [] }
             return Array(all[Int(from - low)..<Int(min(to, tip) - low)])
         }
-        var excluded = rules.excludes(theirs, against: ours(fx, tip))
-        var endsOurs = rules.endsOurBranch(ours(fx, tip), competing: theirs)
-        for branch in kept {
-            let steps = branch.steps(rules: rules), fk = branch.forkEpoch
-            if !excluded {
-                excluded = fk == fx ? rules.excludes(theirs, against: steps)
-                    : fk < fx ? rules.excludes(ours(fk, fx) + theirs, against: steps)
-                    : rules.excludes(theirs, against: ours(fx, fk) + steps)
-            }
-            if !endsOurs { endsOurs = rules.endsOurBranch(ours(fk, tip), competing: steps) }
+        // Ours first (no fork: it is the branch the others fork from), theirs last.
+        let branches: [(fork: UInt64?, first: EventID?, steps: [BranchStep])] =
+            [(nil, nil, [])] + kept.map { ($0.forkEpoch, $0.snapshot.commitEventID, $0.steps(rules: rules)) } + [(fx, first, theirs)]
+        /// The commits of branches `i` and `j` from the state where they part (nil when they do
+        /// not part at a fork: they start with the same commit).
+        func parted(_ i: Int, _ j: Int) -> ([BranchStep], [BranchStep])? {
+            let a = branches[i], b = branches[j]
+            guard let fa = a.fork else { return (ours(b.fork!, tip), b.steps) }
+            guard let fb = b.fork else { return (a.steps, ours(fa, tip)) }
+            if fa == fb { return a.first == b.first ? nil : (a.steps, b.steps) }
+            return fa < fb ? (a.steps, ours(fa, fb) + b.steps) : (ours(fb, fa) + a.steps, b.steps)
         }
-        return (excluded, endsOurs)
+        /// Whether branch `j` revokes an authority branch `i` used.
+        func revokes(_ j: Int, _ i: Int) -> Bool {
+            guard let (mine, other) = parted(i, j) else { return false }
+            return i == 0 ? rules.endsOurBranch(mine, competing: other) : rules.excludes(mine, against: other)
+        }
+        let pairs = RevocationPairs(count: branches.count, revokes: revokes)
+        func leftOut(_ i: Int) -> Bool {
+            branches.indices.contains { j in j != i && pairs.counts(j, against: i) && revokes(j, i) }
+        }
+        return (leftOut(branches.count - 1), leftOut(0))
     }
 
     /// Our branch's commits after `forkEpoch`, oldest first, as the revocation rule sees them:

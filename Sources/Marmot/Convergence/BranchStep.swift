@@ -58,3 +58,28 @@ extension Sequence where Element == BranchStep {
         }
     }
 }
+
+/// Which branches' revocations count, among the branches from one fork: those of a branch that
+/// revokes and is revoked by another (two admins demoting each other at once) count only against
+/// that other branch. Both are left out, neither valid, and neither then leaves out a later
+/// commit made beside them (the admin it demoted carrying on from the fork state).
+package struct RevocationPairs: Sendable {
+    private var mutual: Set<[Int]> = []
+    private var inMutual: Set<Int> = []
+
+    /// Over `count` branches, where `revokes(j, i)` says whether branch `j` revokes an authority
+    /// branch `i` used.
+    package init(count: Int, revokes: (Int, Int) -> Bool) {
+        for i in 0..<count {
+            for j in (i + 1)..<max(i + 1, count) where revokes(j, i) && revokes(i, j) {
+                mutual.insert([i, j])
+                inMutual.formUnion([i, j])
+            }
+        }
+    }
+
+    /// Whether branch `j`'s revocations count against branch `i`.
+    package func counts(_ j: Int, against i: Int) -> Bool {
+        !inMutual.contains(j) || mutual.contains([min(i, j), max(i, j)])
+    }
+}

@@ -195,7 +195,9 @@ package struct BranchGraph: Sendable {
     /// branches stay in the graph (their commits still count, later commits still attach to
     /// them, and a branch that revokes the same authority later is weighed again), so what is
     /// left out depends only on the states held, never on the order they came in. Two admins
-    /// revoking each other at once leave both branches out and the group stays where it was.
+    /// revoking each other at once leave both branches out and the group stays where it was;
+    /// those two branches then leave nothing else out (`RevocationPairs`), so the group can go on
+    /// from there.
     package mutating func excludeRacesAgainstRevocation(rules: any GroupRules) {
         var steps: [NodeID: BranchStep] = [:]
         func step(_ id: NodeID) -> BranchStep? {
@@ -219,10 +221,15 @@ package struct BranchGraph: Sendable {
         }
         var left: Set<NodeID> = []
         for parent in nodes.values where parent.children.count > 1 {
-            let subtrees = parent.children.map { child in (child, paths(child)) }
-            for (child, branches) in subtrees {
-                let siblings = subtrees.filter { $0.0 != child }.map { $0.1.flatMap(\.steps) }
-                for branch in branches where siblings.contains(where: { branch.steps.isRevoked(by: $0) }) {
+            let subtrees = parent.children.map { paths($0) }
+            let commits = subtrees.map { $0.flatMap(\.steps) }
+            let pairs = RevocationPairs(count: subtrees.count) { i, j in
+                subtrees[i].contains { $0.steps.isRevoked(by: commits[j]) }
+            }
+            for (i, branches) in subtrees.enumerated() {
+                for branch in branches where subtrees.indices.contains(where: { j in
+                    j != i && pairs.counts(j, against: i) && branch.steps.isRevoked(by: commits[j])
+                }) {
                     left.insert(branch.tip)
                 }
             }

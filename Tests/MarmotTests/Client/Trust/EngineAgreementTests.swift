@@ -346,4 +346,39 @@ import Testing
         // The deeper branch wins on depth in both orders.
         #expect(results == [tips[1].epochAuthenticator, tips[1].epochAuthenticator])
     }
+
+    /// Admins M and E demote each other at once, from the same state: each commit uses an
+    /// authority the other takes away, so neither is a valid history. Our client and the engine
+    /// both go back to the state before them (both admins still admins), in either order; Bob
+    /// later takes a commit made from that state. Before, our client kept whichever it applied
+    /// first, so two members that got them in opposite orders stayed apart.
+    @Test(arguments: [false, true])
+    func twoAdminsDemotingEachOtherLeaveTheGroupWhereItWas(mFirst: Bool) async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, e, f, chat) = try await RaceFixtures.v2WithTwoMembers(url, eIsAdmin: true)
+        var engine = GroupEngine(rules: V2GroupRules(), keys: f.keys, state: try #require(f.group))
+        let root = try #require(m.group)
+        var mState = root, eState = try #require(e.group)
+        let byM = try RaceFixtures.v2Rename(&mState, to: "M alone", admins: [m.publicKey])
+        let byE = try RaceFixtures.v2Rename(&eState, to: "E alone", admins: [e.publicKey])
+        let commits = [
+            (try m.event(byM.message, epochOf: root), byM.message),
+            (try e.event(byE.message, epochOf: try #require(e.group)), byE.message),
+        ]
+        for (event, message) in mFirst ? commits : commits.reversed() {
+            await Self.deliver(event, message, to: bob, and: &engine)
+        }
+        #expect(engine.state.epochAuthenticator == root.epochAuthenticator)
+        #expect(await bob.epochState(chat)?.authenticator == root.epochAuthenticator)
+        #expect(Set(try #require(try await bob.client.chat(chat)).admins) == [m.publicKey, e.publicKey])
+        // The group carries on from there.
+        var carry = root
+        let rename = try RaceFixtures.v2Rename(&carry, to: "after the race")
+        await Self.deliver(try m.event(rename.message, epochOf: root), rename.message, to: bob, and: &engine)
+        #expect(engine.state.epochAuthenticator == rename.newGroup.epochAuthenticator)
+        #expect(await bob.epochState(chat)?.authenticator == rename.newGroup.epochAuthenticator)
+        #expect(try await bob.client.chat(chat)?.name == "after the race")
+        await bob.shutdown()
+        await server.stop()
+    }
 }
