@@ -195,7 +195,7 @@ extension MarmotClient {
 
     /// A commit for past epoch `epoch` arrived after another one for that epoch was applied. The
     /// client loads that epoch's snapshot, processes the competitor from it, and checks it like a
-    /// commit of the current epoch and on our branch (`CompetingCommitRace.competitorKey`); the
+    /// commit of the current epoch and on our branch (`CompetingCommitRace.competitor`); the
     /// decision is `CompetingCommitRace`'s (replay, refused, kept as the alternate, roll back), and
     /// its effects are made here: a moved race reference stored, the competitor kept as an alternate
     /// branch (adopted later if traffic opens only there, `follow`), or the rollback (`rollBack`).

@@ -77,7 +77,7 @@ package struct CompetingCommitRace: Sendable {
     }
 
     /// The decision for `competitor`, whose ordering key is `key` and which has passed
-    /// `competitorKey`; `branches` are our branch and the competitor's from the fork epoch. A replay
+    /// `competitor`; `branches` are our branch and the competitor's from the fork epoch. A replay
     /// is recognised first; then the version's race rule decides, except that a winner is only kept
     /// aside once our branch carries a further commit (only the next epoch is ever rolled back).
     package func decide(_ competitor: Event, key: CommitOrderingKey, branches: CompetingBranches) -> CompetingCommitDecision {
