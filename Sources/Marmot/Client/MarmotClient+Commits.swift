@@ -238,9 +238,8 @@ extension MarmotClient {
         }
         // A losing branch may later be adopted and a winning one is adopted now: either way it must
         // pass the checks a commit of the current epoch passes, and on our branch.
-        let ours = ourSteps(session, after: epoch, applied: snapshot)
         let (key, step) = try CompetingCommitRace.competitor(
-            summary, message: message, before: restored, after: next, branch: session.mls, ours: ours, rules: session.rules)
+            summary, message: message, before: restored, after: next, branch: session.mls, rules: session.rules)
         // A competitor that revokes an authority our branch used (removes a committer of ours, or
         // demotes one for an admin-only commit) ends our branch from the fork, however deep:
         // racing one's own removal is never a valid history (issue 24, N1/N2), and every member
@@ -318,15 +317,7 @@ extension MarmotClient {
             applied.adopt(winning, over: session.stored)
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
-        let ourPath = storedPath(of: session, after: epoch)
-        let ours = (branchBooks[session.id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls)
-        branchBooks[session.id, default: BranchBook()].keep(ours)
-        let dropped = sinceFork(session.id, epoch)
-        branchBooks[session.id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
-        // Stored once, after the cut (the branch we leave is kept in the same record): the
-        // witnesses after the fork are the branch we left's now, and a restart must not count
-        // them for the branch we are on.
-        saveBranches(session.id)
+        let dropped = leaveOurBranch(from: snapshot, session: session)
         invalidateReceived(dropped.received, in: session.id)
         applied.resend += dropped.sent
         for stale in (epoch + 1)..<max(epoch + 1, session.mls.epoch) {
@@ -345,13 +336,7 @@ extension MarmotClient {
         for competitor: AlternateBranch, snapshot: EpochSnapshot, restored: MLSGroup, session: GroupSession
     ) throws(DropReason) -> Applied {
         let id = session.id, epoch = snapshot.epoch
-        let ourPath = storedPath(of: session, after: epoch)
-        let dropped = sinceFork(id, epoch)
-        branchBooks[id, default: BranchBook()].keep(
-            (branchBooks[id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls))
-        branchBooks[id, default: BranchBook()].keep(competitor)
-        branchBooks[id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
-        saveBranches(id)
+        let dropped = leaveOurBranch(from: snapshot, session: session, keeping: competitor)
         let groupData = session.rules.metadataIfValid(restored.extensions)
         do {
             // No commit is applied at the fork epoch any more: its snapshot and later ones go.
@@ -370,6 +355,27 @@ extension MarmotClient {
         if let groupData { applied.adopt(groupData, over: session.stored) }
         if let chat = sessions[id]?.chat { emit(.commitApplied(chat, epoch: epoch, committer: nil)) }
         return applied
+    }
+
+    /// Leaves our branch from the fork at `snapshot.epoch` (`session` as it stood on it): keeps it
+    /// as a branch (and `competitor` after it), cuts the book back to the fork and stores the
+    /// record once; returns others' messages read on it (to mark) and ours sent on it (to send
+    /// again), oldest first.
+    private func leaveOurBranch(
+        from snapshot: EpochSnapshot, session: GroupSession, keeping competitor: AlternateBranch? = nil
+    ) -> (received: [EventID], sent: [EventID]) {
+        let id = session.id, epoch = snapshot.epoch
+        let ourPath = storedPath(of: session, after: epoch)
+        branchBooks[id, default: BranchBook()].keep(
+            (branchBooks[id] ?? BranchBook()).leaving(at: epoch, snapshot: snapshot, path: ourPath, mls: session.mls))
+        if let competitor { branchBooks[id, default: BranchBook()].keep(competitor) }
+        let dropped = sinceFork(id, epoch)
+        branchBooks[id, default: BranchBook()].rollBack(to: epoch, snapshot: snapshot, path: ourPath)
+        // Stored once, after the cut (the branches kept are in the same record): the witnesses
+        // after the fork are the branch we left's now, and a restart must not count them for the
+        // branch we are on.
+        saveBranches(id)
+        return dropped
     }
 
     /// Stores the snapshot of `snapshot.epoch` and forgets the one five epochs older, and any kept

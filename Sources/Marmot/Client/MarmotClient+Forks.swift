@@ -89,9 +89,8 @@ extension MarmotClient {
         }
         // Its committers must hold the authority they used as our branch stands, and a branch of
         // theirs that revokes one our branch used ends ours whatever the depths (N1, N2).
-        let ours = ourSteps(session, after: alternate.forkEpoch, applied: current)
         let theirs = evidence.steps(rules: session.rules)
-        try session.rules.authorizeBranch(theirs, against: ours, tip: session.mls)
+        try session.rules.authorizeBranch(theirs, tip: session.mls)
         let (excluded, endsOurs) = revocations(
             theirs, forkEpoch: alternate.forkEpoch, first: evidence.snapshot.commitEventID, in: session)
         let branches = CompetingBranches(
@@ -181,9 +180,8 @@ extension MarmotClient {
     /// epoch) to the kept branch `other`, as its evidence stands: never when its committers lack
     /// the authority they used as our branch stands, always when it revokes one ours used.
     private func selects(_ other: AlternateBranch, over current: EpochSnapshot?, in session: GroupSession) -> Bool {
-        let ours = ourSteps(session, after: other.forkEpoch, applied: current)
         let theirs = other.steps(rules: session.rules)
-        guard (try? session.rules.authorizeBranch(theirs, against: ours, tip: session.mls)) != nil else { return false }
+        guard (try? session.rules.authorizeBranch(theirs, tip: session.mls)) != nil else { return false }
         let (excluded, endsOurs) = revocations(theirs, forkEpoch: other.forkEpoch, first: other.snapshot.commitEventID, in: session)
         if excluded { return false }
         if endsOurs { return true }
@@ -245,13 +243,7 @@ extension MarmotClient {
     /// `applied`, our snapshot of the fork epoch, then our stored snapshots up to our state.
     func ourSteps(_ session: GroupSession, after forkEpoch: UInt64, applied: EpochSnapshot?) -> [BranchStep] {
         guard let applied, session.mls.epoch > forkEpoch else { return [] }
-        let commits = [applied] + storedPath(of: session, after: forkEpoch)
-        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
-        return commits.indices.map { index in
-            BranchStep(
-                key: commits[index].orderingKey, before: states[index],
-                after: index + 1 < states.count ? states[index + 1] : session.mls, rules: session.rules)
-        }
+        return BranchStep.path([applied] + storedPath(of: session, after: forkEpoch), to: session.mls, rules: session.rules)
     }
 
     /// Moves group `session.id` onto `alternate` (snapshots of the fork epoch and of its path

@@ -95,13 +95,7 @@ struct AlternateBranch: Sendable {
     /// The branch's commits after the fork, oldest first, as the revocation rule sees them
     /// (`BranchStep`); empty when a stored state does not read.
     func steps(rules: any GroupRules) -> [BranchStep] {
-        let commits = [snapshot] + path
-        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
-        return commits.indices.map { index in
-            BranchStep(
-                key: commits[index].orderingKey, before: states[index],
-                after: index + 1 < states.count ? states[index + 1] : mls, rules: rules)
-        }
+        BranchStep.path([snapshot] + path, to: mls, rules: rules)
     }
 
     /// The event of the branch's last commit: with the fork epoch, what tells branches apart

@@ -9,7 +9,7 @@ import Nostr
 /// (a member that branch's admin removed, an admin it demoted making an admin-only commit) is
 /// never a valid history, however deep it grows: otherwise a removed member could race its own
 /// removal from an earlier state, alone, and win on depth (issue 24, N1 and N2). Every replica
-/// holding both branches drops the same one, so the rule does not depend on delivery order.
+/// holding both branches leaves out the same one, so the rule does not depend on delivery order.
 package struct BranchStep: Sendable, Hashable {
     /// The commit's ordering key (nil for a commit of ours kept from before keys were stored).
     package let key: CommitOrderingKey?
@@ -35,6 +35,18 @@ package struct BranchStep: Sendable, Hashable {
         removed = accounts(before).subtracting(accounts(after))
         demoted = admins(before).subtracting(admins(after))
     }
+
+    /// The steps of a branch whose commits are `commits` (each snapshot the state before its
+    /// commit, with that commit's key), oldest first, up to `tip`; empty when a stored state does
+    /// not read.
+    static func path(_ commits: [EpochSnapshot], to tip: MLSGroup, rules: any GroupRules) -> [BranchStep] {
+        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
+        return commits.indices.map { index in
+            BranchStep(
+                key: commits[index].orderingKey, before: states[index],
+                after: index + 1 < states.count ? states[index + 1] : tip, rules: rules)
+        }
+    }
 }
 
 extension Sequence where Element == BranchStep {
@@ -42,19 +54,21 @@ extension Sequence where Element == BranchStep {
     /// from the same fork) revokes and no commit of this branch revokes too (when both branches
     /// remove a member, neither raced that removal).
     package func isRevoked<Other: Sequence>(by competing: Other) -> Bool where Other.Element == BranchStep {
-        let theirs = competing.reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
-            $0.removed.formUnion($1.removed)
-            $0.demoted.formUnion($1.demoted)
-        }
+        let theirs = competing.revoked
         guard !theirs.removed.isEmpty || !theirs.demoted.isEmpty else { return false }
-        let mine = reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
-            $0.removed.formUnion($1.removed)
-            $0.demoted.formUnion($1.demoted)
-        }
+        let mine = revoked
         let removed = theirs.removed.subtracting(mine.removed), demoted = theirs.demoted.subtracting(mine.demoted)
         return contains { step in
             guard let key = step.key else { return false }
             return removed.contains(key.committer) || (key.priority == .privileged && demoted.contains(key.committer))
+        }
+    }
+
+    /// Every account these commits removed, and every admin they demoted.
+    private var revoked: (removed: Set<Data>, demoted: Set<Data>) {
+        reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
+            $0.removed.formUnion($1.removed)
+            $0.demoted.formUnion($1.demoted)
         }
     }
 }

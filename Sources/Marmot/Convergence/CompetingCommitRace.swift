@@ -92,12 +92,11 @@ package struct CompetingCommitRace: Sendable {
     /// Refuses a competing commit our own validation would not take in the current epoch, and
     /// returns it as a step of its branch (with its ordering key): it must be authorized like any
     /// commit against its own parent state `before` (§5.5 step 6), and its committer must hold the
-    /// authority it needs as our branch stands (`ours`, our commits after the fork; `branch`, the
-    /// state it would replace; `GroupRules.authorizeBranch`), so neither a removed member (N1) nor
-    /// a demoted admin (N2) can use a retained snapshot of an epoch where it still had that authority.
+    /// authority the version requires on `branch`, the state it would replace
+    /// (`GroupRules.authorizeBranch`), so neither a removed member (N1) nor a demoted admin (N2)
+    /// can use a retained snapshot of an epoch where it still had that authority.
     package static func competitor(
-        _ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup, branch: MLSGroup,
-        ours: [BranchStep], rules: any GroupRules
+        _ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup, branch: MLSGroup, rules: any GroupRules
     ) throws(DropReason) -> (key: CommitOrderingKey, step: BranchStep) {
         do {
             try rules.authorize(summary, message: message, before: before, after: after)
@@ -108,7 +107,7 @@ package struct CompetingCommitRace: Sendable {
             throw .refusedCompetingCommit("the committer has no Nostr identity")
         }
         let step = BranchStep(key: key, before: before, after: after, rules: rules)
-        try rules.authorizeBranch([step], against: ours, tip: branch)
+        try rules.authorizeBranch([step], tip: branch)
         return (key, step)
     }
 }

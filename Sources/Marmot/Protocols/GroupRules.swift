@@ -60,11 +60,11 @@ package protocol GroupRules: Sendable {
     /// selection is a function of the branches held, so another may now be selected; v1: only
     /// the other member's traffic moves us).
     var weighsBranchesAgainAfterSwitch: Bool { get }
-    /// Refuses another branch (`theirs`, its commits after the fork) whose committers lack the
-    /// authority they used as our branch stands (`ours`, its commits after the same fork; `tip`,
-    /// our state), so neither a removed member (N1) nor a demoted admin (N2) can use a retained
-    /// state of an epoch where it still had that authority.
-    func authorizeBranch(_ theirs: [BranchStep], against ours: [BranchStep], tip: MLSGroup) throws(DropReason)
+    /// Refuses outright another branch (`theirs`, its commits after the fork) whose committers
+    /// lack the authority they used on the state we are in (`tip`), so neither a removed member
+    /// (N1) nor a demoted admin (N2) can use a retained state of an epoch where it still had that
+    /// authority (v1); v2 leaves such branches out of selection instead (`excludes`).
+    func authorizeBranch(_ theirs: [BranchStep], tip: MLSGroup) throws(DropReason)
     /// Whether the other branch (`theirs`) is left out of selection as our branch (`ours`) stands:
     /// a committer of it used an authority ours revokes. Unlike `authorizeBranch`, this can change
     /// as either branch grows, so the branch is kept.

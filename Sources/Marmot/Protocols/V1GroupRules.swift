@@ -134,7 +134,7 @@ package struct V1GroupRules: GroupRules {
     /// The other branch's first commit (the one that races ours) needs its committer's authority
     /// on the state we are in: a member there, and an admin there when the commit needs one
     /// (issue 24's v1 rule; `authorizeOnBranch`).
-    package func authorizeBranch(_ theirs: [BranchStep], against ours: [BranchStep], tip: MLSGroup) throws(DropReason) {
+    package func authorizeBranch(_ theirs: [BranchStep], tip: MLSGroup) throws(DropReason) {
         guard let key = theirs.first?.key else { return }
         try authorizeOnBranch(key, branch: tip)
     }

@@ -223,7 +223,7 @@ package struct V2GroupRules: GroupRules {
 
     /// Nothing beyond `authorize` against its own parent state: whether the branch may be
     /// selected depends on what both branches hold, which can change as they grow (`excludes`).
-    package func authorizeBranch(_ theirs: [BranchStep], against ours: [BranchStep], tip: MLSGroup) throws(DropReason) {}
+    package func authorizeBranch(_ theirs: [BranchStep], tip: MLSGroup) throws(DropReason) {}
 
     /// When any commit of theirs used an authority a commit of ours after the fork revokes and
     /// no commit of theirs revokes too, however deep either sits (`BranchStep`): the same rule the
