@@ -240,32 +240,39 @@ extension MarmotClient {
         // pass the checks a commit of the current epoch passes, and on our branch.
         let (key, step) = try CompetingCommitRace.competitor(
             summary, message: message, before: restored, after: next, branch: session.mls, rules: session.rules)
-        // A competitor that revokes an authority our branch used (removes a committer of ours, or
-        // demotes one for an admin-only commit) ends our branch from the fork, however deep:
-        // racing one's own removal is never a valid history (issue 24, N1/N2), and every member
-        // holding both leaves that branch out (`BranchGraph.excludeRacesAgainstRevocation`).
-        let (excluded, endsOurs) = revocations([step], forkEpoch: epoch, first: event.id, in: session)
-        if endsOurs && excluded {
-            // Each revokes an authority the other used (two admins demoting each other at once):
-            // neither is a valid history, and every member holding both goes back to the fork.
-            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) and our branch revoke each other's authority: both left out")
-            let competitor = AlternateBranch(
-                forkEpoch: epoch, snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key), mls: next)
-            return try leaveBoth(for: competitor, snapshot: snapshot, restored: restored, session: session)
-        }
-        if endsOurs {
-            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) revokes an authority our branch used: our branch ends there")
+        let competitor = AlternateBranch(
+            forkEpoch: epoch, snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key), mls: next)
+        // Every branch held is weighed with it (v2: as the engine selects, a branch racing a
+        // revocation of an authority it used left out however deep, N1/N2; v1: see `pick`). A
+        // snapshot stored before keys were kept leaves our commit unweighed: the race rule keeps it.
+        let pick = snapshot.orderingKey == nil ? nil : session.rules.pick(heldBranches(session, candidate: competitor, steps: [step]).held)
+        switch pick {
+        case .candidate?:
+            logger.notice("""
+                competing commit \(event.id.hex) for epoch \(epoch) is selected over \(snapshot.commitEventID.hex): \
+                rolling \(session.id) back from epoch \(session.mls.epoch)
+                """)
             var applied = try rollBack(
                 to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
             try reselect(after: &applied, event: event)
             return applied
+        case .forkState(let at)? where at == epoch:
+            // Each revokes an authority the other used (two admins demoting each other at once):
+            // neither is a valid history, and every member holding both goes back to the fork.
+            logger.notice("competing commit \(event.id.hex) for epoch \(epoch) and our branch revoke each other's authority: both left out")
+            return try leaveBoth(for: competitor, snapshot: snapshot, restored: restored, session: session)
+        case .ours?, .kept?, .forkState?:
+            logger.info("competing commit \(event.id.hex) for epoch \(epoch) is not selected over \(snapshot.commitEventID.hex)")
+            var applied = keep(competitor, since: epoch, in: session)
+            // Held beside ours, it may leave another kept branch selected.
+            if case .kept? = pick { try reselect(after: &applied, event: event) }
+            return applied
+        case nil:
+            break
         }
         let branches = CompetingBranches(
             forkEpoch: epoch, current: currentTip(session, forkEpoch: epoch, applied: snapshot), other: (epoch + 1, key, [:]))
-        // A competitor racing a revocation of an authority it used is kept, never taken, while
-        // that holds (its branch may yet revoke it too as it grows).
-        let decision = excluded
-            ? race.replay(event) ?? .keepAsAlternate(.lost) : race.decide(event, key: key, branches: branches)
+        let decision = race.decide(event, key: key, branches: branches)
         switch decision {
         case .replay:
             break  // recognised above
@@ -275,17 +282,7 @@ extension MarmotClient {
             logger.info("""
                 competing commit \(event.id.hex) for epoch \(epoch) \(decision) against \(snapshot.commitEventID.hex)
                 """)
-            // What our branch already holds since the fork is what switching would drop: others'
-            // messages to mark, ours to send again.
-            let since = sinceFork(session.id, epoch)
-            keepAlternate(AlternateBranch(
-                forkEpoch: epoch,
-                snapshot: EpochSnapshot(epoch: epoch, state: snapshot.state, commit: event, orderingKey: key),
-                mls: next, sentSinceFork: since.sent, receivedSinceFork: since.received), for: session.id)
-            // Messages of the new branch's epoch that waited may open on it now.
-            var applied = Applied(group: session.id, outcome: .ignored)
-            applied.branchGrew = true
-            return applied
+            return keep(competitor, since: epoch, in: session)
         case .rollBack:
             logger.notice("""
                 competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
@@ -297,6 +294,20 @@ extension MarmotClient {
             return applied
         }
         return Applied(group: session.id, outcome: .ignored)
+    }
+
+    /// Keeps `competitor` as a branch beside ours: what our branch holds since the fork is what
+    /// switching to it would drop (others' messages to mark, ours to send again).
+    private func keep(_ competitor: AlternateBranch, since epoch: UInt64, in session: GroupSession) -> Applied {
+        let since = sinceFork(session.id, epoch)
+        var branch = competitor
+        branch.sentSinceFork = since.sent
+        branch.receivedSinceFork = since.received
+        keepAlternate(branch, for: session.id)
+        // Messages of the new branch's epoch that waited may open on it now.
+        var applied = Applied(group: session.id, outcome: .ignored)
+        applied.branchGrew = true
+        return applied
     }
 
     /// The competitor won: the group rolls back to the fork epoch's snapshot and applies it; the
@@ -328,7 +339,7 @@ extension MarmotClient {
 
     /// Our branch from the fork at `snapshot.epoch` and `competitor` each revoke an authority the
     /// other used: the group goes back to the fork's state (`restored`) with both kept as
-    /// branches, left out of selection while that holds (`BranchGraph.excludeRacesAgainstRevocation`
+    /// branches, left out of selection while that holds (`BranchTree.excludedTips`
     /// does the same, so every member holding both ends there whatever the order). Others'
     /// messages read on our branch are marked, ours are sent again; our lost change is not made
     /// again (the other admin's would race it the same way, round after round).

@@ -39,14 +39,15 @@ extension MarmotClient {
     }
 
     /// `message` (of `epoch`) opened only on the alternate branch, at its tip or at a state on its
-    /// path. When the version's rule moves us there (v2: branch selection with this message
-    /// counted), switch to it (`switchBranch`) and take the message in on it. Otherwise a commit on
-    /// its tip grows it, and any other message is held (parked) with its sender counted on the
+    /// path. When the version's rule moves us there (v2: selection over every branch held with
+    /// this message counted, `heldBranches`; v1: its traffic), switch to it (`switchBranch`) and
+    /// take the message in on it. Otherwise a commit grows it (and the branches are weighed
+    /// again, `reselect`), and any other message is held (parked) with its sender counted on the
     /// alternate, so that later evidence can still make that branch win.
-    /// An alternate whose commit is not authorized on the branch we are on is never followed (N1,
-    /// N2): its key says who committed it and whether it needed an admin. Alternates without a key
-    /// are our own unconfirmed commit or our applied branch from a snapshot stored before keys were
-    /// kept; both were authorized when made.
+    /// v1 never follows an alternate whose first commit is not authorized on the branch we are on
+    /// (N1, N2); v2 leaves a branch racing a revocation out of selection. Alternates without a
+    /// key are our own unconfirmed commit or our applied branch from a snapshot stored before keys
+    /// were kept; both were authorized when made, and traffic there moves us.
     func follow(
         _ alternate: AlternateBranch, message: MLSMessage, epoch: UInt64, event: Event, session: GroupSession
     ) throws(DropReason) -> Applied {
@@ -71,7 +72,6 @@ extension MarmotClient {
         // (then a new branch forks within this one there).
         let base = onPath && result.isCommit ? alternate.truncated(atEpoch: state.epoch, state: state) : alternate
         var evidence = base
-        var otherTip = (epoch: base.mls.epoch, key: base.tipKey)
         var witness: (sender: Data, epoch: UInt64)?
         switch result {
         case .application(let application):
@@ -82,22 +82,20 @@ extension MarmotClient {
         case .commit(let summary):
             // Checked as on any branch before it can make this one deeper.
             try session.rules.authorize(summary, message: message, before: state, after: next)
-            otherTip = (next.epoch, session.rules.orderingKey(summary, message: message, before: state))
-            evidence = base.growing(by: event, key: otherTip.key, to: next)
+            evidence = base.growing(by: event, key: session.rules.orderingKey(summary, message: message, before: state), to: next)
         default:
             break
         }
-        // Its committers must hold the authority they used as our branch stands, and a branch of
-        // theirs that revokes one our branch used ends ours whatever the depths (N1, N2).
+        // v1: its committers must hold the authority they used as our branch stands.
         let theirs = evidence.steps(rules: session.rules)
         try session.rules.authorizeBranch(theirs, tip: session.mls)
-        let (excluded, endsOurs) = revocations(
-            theirs, forkEpoch: alternate.forkEpoch, first: evidence.snapshot.commitEventID, in: session)
-        let branches = CompetingBranches(
-            forkEpoch: alternate.forkEpoch,
-            current: currentTip(session, forkEpoch: alternate.forkEpoch, applied: current),
-            other: (otherTip.epoch, otherTip.key, evidence.witnesses))
-        guard !excluded && (endsOurs || session.rules.mayFollow(alternate.snapshot, applied: current, branches: branches)) else {
+        let (held, kept) = heldBranches(session, candidate: evidence, steps: theirs)
+        // Our own commit, or a branch kept from before ordering keys were stored: nothing to weigh
+        // it by, and traffic there says the group is there.
+        let unweighed = current.map { $0.commitEventID == alternate.snapshot.commitEventID || $0.orderingKey == nil } ?? true
+            || alternate.snapshot.orderingKey == nil
+        let pick = unweighed ? .candidate : session.rules.pick(held) ?? .candidate
+        guard pick == .candidate else {
             if case .commit = result {
                 // The other branch grows, or forks again within itself (it can still win on depth,
                 // MDK 0.9.14 keeps it in its graph); messages waiting for its new epoch may open now.
@@ -109,6 +107,8 @@ extension MarmotClient {
                     """)
                 var applied = Applied(group: session.id, outcome: .processed)
                 applied.branchGrew = true
+                // What it revokes may leave another branch selected.
+                try reselect(after: &applied, event: event)
                 return applied
             }
             if let witness, branchBooks[session.id, default: BranchBook()].noteWitness(witness.sender, epoch: witness.epoch, on: alternate) {
@@ -116,12 +116,9 @@ extension MarmotClient {
             }
             // A state on the path may be shared by branches that forked again after it: the
             // witness counts for each, and one of them may now be selected.
-            if onPath, let other = (branchBooks[session.id]?.alternates ?? []).first(where: { other in
-                !other.isSame(as: alternate) && other.holdsState(of: alternate, atEpoch: state.epoch)
-                    && selects(other, over: current, in: session)
-            }) {
+            if case .kept(let index) = pick, onPath, kept[index].holdsState(of: alternate, atEpoch: state.epoch) {
                 logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
-                var applied = try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
+                var applied = try switchBranch(to: kept[index], leaving: current, event: event, session: session) { _ throws(DropReason) in
                     try applyGroupEvent(event)
                 }
                 try reselect(after: &applied, event: event)
@@ -132,7 +129,7 @@ extension MarmotClient {
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
-            (decided by \(endsOurs ? "a revocation of an authority our branch used" : branches.decisiveRule()?.rawValue ?? "the version's rule"))
+            (decided by \(unweighed ? "its traffic" : held.selected(policy: .v1).decision?.decisiveRule?.rawValue ?? "the version's rule"))
             """)
         var applied = try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.
@@ -143,28 +140,23 @@ extension MarmotClient {
         return applied
     }
 
-    /// After the group moved to another branch, or a commit grew ours while a fork is open (v2):
-    /// weighs the kept branches against the one we are on, and moves on while one of them is
-    /// selected (a branch that forked within the one we
-    /// left, say, may beat the one we took); at most once per kept branch. Branches without an
-    /// ordering key (ours unconfirmed, or kept from before keys were stored) only move on traffic.
+    /// After the group moved to another branch, or a commit grew ours or a kept one while a fork
+    /// is open (v2): weighs every branch held again (`heldBranches`), and moves on while another
+    /// is selected (a branch that forked within the one we left, say, may beat the one we took);
+    /// at most once per kept branch. Branches without an ordering key (ours unconfirmed, or kept
+    /// from before keys were stored) only move on traffic.
     func reselect(after applied: inout Applied, event: Event) throws(DropReason) {
         let id = applied.group
         for _ in 0..<BranchBook.maxAlternates {
             guard let session = sessions[id], session.rules.weighsBranchesAgainAfterSwitch else { return }
-            var chosen: (branch: AlternateBranch, current: EpochSnapshot)?
-            for other in branchBooks[id]?.alternates ?? [] {
-                guard other.snapshot.orderingKey != nil,
-                      let current = (try? loadSnapshot(group: id, epoch: other.forkEpoch)) ?? nil, current.orderingKey != nil
-                else { continue }
-                if selects(other, over: current, in: session) {
-                    chosen = (other, current)
-                    break
-                }
-            }
-            guard let chosen else { return }
-            logger.notice("switching \(id) on to the branch of the fork at epoch \(chosen.branch.forkEpoch) that the kept branches select")
-            let moved = try switchBranch(to: chosen.branch, leaving: chosen.current, event: event, session: session) { switched in
+            let (held, kept) = heldBranches(session)
+            guard case .kept(let index)? = session.rules.pick(held) else { return }
+            let chosen = kept[index]
+            guard chosen.snapshot.orderingKey != nil,
+                  let current = (try? loadSnapshot(group: id, epoch: chosen.forkEpoch)) ?? nil, current.orderingKey != nil
+            else { return }
+            logger.notice("switching \(id) on to the branch of the fork at epoch \(chosen.forkEpoch) that the kept branches select")
+            let moved = try switchBranch(to: chosen, leaving: current, event: event, session: session) { switched in
                 Applied(group: switched.id, outcome: .processed)
             }
             applied.newEpoch = true
@@ -176,74 +168,25 @@ extension MarmotClient {
         }
     }
 
-    /// Whether the version's rule moves us from our branch (`current`, our snapshot of the fork
-    /// epoch) to the kept branch `other`, as its evidence stands: never when its committers lack
-    /// the authority they used as our branch stands, always when it revokes one ours used.
-    private func selects(_ other: AlternateBranch, over current: EpochSnapshot?, in session: GroupSession) -> Bool {
-        let theirs = other.steps(rules: session.rules)
-        guard (try? session.rules.authorizeBranch(theirs, tip: session.mls)) != nil else { return false }
-        let (excluded, endsOurs) = revocations(theirs, forkEpoch: other.forkEpoch, first: other.snapshot.commitEventID, in: session)
-        if excluded { return false }
-        if endsOurs { return true }
-        let branches = CompetingBranches(
-            forkEpoch: other.forkEpoch, current: currentTip(session, forkEpoch: other.forkEpoch, applied: current),
-            other: (other.mls.epoch, other.tipKey, other.witnesses))
-        return session.rules.mayFollow(other.snapshot, applied: current, branches: branches)
-    }
-
-    /// What revocations say of another branch from the fork at `forkEpoch` (`theirs`, whose first
-    /// commit is `first`) and of ours: whether theirs is left out of selection, and whether ours
-    /// is (then any branch not left out is taken over ours).
-    ///
-    /// Each is weighed, from the state where the two part, against every other branch we hold:
-    /// ours, and each kept branch that does not start with `first` (a kept branch forking from
-    /// ours further back parts from theirs there too, so our commits up to their fork count as
-    /// theirs); two branches revoking each other count only against each other
-    /// (`RevocationPairs`). The engine weighs a branch the same way at every fork above its tip
-    /// (`BranchGraph.excludeRacesAgainstRevocation`); weighing only branches from the same fork
-    /// made the choice go round.
-    func revocations(
-        _ theirs: [BranchStep], forkEpoch fx: UInt64, first: EventID, in session: GroupSession
-    ) -> (excluded: Bool, endsOurs: Bool) {
-        let rules = session.rules
-        let kept = (branchBooks[session.id]?.alternates ?? []).filter { !($0.forkEpoch == fx && $0.snapshot.commitEventID == first) }
-        let low = ([fx] + kept.map(\.forkEpoch)).min() ?? fx
+    /// Every branch we hold for group `session.id` as one tree (`HeldBranches`): ours from the
+    /// oldest open fork (our stored snapshots, our state and our witnesses), each kept branch,
+    /// and `candidate` (with its commits' `steps`), the branch new evidence brings; returns the
+    /// kept branches in the order `HeldBranches.Pick.kept` counts them.
+    func heldBranches(
+        _ session: GroupSession, candidate: AlternateBranch? = nil, steps: [BranchStep] = []
+    ) -> (held: HeldBranches, kept: [AlternateBranch]) {
+        let book = branchBooks[session.id] ?? BranchBook()
         let tip = session.mls.epoch
-        let all = ourSteps(session, after: low, applied: (try? loadSnapshot(group: session.id, epoch: low)) ?? nil)
-        /// Our commits from epoch `from` up to `to`.
-        func ours(_ from: UInt64, _ to: UInt64) -> [BranchStep] {
-            guard all.count == Int(tip - min(low, tip)), from >= low, to >= from else { return [] }
-            return Array(all[Int(from - low)..<Int(min(to, tip) - low)])
-        }
-        // Ours first (no fork: it is the branch the others fork from), theirs last.
-        let branches: [(fork: UInt64?, first: EventID?, steps: [BranchStep])] =
-            [(nil, nil, [])] + kept.map { ($0.forkEpoch, $0.snapshot.commitEventID, $0.steps(rules: rules)) } + [(fx, first, theirs)]
-        /// The commits of branches `i` and `j` from the state where they part (nil when they do
-        /// not part at a fork: they start with the same commit).
-        func parted(_ i: Int, _ j: Int) -> ([BranchStep], [BranchStep])? {
-            let a = branches[i], b = branches[j]
-            guard let fa = a.fork else { return (ours(b.fork!, tip), b.steps) }
-            guard let fb = b.fork else { return (a.steps, ours(fa, tip)) }
-            if fa == fb { return a.first == b.first ? nil : (a.steps, b.steps) }
-            return fa < fb ? (a.steps, ours(fa, fb) + b.steps) : (ours(fb, fa) + a.steps, b.steps)
-        }
-        /// Whether branch `j` revokes an authority branch `i` used.
-        func revokes(_ j: Int, _ i: Int) -> Bool {
-            guard let (mine, other) = parted(i, j) else { return false }
-            return i == 0 ? rules.endsOurBranch(mine, competing: other) : rules.excludes(mine, against: other)
-        }
-        let pairs = RevocationPairs(count: branches.count, revokes: revokes)
-        func leftOut(_ i: Int) -> Bool {
-            branches.indices.contains { j in j != i && pairs.counts(j, against: i) && revokes(j, i) }
-        }
-        return (leftOut(branches.count - 1), leftOut(0))
-    }
-
-    /// Our branch's commits after `forkEpoch`, oldest first, as the revocation rule sees them:
-    /// `applied`, our snapshot of the fork epoch, then our stored snapshots up to our state.
-    func ourSteps(_ session: GroupSession, after forkEpoch: UInt64, applied: EpochSnapshot?) -> [BranchStep] {
-        guard let applied, session.mls.epoch > forkEpoch else { return [] }
-        return BranchStep.path([applied] + storedPath(of: session, after: forkEpoch), to: session.mls, rules: session.rules)
+        let low = min(tip, ([candidate?.forkEpoch].compactMap { $0 } + book.alternates.map(\.forkEpoch)).min() ?? tip)
+        let applied = (try? loadSnapshot(group: session.id, epoch: low)) ?? nil
+        let ours = tip > low ? (applied.map { [$0] } ?? []) + storedPath(of: session, after: low) : []
+        // Steps only for an unbroken path: a missing snapshot leaves our commits unweighed.
+        let contiguous = ours.count == Int(tip - low) && ours.first?.epoch == low
+        let ourSteps = contiguous ? BranchStep.path(ours, to: session.mls, rules: session.rules) : []
+        var held = HeldBranches(from: low, tip: tip, snapshots: ours, steps: ourSteps, witnesses: book.witnesses)
+        for branch in book.alternates { held.add(branch, steps: branch.steps(rules: session.rules)) }
+        if let candidate { held.addCandidate(candidate, steps: steps) }
+        return (held, book.alternates)
     }
 
     /// Moves group `session.id` onto `alternate` (snapshots of the fork epoch and of its path

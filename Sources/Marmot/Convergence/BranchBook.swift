@@ -138,7 +138,7 @@ struct BranchBook: Sendable {
     /// of three or more commits).
     private(set) var alternates: [AlternateBranch] = []
     /// Application senders (ours included) per epoch on the branch we are on, for the epochs a fork
-    /// can still be rewound to: branch selection's witnesses (`CompetingBranches`).
+    /// can still be rewound to: branch selection's witnesses (`HeldBranches`).
     private(set) var witnesses: [UInt64: Set<Data>] = [:]
     /// Others' messages by the epoch they were read in, for the epochs a competing commit can still
     /// roll back.

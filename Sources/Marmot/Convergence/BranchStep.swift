@@ -18,6 +18,15 @@ package struct BranchStep: Sendable, Hashable {
     /// Admins the commit demoted, when it was privileged.
     package let demoted: Set<Data>
 
+    /// A commit with `key` that removed `removed` and demoted `demoted` (both empty unless it was
+    /// privileged).
+    package init(key: CommitOrderingKey?, removed: Set<Data> = [], demoted: Set<Data> = []) {
+        self.key = key
+        let privileged = key?.priority == .privileged
+        self.removed = privileged ? removed : []
+        self.demoted = privileged ? demoted : []
+    }
+
     /// The commit with `key` that moved the group from `before` to `after`.
     package init(key: CommitOrderingKey?, before: MLSGroup, after: MLSGroup, rules: any GroupRules) {
         self.key = key

@@ -234,8 +234,7 @@ package struct GroupEngine: Sendable {
         let before = graph.canonical
         let oldPath = Set(graph.path(to: before))
         let fromEpoch = graph.tip.epoch
-        graph.excludeRacesAgainstRevocation(rules: rules)
-        if let decision = graph.select() { lastDecision = decision }
+        if let decision = graph.select(rules: rules) { lastDecision = decision }
         guard graph.canonical != before else { return [] }
         let newPath = graph.path(to: graph.canonical)
         let abandoned = oldPath.subtracting(newPath)

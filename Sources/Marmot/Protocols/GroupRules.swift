@@ -52,10 +52,6 @@ package protocol GroupRules: Sendable {
     /// The race reference after `copy`, the applied commit in another outer wrapper, arrived; nil
     /// when it stays as it is.
     func raceReference(_ applied: EpochSnapshot, afterCopy copy: Event) -> EpochSnapshot?
-    /// Whether traffic that opens only on `alternate` (the other branch of the fork at its epoch)
-    /// moves us onto it, when `applied` is the snapshot of the commit we applied at that epoch and
-    /// `branches` are both branches with that traffic counted.
-    func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?, branches: CompetingBranches) -> Bool
     /// Whether the kept branches are weighed again after the group moved to another one (v2:
     /// selection is a function of the branches held, so another may now be selected; v1: only
     /// the other member's traffic moves us).
@@ -63,15 +59,14 @@ package protocol GroupRules: Sendable {
     /// Refuses outright another branch (`theirs`, its commits after the fork) whose committers
     /// lack the authority they used on the state we are in (`tip`), so neither a removed member
     /// (N1) nor a demoted admin (N2) can use a retained state of an epoch where it still had that
-    /// authority (v1); v2 leaves such branches out of selection instead (`excludes`).
+    /// authority (v1); v2 leaves such branches out of selection instead (`pick`).
     func authorizeBranch(_ theirs: [BranchStep], tip: MLSGroup) throws(DropReason)
-    /// Whether the other branch (`theirs`) is left out of selection as our branch (`ours`) stands:
-    /// a committer of it used an authority ours revokes. Unlike `authorizeBranch`, this can change
-    /// as either branch grows, so the branch is kept.
-    func excludes(_ theirs: [BranchStep], against ours: [BranchStep]) -> Bool
-    /// Whether the other branch (`theirs`) revokes an authority our branch (`ours`) used: our
-    /// branch then ends at the fork and theirs is taken whatever its depth (N1, N2).
-    func endsOurBranch(_ ours: [BranchStep], competing theirs: [BranchStep]) -> Bool
+    /// Which branch the group takes once `held` is weighed (the branch we are on, the branches
+    /// kept, and the candidate new evidence brings), or nil when the version leaves it to its own
+    /// rule: v2 selects over all of them by protocol evidence, as the engine does; v1 takes a
+    /// competing commit that revokes an authority our racing commit used, and otherwise leaves
+    /// a competing commit to `race` and follows traffic that opens only on a kept branch.
+    func pick(_ held: HeldBranches) -> HeldBranches.Pick?
     /// Whether the fork at `forkEpoch` stays open (its other branch kept) once traffic of a later
     /// `epoch` opened on our branch.
     func forkStaysOpen(forkEpoch: UInt64, trafficEpoch epoch: UInt64) -> Bool
@@ -153,7 +148,7 @@ extension GroupRules {
     /// removal (N1) and an admin demoted there cannot use the snapshot of an epoch before its
     /// demotion (N2); the commit has passed `authorize` against its own parent state already
     /// (marmot-wire §5.5 step 6 and §5.7). v1's `authorizeBranch`; v2 weighs revocations from
-    /// the fork instead (`V2GroupRules.excludes`), which does not depend on the branch we are on.
+    /// the fork instead (`V2GroupRules.pick`), which does not depend on the branch we are on.
     func authorizeOnBranch(_ key: CommitOrderingKey, branch: MLSGroup) throws(DropReason) {
         guard let committer = try? PublicKey(bytes: key.committer) else {
             throw .refusedCompetingCommit("the committer has no Nostr identity")

@@ -124,10 +124,6 @@ package struct V1GroupRules: GroupRules {
         return applied.rewrapped(as: copy)
     }
 
-    /// Always: MDK 0.8.0 keeps its own commit in a race whatever §5.7 says, so the branch its
-    /// traffic is on is where it stays.
-    package func mayFollow(_ alternate: EpochSnapshot, applied: EpochSnapshot?, branches: CompetingBranches) -> Bool { true }
-
     /// No: only traffic that opens on another branch moves us (MDK 0.8.0 stays where its own is).
     package var weighsBranchesAgainAfterSwitch: Bool { false }
 
@@ -139,13 +135,12 @@ package struct V1GroupRules: GroupRules {
         try authorizeOnBranch(key, branch: tip)
     }
 
-    /// Never: v1 refuses such a branch outright (`authorizeBranch`).
-    package func excludes(_ theirs: [BranchStep], against ours: [BranchStep]) -> Bool { false }
-
-    /// When the commit racing ours at the fork removes our commit's committer, or demotes it and
-    /// ours needed an admin.
-    package func endsOurBranch(_ ours: [BranchStep], competing theirs: [BranchStep]) -> Bool {
-        ours.prefix(1).isRevoked(by: theirs.prefix(1))
+    /// The candidate when its first commit removes the committer of the commit of ours it races,
+    /// or demotes it and ours needed an admin; otherwise §5.7 (`race`) decides a competing commit,
+    /// and traffic that opens only on a kept branch moves us there (MDK 0.8.0 keeps its own commit
+    /// in a race whatever §5.7 says, so the branch its traffic is on is where it stays).
+    package func pick(_ held: HeldBranches) -> HeldBranches.Pick? {
+        held.candidateRevokesOurFirstCommit ? .candidate : nil
     }
 
     /// Traffic of a later epoch on our branch settles the fork: the other member is with us.

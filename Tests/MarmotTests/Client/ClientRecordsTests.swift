@@ -131,18 +131,25 @@ struct ClientRecordsTests {
 
         let alternate = EpochSnapshot(epoch: 4, state: Data([1]), commit: competitor, orderingKey: better)
         let worse = EpochSnapshot(epoch: 4, state: Data([1]), commit: competitor, orderingKey: Self.key(.ordinary, committer: 9, digest: 9))
-        func follows(_ other: EpochSnapshot, _ current: [UInt64: Set<Data>], _ theirs: [UInt64: Set<Data>], depth: UInt64 = 5) -> Bool {
-            rules.mayFollow(other, applied: snapshot, branches: CompetingBranches(
-                forkEpoch: 4, current: (5, ours, current), other: (depth, other.orderingKey, theirs)))
+        /// Whether the kept branch `other` (`depth` commits deep) is selected over ours (one
+        /// commit from epoch 4, our state at epoch `tip`) with these witnesses.
+        func follows(
+            _ other: EpochSnapshot, _ current: [UInt64: Set<Data>], _ theirs: [UInt64: Set<Data>], depth: UInt64 = 5, tip: UInt64 = 5
+        ) throws -> Bool {
+            let ourPath = try (5..<tip).map { EpochSnapshot(epoch: $0, state: Data([1]), commit: try Self.commit(createdAt: 1), orderingKey: ours) }
+            var held = HeldBranches(from: 4, tip: tip, snapshots: [snapshot] + ourPath, steps: [], witnesses: current)
+            let path = try (5..<depth).map { EpochSnapshot(epoch: $0, state: Data([1]), commit: try Self.commit(createdAt: 1), orderingKey: other.orderingKey) }
+            held.addCandidate(
+                AlternateBranch(forkEpoch: 4, snapshot: other, mls: BranchBookTests.group, witnesses: theirs, path: path), steps: [])
+            return rules.pick(held) == .candidate
         }
-        #expect(follows(worse, [:], [5: [b]]), "traffic only there")
-        #expect(!follows(worse, [5: [a]], [5: [b]]), "one sender each: the keys decide")
-        #expect(follows(alternate, [5: [a]], [5: [b]]), "one sender each, and its key is better")
-        #expect(follows(worse, [5: [a]], [5: [b, c]]), "a quorum there against one sender here")
-        #expect(!follows(worse, [5: [a, b]], [5: [c]]), "a quorum here")
-        #expect(follows(worse, [5: [a]], [:], depth: 6), "a deeper branch")
-        let beyond = CompetingBranches(forkEpoch: 4, current: (10, ours, [:]), other: (11, worse.orderingKey, [:]))
-        #expect(!rules.mayFollow(worse, applied: snapshot, branches: beyond), "a fork 6 commits back is past the rewind horizon of 5")
+        #expect(try follows(worse, [:], [5: [b]]), "traffic only there")
+        #expect(try !follows(worse, [5: [a]], [5: [b]]), "one sender each: the keys decide")
+        #expect(try follows(alternate, [5: [a]], [5: [b]]), "one sender each, and its key is better")
+        #expect(try follows(worse, [5: [a]], [5: [b, c]]), "a quorum there against one sender here")
+        #expect(try !follows(worse, [5: [a, b]], [5: [c]]), "a quorum here")
+        #expect(try follows(worse, [5: [a]], [:], depth: 6), "a deeper branch")
+        #expect(try !follows(worse, [:], [:], depth: 11, tip: 10), "a fork 6 commits back is past the rewind horizon of 5")
     }
 
     @Test func ownKeyPackageRecordRoundTrips() throws {
