@@ -51,7 +51,7 @@ extension MarmotClient {
             do {
                 try mergeOwnCommit(pending, group: group)
                 logger.info("our pending commit in \(group) came back from a relay: merged")
-                retryParked(group)
+                for opened in retryParked(group) { await takeEffects(of: opened, retrying: false) }
             } catch {
                 logger.warning("cannot merge our pending commit in \(group): \(error)")
             }
@@ -62,18 +62,7 @@ extension MarmotClient {
             let applied = try applyGroupEvent(event)
             record(event.id, applied.outcome, group: applied.group)
             noteSettling(applied.group, applied: applied, dropped: nil)
-            if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
-            if applied.newNostrGroupID { await resubscribe(applied.group) }
-            // Before any commit of our own: a parked commit of that proposal may apply now.
-            if applied.newEpoch || applied.newProposal || applied.branchGrew { retryParked(applied.group) }
-            if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
-            // During a catch-up the commit of that leave may be among the stored events still to
-            // come: it is committed, if still pending, once they are read (`flush`).
-            if applied.proposalToCommit, !feeds.values.contains(where: { $0.flushing && $0.covers(applied.group) }) {
-                await commitPendingSelfRemoves(applied.group)
-            }
-            if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
-            if let members = applied.reissueMembers { reissue(members, in: applied.group) }
+            await takeEffects(of: applied)
         } catch {
             let group = sessionFor(event)?.id
             if error.waitsForOtherEvents, let group {
@@ -88,6 +77,27 @@ extension MarmotClient {
                 if let group { noteSettling(group, applied: nil, dropped: error) }
             }
         }
+    }
+
+    /// Does what an applied event asks beyond the group's state: the relay set and subscription
+    /// for new group data, parked events that may open now (whose own effects follow, so a branch
+    /// switch one of them makes sends our messages again too), our messages sent again on a new
+    /// branch, a pending leave to commit, and our lost changes made again.
+    /// Those opened here are tried until none opens (`retryParked`), so theirs do not retry again.
+    private func takeEffects(of applied: Applied, retrying: Bool = true) async {
+        if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
+        if applied.newNostrGroupID { await resubscribe(applied.group) }
+        // Before any commit of our own: a parked commit of that proposal may apply now.
+        let opened = retrying && (applied.newEpoch || applied.newProposal || applied.branchGrew) ? retryParked(applied.group) : []
+        if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
+        // During a catch-up the commit of that leave may be among the stored events still to
+        // come: it is committed, if still pending, once they are read (`flush`).
+        if applied.proposalToCommit, !feeds.values.contains(where: { $0.flushing && $0.covers(applied.group) }) {
+            await commitPendingSelfRemoves(applied.group)
+        }
+        if let data = applied.reissueGroupData { await reissue(data, in: applied.group) }
+        if let members = applied.reissueMembers { reissue(members, in: applied.group) }
+        for next in opened { await takeEffects(of: next, retrying: false) }
     }
 
     func sessionFor(_ event: Event) -> GroupSession? {
@@ -346,9 +356,11 @@ extension MarmotClient {
         return ParkedEvents(limit: options.parkedEventLimit, record: data)
     }
 
-    /// Tries the group's parked events again, oldest first, until a pass opens none.
-    func retryParked(_ group: GroupID) {
+    /// Tries the group's parked events again, oldest first, until a pass opens none; returns what
+    /// each that opened did, for its effects (`takeEffects`).
+    func retryParked(_ group: GroupID) -> [Applied] {
         defer { reportConvergence(group) }
+        var opened: [Applied] = []
         var progress = true
         while progress, let list = parked[group], !list.isEmpty {
             progress = false
@@ -360,6 +372,7 @@ extension MarmotClient {
                     record(event.id, applied.outcome, group: applied.group)
                     noteSettling(group, applied: applied, dropped: nil)
                     logger.info("parked event \(event.id.hex) opened after a commit or proposal")
+                    opened.append(applied)
                     progress = true
                 } catch where error.waitsForOtherEvents {
                     noteWaiting(event, reason: error, group: group)
@@ -370,6 +383,7 @@ extension MarmotClient {
                 }
             }
         }
+        return opened
     }
 
     private func resubscribe(_ group: GroupID) async {

@@ -278,7 +278,9 @@ struct MDKInteropTests {
             async let theirs = mdk.call(["cmd": "self_update", "group_id": group])
             let (a, b) = try await (ours, theirs)
             #expect(a.epoch == 2)
-            #expect(b.int("epoch") == 2)
+            // MDK's peer awaits its publish before it merges its commit, and may take ours in
+            // meanwhile (seen on a loaded machine): it then reports the epoch after both.
+            #expect([2, 3].contains(b.int("epoch")), "MDK at epoch \(b.int("epoch").map(String.init) ?? "?")")
             // Sent right away, possibly on the branch MDK is not on.
             let early = try await us.client.send(text: "right after the race, from swift", to: chat.id)
             #expect(early.message.deliveryState == .sent)

@@ -75,4 +75,32 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+    /// A branch switch that a parked event makes sends our messages again too: M's b2, made on
+    /// b1, reaches Bob before b1 and waits; Bob is on M's a1 with his own message there, its
+    /// witness, so b1 loses to a1 when it comes and is kept; b2 then opens on it from the parked
+    /// list, and B, deeper now, is taken. Before, a parked event's effects were dropped, so Bob's
+    /// message stayed on the branch nobody is on.
+    @Test func aSwitchMadeByAParkedEventSendsOurMessageAgain() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let root = try #require(m.group)
+        var onA = root, onB = root
+        let a1 = try RaceFixtures.v2Rename(&onA, to: "a1")
+        await bob.client.deliverForTesting(try m.event(a1.message, epochOf: root))
+        #expect(try await bob.client.chat(chat)?.name == "a1")
+        let mine = try await bob.client.send(text: "mine on A", to: chat)
+        let b1 = try RaceFixtures.v2Rename(&onB, to: "b1")
+        var deeper = b1.newGroup
+        let b2 = try RaceFixtures.v2Rename(&deeper, to: "b2")
+        await bob.client.deliverForTesting(try m.event(b2.message, epochOf: b1.newGroup))
+        #expect(try await bob.client.chat(chat)?.name == "a1", "b2 waits for b1")
+        await bob.client.deliverForTesting(try m.event(b1.message, epochOf: root))
+        #expect(try await bob.client.chat(chat)?.name == "b2")
+        let store = bob.store, rumorID = mine.message.rumorID, group = chat, first = mine.message.outerEventID
+        try await waitUntil("Bob sends his message again on B", timeout: 20) {
+            (try? store.message(mlsGroupID: group, rumorID: rumorID))??.outerEventID != first
+        }
+        await bob.shutdown()
+        await server.stop()
+    }
 }
