@@ -96,6 +96,15 @@ enum ConvergenceBench {
 
     /// A v2 group of `names` (the first founds it) with every member joined.
     static func group(_ names: [String], admins: [String]) throws -> [String: GroupEngine] {
+        try founded(names, admins: admins).engines
+    }
+
+    /// A v2 group of `names` (the first founds it, on `relays`) with every member joined, and
+    /// `clients`' key packages invited too: the Welcome for them, the group's data and the
+    /// founder's keys (which seal it).
+    static func founded(
+        _ names: [String], admins: [String], clients: [KeyPackage] = [], relays: [RelayURL]? = nil
+    ) throws -> (engines: [String: GroupEngine], welcome: Welcome, metadata: GroupMetadata, founder: Keys) {
         var keys: [String: Keys] = [:]
         for name in names { keys[name] = Keys.generate() }
         var packages: [(String, KeyPackage, KeyPackagePrivateMaterial)] = []
@@ -106,8 +115,9 @@ enum ConvergenceBench {
         let rules = V2GroupRules()
         let metadata = GroupMetadata(
             nostrGroupID: .random(), name: "bench", description: "", admins: admins.map { keys[$0]!.publicKey },
-            relays: [try RelayURL("wss://relay.example")])
-        var (founder, founding) = try GroupEngine.found(rules: rules, keys: keys[names[0]]!, metadata: metadata, invitees: packages.map(\.1))
+            relays: try relays ?? [RelayURL("wss://relay.example")])
+        var (founder, founding) = try GroupEngine.found(
+            rules: rules, keys: keys[names[0]]!, metadata: metadata, invitees: packages.map(\.1) + clients)
         guard let founding, let welcome = founding.pending.welcome else { throw BenchSkip("no Welcome") }
         _ = founder.confirm(founding)
         var engines = [names[0]: founder]
@@ -116,7 +126,7 @@ enum ConvergenceBench {
                 rules: rules, keys: keys[name]!, welcome: welcome, keyPackage: package, privateMaterial: material,
                 sender: keys[names[0]]!.publicKey)
         }
-        return engines
+        return (engines, welcome, metadata, keys[names[0]]!)
     }
 }
 

@@ -24,7 +24,10 @@ if wanted("relay") { await RelayBench.run() }
 if wanted("marmot") { await MarmotProtocolBench.run() }
 if wanted("groups") { GroupChatBench.run() }
 if wanted("versions") { VersionBench.run() }
-if wanted("convergence") { ConvergenceBench.run() }
+if wanted("convergence") {
+    ConvergenceBench.run()
+    await ClientConvergenceBench.run()
+}
 if wanted("app") {
     await AppCoreBench.run()
 } else if chosen.contains("app-send") || chosen.contains("app-cold") {

@@ -8,7 +8,7 @@ extension MarmotClient {
     /// Where group `id` stands: `blocked` while a competing commit forks before the oldest state we
     /// keep (nothing can weigh it), `resolving` while a commit of ours is published but no relay
     /// confirmed it, `syncing` while messages that opened wait for a state they need (a proposal
-    /// still to come, or more evidence for the branch they are on), else `settled`. Events that
+    /// still to come; not a message held on a branch that is not selected), else `settled`. Events that
     /// do not decrypt are not counted: anyone who knows the `h` tag can send those.
     public func convergence(of id: GroupID) -> ConvergenceStatus {
         if let why = blockedGroups[id] { return .blocked(why) }

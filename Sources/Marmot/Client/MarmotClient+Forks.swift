@@ -114,9 +114,9 @@ extension MarmotClient {
             if let witness, branchBooks[session.id, default: BranchBook()].noteWitness(witness.sender, epoch: witness.epoch, on: alternate) {
                 saveBranches(session.id)
             }
-            // A state on the path may be shared by branches that forked again after it: the
+            // The state it opened in may be shared by branches that forked again after it: the
             // witness counts for each, and one of them may now be selected.
-            if case .kept(let index) = pick, onPath, kept[index].holdsState(of: alternate, atEpoch: state.epoch) {
+            if case .kept(let index) = pick, kept[index].holdsState(of: alternate, atEpoch: state.epoch) {
                 logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
                 var applied = try switchBranch(to: kept[index], leaving: current, event: event, session: session) { _ throws(DropReason) in
                     try applyGroupEvent(event)

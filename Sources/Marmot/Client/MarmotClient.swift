@@ -438,6 +438,12 @@ public actor MarmotClient {
 
     static func chronological(_ a: Event, _ b: Event) -> Bool { ParkedEvents.chronological(a, b) }
 
+    /// Takes one event as if a relay had delivered it: for benches that feed a client a bag of
+    /// events without the network between (the same path as a subscription's events).
+    package func take(_ event: Event) async {
+        await handle(event)
+    }
+
     private func handle(_ event: Event) async {
         switch event.kind {
         case .giftWrap: await handleGiftWrap(event)

@@ -43,10 +43,13 @@ struct ParkedEvents: Sendable {
     }
 
     /// Notes that parked event `id` opened and waits for another event (`reason`): a proposal still
-    /// to come, or more evidence for the branch it is on. Other reasons do not count.
+    /// to come. Other reasons do not count: a message held on a branch that is not selected has
+    /// its disposition (it is shown if that branch wins), as in MDK 0.9.14, where such a group is
+    /// settled; counting it kept the group syncing, and our sends held back, for as long as the
+    /// losing branch's traffic stayed parked.
     mutating func noteWaiting(_ id: EventID, reason: DropReason) {
         switch reason {
-        case .mls(.missingProposal), .heldOnCompetingBranch: waiting.insert(id)
+        case .mls(.missingProposal): waiting.insert(id)
         default: break
         }
     }

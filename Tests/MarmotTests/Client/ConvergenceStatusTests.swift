@@ -28,6 +28,33 @@ import Testing
         await server.stop()
     }
 
+    /// A race settled with traffic on the losing branch: Bob is on M's branch A (two renames),
+    /// M's rename b1 from the same epoch and M's message on it come after. The message is held
+    /// there (it is shown if B ever wins) and the group is settled, as in MDK 0.9.14, so Bob's
+    /// next message goes out at once. Before, the held message counted as waiting: the group
+    /// stayed syncing and every send waited out the outbound hold.
+    @Test func aMessageHeldOnALosingBranchLeavesTheGroupSettled() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        var (bob, m, _, chat) = try await RaceFixtures.v2(url, bobIsAdmin: false)
+        let root = try #require(m.group)
+        var onA = root
+        for name in ["a1", "a2"] {
+            let before = onA
+            let rename = try RaceFixtures.v2Rename(&onA, to: name)
+            onA = rename.newGroup
+            await bob.client.deliverForTesting(try m.event(rename.message, epochOf: before))
+        }
+        let b1 = try m.commit { try RaceFixtures.v2Rename(&$0, to: "b1") }
+        await bob.client.deliverForTesting(try m.event(b1.message, epochOf: b1.before))
+        await bob.client.deliverForTesting(try m.event(try m.chat("on B")))
+        #expect(try await bob.client.chat(chat)?.name == "a2")
+        #expect(await bob.client.convergence(of: chat) == .settled)
+        let after = try await bob.client.send(text: "after the race", to: chat)
+        #expect(after.message.outerEventID != nil, "sent at once")
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// M's commit for epoch 1 applies; the snapshot of epoch 1 is then gone (aged out), and M sends a
     /// competing commit for epoch 1. Nothing can weigh it against ours: Bob's group is blocked, says
     /// why, and stays on its branch. M's next commit on that branch applies and lifts it.
