@@ -87,7 +87,7 @@ extension MarmotClient {
             break
         }
         // v1: its committers must hold the authority they used as our branch stands.
-        let theirs = evidence.steps(rules: session.rules)
+        let theirs = evidence.steps(rules: session.rules, known: &branchSteps)
         try session.rules.authorizeBranch(theirs, tip: session.mls)
         let (held, kept) = heldBranches(session, candidate: evidence, steps: theirs)
         // Our own commit, or a branch kept from before ordering keys were stored: nothing to weigh
@@ -182,9 +182,10 @@ extension MarmotClient {
         let ours = tip > low ? (applied.map { [$0] } ?? []) + storedPath(of: session, after: low) : []
         // Steps only for an unbroken path: a missing snapshot leaves our commits unweighed.
         let contiguous = ours.count == Int(tip - low) && ours.first?.epoch == low
-        let ourSteps = contiguous ? BranchStep.path(ours, to: session.mls, rules: session.rules) : []
+        if branchSteps.count > BranchStep.cacheLimit { branchSteps = [:] }
+        let ourSteps = contiguous ? BranchStep.path(ours, to: session.mls, rules: session.rules, known: &branchSteps) : []
         var held = HeldBranches(from: low, tip: tip, snapshots: ours, steps: ourSteps, witnesses: book.witnesses)
-        for branch in book.alternates { held.add(branch, steps: branch.steps(rules: session.rules)) }
+        for branch in book.alternates { held.add(branch, steps: branch.steps(rules: session.rules, known: &branchSteps)) }
         if let candidate { held.addCandidate(candidate, steps: steps) }
         return (held, book.alternates)
     }

@@ -123,6 +123,9 @@ public actor MarmotClient {
     var parked: [GroupID: ParkedEvents] = [:]
     /// Each group's open forks and what its current branch holds since them (`BranchBook`).
     var branchBooks: [GroupID: BranchBook] = [:]
+    /// The revocation steps of commits on branches weighed so far, by commit (`BranchStep.path`);
+    /// emptied when it grows past `BranchStep.cacheLimit`.
+    var branchSteps: [EventID: BranchStep] = [:]
     /// The wake-up for the next expired message (`scheduleExpirySweep`).
     var expirySweep: Task<Void, Never>?
     /// When `expirySweep` wakes (the earliest stored expiry when it was set).

@@ -93,9 +93,9 @@ struct AlternateBranch: Sendable {
     func eventKey() throws -> GroupEventKey { try Self.eventKey(of: mls) }
 
     /// The branch's commits after the fork, oldest first, as the revocation rule sees them
-    /// (`BranchStep`); empty when a stored state does not read.
-    func steps(rules: any GroupRules) -> [BranchStep] {
-        BranchStep.path([snapshot] + path, to: mls, rules: rules)
+    /// (`BranchStep`, with the steps already `known`); empty when a stored state does not read.
+    func steps(rules: any GroupRules, known: inout [EventID: BranchStep]) -> [BranchStep] {
+        BranchStep.path([snapshot] + path, to: mls, rules: rules, known: &known)
     }
 
     /// The event of the branch's last commit: with the fork epoch, what tells branches apart

@@ -45,16 +45,38 @@ package struct BranchStep: Sendable, Hashable {
         demoted = admins(before).subtracting(admins(after))
     }
 
+    /// How many steps a client keeps known (a few forks' worth; more are read again).
+    static let cacheLimit = 256
+
     /// The steps of a branch whose commits are `commits` (each snapshot the state before its
     /// commit, with that commit's key), oldest first, up to `tip`; empty when a stored state does
     /// not read.
-    static func path(_ commits: [EpochSnapshot], to tip: MLSGroup, rules: any GroupRules) -> [BranchStep] {
-        guard let states = try? commits.map({ try MLSGroup(serialized: $0.state) }) else { return [] }
-        return commits.indices.map { index in
-            BranchStep(
-                key: commits[index].orderingKey, before: states[index],
-                after: index + 1 < states.count ? states[index + 1] : tip, rules: rules)
+    ///
+    /// Only a privileged commit can revoke anything, so only its states are read, and each step
+    /// read is kept in `known` by its commit (a commit leads from one state to one state, so its
+    /// step never changes): a client weighs the same kept branches again for every message that
+    /// opens on one of them, and reading MLS states each time was a sixth of its work.
+    static func path(
+        _ commits: [EpochSnapshot], to tip: MLSGroup, rules: any GroupRules, known: inout [EventID: BranchStep]
+    ) -> [BranchStep] {
+        var steps: [BranchStep] = []
+        for (index, commit) in commits.enumerated() {
+            guard let key = commit.orderingKey, key.priority == .privileged else {
+                steps.append(BranchStep(key: commit.orderingKey))
+                continue
+            }
+            if let step = known[commit.commitEventID] {
+                steps.append(step)
+                continue
+            }
+            guard let before = try? MLSGroup(serialized: commit.state),
+                  let after = index + 1 < commits.count ? try? MLSGroup(serialized: commits[index + 1].state) : tip
+            else { return [] }
+            let step = BranchStep(key: key, before: before, after: after, rules: rules)
+            known[commit.commitEventID] = step
+            steps.append(step)
         }
+        return steps
     }
 }
 

@@ -17,6 +17,8 @@ struct ParkedEvents: Sendable {
     /// Parked events that opened and wait for another event (they make the group `syncing`);
     /// undecryptable ones are not counted, since anyone who knows the `h` tag can send those.
     private var waiting: Set<EventID> = []
+    /// Events parked in this run (what the every-tenth rule counts).
+    private var parkedTotal = 0
 
     init(limit: Int, events: [Event] = []) {
         self.limit = limit
@@ -28,13 +30,15 @@ struct ParkedEvents: Sendable {
 
     /// Parks `event` (once), dropping the oldest beyond `limit`. Returns whether the record should
     /// be stored now: a flood of junk parks one event after another, so it is stored for each of
-    /// the first nine and then every tenth (at most nine parked events of a crash are lost; a stop
-    /// stores the rest).
+    /// the first nine and then for every tenth event parked (at most nine parked events of a crash
+    /// are lost; a stop stores the rest). Counted by events parked, not by how many are held: at
+    /// the limit the count stays put, and every event then rewrote the whole record.
     mutating func park(_ event: Event) -> Bool {
         guard !events.contains(where: { $0.id == event.id }) else { return false }
         events.append(event)
         if events.count > limit { events.removeFirst(events.count - limit) }
-        return events.count < 10 || events.count % 10 == 0
+        parkedTotal += 1
+        return events.count < 10 || parkedTotal % 10 == 0
     }
 
     /// Takes `id` out (it opened, or failed for good).

@@ -5,8 +5,7 @@
 public enum ChatConvergence: Sendable, Equatable {
     /// One history; nothing waits.
     case settled
-    /// `waiting` messages that opened wait for a change still on its way (a proposal, or more
-    /// evidence for the branch they are on).
+    /// `waiting` messages that opened wait for a change still on its way (a proposal).
     case syncing(waiting: Int)
     /// A change of ours was published and no relay has confirmed it yet.
     case resolving

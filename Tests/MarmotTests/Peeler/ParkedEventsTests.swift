@@ -38,6 +38,18 @@ import Testing
         #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20])
     }
 
+    /// At the limit the count stays put: still every tenth event parked, not every one (each
+    /// store rewrites the whole record, so a steady flood made parking quadratic).
+    @Test func atTheLimitTheRecordIsStillStoredForEveryTenth() throws {
+        var parked = ParkedEvents(limit: 10)
+        var stored: [Int] = []
+        for index in 1...35 {
+            if parked.park(try Self.event("e\(index)")) { stored.append(index) }
+        }
+        #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30])
+        #expect(parked.count == 10)
+    }
+
     /// Only an event that opened and waits for another (a commit for its proposal) counts: one held
     /// on a branch that is not selected has its disposition, and junk is anyone's.
     @Test func onlyEventsThatWaitForAnotherEventCountAsWaiting() throws {
