@@ -328,6 +328,7 @@ extension MarmotClient {
             applied.adopt(winning, over: session.stored)
         }
         lostOwnCommit(snapshot, before: restored, ours: session.mls, winner: next, session: session, into: &applied)
+        applied.switchedBranch = true
         let dropped = leaveOurBranch(from: snapshot, session: session)
         invalidateReceived(dropped.received, in: session.id)
         applied.resend += dropped.sent
@@ -362,6 +363,7 @@ extension MarmotClient {
         invalidateReceived(dropped.received, in: id)
         var applied = Applied(group: id, outcome: .processed)
         applied.newEpoch = true
+        applied.switchedBranch = true
         applied.resend = dropped.sent
         if let groupData { applied.adopt(groupData, over: session.stored) }
         if let chat = sessions[id]?.chat { emit(.commitApplied(chat, epoch: epoch, committer: nil)) }

@@ -160,6 +160,7 @@ extension MarmotClient {
                 Applied(group: switched.id, outcome: .processed)
             }
             applied.newEpoch = true
+            applied.switchedBranch = true
             applied.resend += moved.resend
             applied.newNostrGroupID = applied.newNostrGroupID || moved.newNostrGroupID
             if !moved.newRelays.isEmpty { applied.newRelays = moved.newRelays }
@@ -234,6 +235,7 @@ extension MarmotClient {
             lostOwnCommit(current, before: before, ours: session.mls, winner: alternate.mls, session: switched, into: &applied)
         }
         applied.newEpoch = true
+        applied.switchedBranch = true
         applied.resend += alternate.sentSinceFork
         if let adopted { applied.adopt(adopted, over: session.stored) }
         return applied

@@ -25,6 +25,8 @@ extension MarmotClient {
         var newProposal = false
         /// Another branch of an open fork was kept or grew (parked events of its epoch may open now).
         var branchGrew = false
+        /// The group left its branch for another (messages held on other branches may open now).
+        var switchedBranch = false
         /// Our group-data commit lost a race: this change is made again on the winning branch.
         var reissueGroupData: GroupDataIntent?
         /// Our membership commit lost a race: these adds and removals are made again on the winner.
@@ -88,7 +90,8 @@ extension MarmotClient {
         if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
         if applied.newNostrGroupID { await resubscribe(applied.group) }
         // Before any commit of our own: a parked commit of that proposal may apply now.
-        let opened = retrying && (applied.newEpoch || applied.newProposal || applied.branchGrew) ? retryParked(applied.group) : []
+        let opened = retrying && (applied.newEpoch || applied.newProposal || applied.branchGrew)
+            ? retryParked(applied.group, heldToo: applied.switchedBranch) : []
         if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
         // During a catch-up the commit of that leave may be among the stored events still to
         // come: it is committed, if still pending, once they are read (`flush`).
@@ -357,14 +360,16 @@ extension MarmotClient {
     }
 
     /// Tries the group's parked events again, oldest first, until a pass opens none; returns what
-    /// each that opened did, for its effects (`takeEffects`).
-    func retryParked(_ group: GroupID) -> [Applied] {
+    /// each that opened did, for its effects (`takeEffects`). Messages held on a branch that is not
+    /// selected are tried only once the group changed branches (`heldToo`, or an event opened here
+    /// that switched it).
+    func retryParked(_ group: GroupID, heldToo: Bool = false) -> [Applied] {
         defer { reportConvergence(group) }
         var opened: [Applied] = []
-        var progress = true
+        var progress = true, switched = heldToo
         while progress, let list = parked[group], !list.isEmpty {
             progress = false
-            for event in list.retryOrder {
+            for event in list.retryOrder(heldToo: switched) {
                 do {
                     let applied = try applyGroupEvent(event)
                     parked[group]?.remove(event.id)
@@ -373,6 +378,7 @@ extension MarmotClient {
                     noteSettling(group, applied: applied, dropped: nil)
                     logger.info("parked event \(event.id.hex) opened after a commit or proposal")
                     opened.append(applied)
+                    switched = switched || applied.switchedBranch
                     progress = true
                 } catch where error.waitsForOtherEvents {
                     noteWaiting(event, reason: error, group: group)

@@ -17,6 +17,8 @@ struct ParkedEvents: Sendable {
     /// Parked events that opened and wait for another event (they make the group `syncing`);
     /// undecryptable ones are not counted, since anyone who knows the `h` tag can send those.
     private var waiting: Set<EventID> = []
+    /// Parked messages held on a branch that is not selected (`noteWaiting`).
+    private var held: Set<EventID> = []
     /// Events parked in this run (what the every-tenth rule counts).
     private var parkedTotal = 0
 
@@ -51,17 +53,21 @@ struct ParkedEvents: Sendable {
     /// its disposition (it is shown if that branch wins), as in MDK 0.9.14, where such a group is
     /// settled; counting it kept the group syncing, and our sends held back, for as long as the
     /// losing branch's traffic stayed parked.
+    /// A message held on a branch is noted as such (`retryOrder`).
     mutating func noteWaiting(_ id: EventID, reason: DropReason) {
         switch reason {
         case .mls(.missingProposal): waiting.insert(id)
+        case .heldOnCompetingBranch: held.insert(id)
         default: break
         }
     }
 
-    /// Forgets waiting notes of events no longer parked (opened at last, or pushed out).
+    /// Forgets waiting and held notes of events no longer parked (opened at last, or pushed out).
     mutating func pruneWaiting() {
-        guard !waiting.isEmpty else { return }
-        waiting.formIntersection(events.map(\.id))
+        guard !waiting.isEmpty || !held.isEmpty else { return }
+        let parked = Set(events.map(\.id))
+        waiting.formIntersection(parked)
+        held.formIntersection(parked)
     }
 
     /// How many parked events opened and wait.
@@ -69,8 +75,13 @@ struct ParkedEvents: Sendable {
         waiting.isEmpty ? 0 : events.count { waiting.contains($0.id) }
     }
 
-    /// The events in the order a retry tries them: oldest first, ties by id.
-    var retryOrder: [Event] { events.sorted(by: Self.chronological) }
+    /// The events in the order a retry tries them: oldest first, ties by id. Messages held on a
+    /// branch that is not selected only when `heldToo` (the group changed branches, so they may open
+    /// on the one it is on now): otherwise they open where they did, their witness already counted,
+    /// and every commit made the client decrypt and weigh each of them again for nothing.
+    func retryOrder(heldToo: Bool) -> [Event] {
+        (heldToo || held.isEmpty ? events : events.filter { !held.contains($0.id) }).sorted(by: Self.chronological)
+    }
 
     /// Oldest first by `created_at`, then by id: the order stored events are taken in.
     static func chronological(_ a: Event, _ b: Event) -> Bool {

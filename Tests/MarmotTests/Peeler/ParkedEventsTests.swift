@@ -79,7 +79,17 @@ import Testing
         let tieB = try Self.event("tie b", at: 1_800_000_200)
         for event in [late, tieA, early, tieB] { _ = parked.park(event) }
         let ties = [tieA, tieB].sorted { $0.id.hex < $1.id.hex }.map(\.id)
-        #expect(parked.retryOrder.map(\.id) == [early.id] + ties + [late.id])
+        #expect(parked.retryOrder(heldToo: false).map(\.id) == [early.id] + ties + [late.id])
+
+        // A message held on a branch that is not selected is tried again only once the group
+        // changed branches; pushed out or opened, its note goes with it.
+        parked.noteWaiting(tieA.id, reason: .heldOnCompetingBranch("not selected"))
+        #expect(parked.retryOrder(heldToo: false).map(\.id) == [early.id] + ties.filter { $0 != tieA.id } + [late.id])
+        #expect(parked.retryOrder(heldToo: true).map(\.id) == [early.id] + ties + [late.id])
+        parked.remove(tieA.id)
+        parked.pruneWaiting()
+        _ = parked.park(tieA)
+        #expect(parked.retryOrder(heldToo: false).count == 4)
     }
 
     @Test func theRecordRoundTripsAndABadOneReadsAsNothing() throws {
