@@ -89,12 +89,12 @@ extension MarmotClient {
         // v1: its committers must hold the authority they used as our branch stands.
         let theirs = evidence.steps(rules: session.rules, known: &branchSteps)
         try session.rules.authorizeBranch(theirs, tip: session.mls)
-        let (held, kept) = heldBranches(session, candidate: evidence, steps: theirs)
         // Our own commit, or a branch kept from before ordering keys were stored: nothing to weigh
         // it by, and traffic there says the group is there.
         let unweighed = current.map { $0.commitEventID == alternate.snapshot.commitEventID || $0.orderingKey == nil } ?? true
             || alternate.snapshot.orderingKey == nil
-        let pick = unweighed ? .candidate : session.rules.pick(held) ?? .candidate
+        let weighed = unweighed ? nil : heldBranches(session, candidate: evidence, steps: theirs)
+        let pick = weighed.flatMap { session.rules.pick($0.held) } ?? .candidate
         guard pick == .candidate else {
             if case .commit = result {
                 // The other branch grows, or forks again within itself (it can still win on depth,
@@ -116,9 +116,9 @@ extension MarmotClient {
             }
             // The state it opened in may be shared by branches that forked again after it: the
             // witness counts for each, and one of them may now be selected.
-            if case .kept(let index) = pick, kept[index].holdsState(of: alternate, atEpoch: state.epoch) {
+            if case .kept(let index) = pick, let other = weighed?.kept[index], other.holdsState(of: alternate, atEpoch: state.epoch) {
                 logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
-                var applied = try switchBranch(to: kept[index], leaving: current, event: event, session: session) { _ throws(DropReason) in
+                var applied = try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
                     try applyGroupEvent(event)
                 }
                 try reselect(after: &applied, event: event)
@@ -129,7 +129,7 @@ extension MarmotClient {
         logger.notice("""
             switching \(session.id) to the other branch of the fork at epoch \(alternate.forkEpoch) \
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
-            (decided by \(unweighed ? "its traffic" : held.selected(policy: .v1).decision?.decisiveRule?.rawValue ?? "the version's rule"))
+            (decided by \(weighed.map { $0.held.selected(policy: .v1).decision?.decisiveRule?.rawValue ?? "the version's rule" } ?? "its traffic"))
             """)
         var applied = try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.

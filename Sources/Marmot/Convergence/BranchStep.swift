@@ -29,10 +29,9 @@ package struct BranchStep: Sendable, Hashable {
 
     /// The commit with `key` that moved the group from `before` to `after`.
     package init(key: CommitOrderingKey?, before: MLSGroup, after: MLSGroup, rules: any GroupRules) {
-        self.key = key
+        // Only a privileged commit revokes: the states are read for nothing else.
         guard key?.priority == .privileged else {
-            removed = []
-            demoted = []
+            self.init(key: key)
             return
         }
         func accounts(_ mls: MLSGroup) -> Set<Data> {
@@ -41,8 +40,8 @@ package struct BranchStep: Sendable, Hashable {
         func admins(_ mls: MLSGroup) -> Set<Data> {
             Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
         }
-        removed = accounts(before).subtracting(accounts(after))
-        demoted = admins(before).subtracting(admins(after))
+        self.init(
+            key: key, removed: accounts(before).subtracting(accounts(after)), demoted: admins(before).subtracting(admins(after)))
     }
 
     /// How many steps a client keeps known (a few forks' worth; more are read again).

@@ -35,9 +35,6 @@ package struct BranchGraph: Sendable {
     package private(set) var nodes: [NodeID: Node] = [:]
     package private(set) var canonical: NodeID
     package private(set) var anchor: NodeID
-    /// Tips left out of selection at the last `select`: their branch from some fork races a
-    /// revocation of an authority it used (`BranchTree.excludedTips`).
-    package private(set) var excluded: Set<NodeID> = []
     private var nextID: NodeID = 1
     package let policy: ConvergencePolicy
 
@@ -118,9 +115,8 @@ package struct BranchGraph: Sendable {
     /// came in or on which branch was canonical before (issue 24).
     package mutating func select(rules: any GroupRules) -> BranchDecision? {
         let tree = tree(rules: rules)
-        excluded = tree.excludedTips()
-        let (tip, decision) = tree.select(current: canonical, excluded: excluded, policy: policy)
-        // Every branch from a fork left out: the group stays at the fork's state.
+        // Every branch from a fork left out: the tip is that fork's state.
+        let (tip, decision) = tree.select(current: canonical, excluded: tree.excludedTips(), policy: policy)
         canonical = tip
         return decision
     }
