@@ -69,11 +69,11 @@ extension MarmotClient {
             let group = sessionFor(event)?.id
             if error.waitsForOtherEvents, let group {
                 // Not recorded as processed: anyone who knows the `h` tag can push parked events out
-                // with junk, and an evicted genuine one must be tried again at the next catch-up
-                // instead of being lost for good (issue 24 N8).
+                // with junk, and an evicted genuine one must be tried again (fetched once the group
+                // moves, `refetchPushedOut`, or at the next catch-up) instead of being lost for good
+                // (issue 24 N8).
                 drop(event, error, group: group, record: false)
-                park(event, group: group)
-                noteWaiting(event, reason: error, group: group)
+                park(event, group: group, reason: error)
             } else {
                 drop(event, error, group: group)
                 if let group { noteSettling(group, applied: nil, dropped: error) }
@@ -90,8 +90,12 @@ extension MarmotClient {
         if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
         if applied.newNostrGroupID { await resubscribe(applied.group) }
         // Before any commit of our own: a parked commit of that proposal may apply now.
-        let opened = retrying && (applied.newEpoch || applied.newProposal || applied.branchGrew)
-            ? retryParked(applied.group, heldToo: applied.switchedBranch) : []
+        let retry = retrying && (applied.newEpoch || applied.newProposal || applied.branchGrew)
+        let opened = retry ? retryParked(applied.group, heldToo: applied.switchedBranch) : []
+        // Events pushed out of the parked list may open now too: fetched again (N8).
+        if retry, let since = parked[applied.group]?.takePushedOut(heldToo: applied.switchedBranch) {
+            refetchPushedOut(applied.group, since: since)
+        }
         if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
         // During a catch-up the commit of that leave may be among the stored events still to
         // come: it is committed, if still pending, once they are read (`flush`).
@@ -335,11 +339,29 @@ extension MarmotClient {
 
     // MARK: Parked events
 
-    /// Keeps an event that did not decrypt, to try again after the group's next commit
-    /// (`ParkedEvents`: at most `parkedEventLimit` per group, the oldest go first), stored so a
-    /// restart does not lose it.
-    private func park(_ event: Event, group: GroupID) {
-        if parked[group, default: ParkedEvents(limit: options.parkedEventLimit)].park(event) { saveParked(group) }
+    /// Keeps an event that did not decrypt, or opened and waits (`reason`), to try again after the
+    /// group's next commit (`ParkedEvents`: at most `parkedEventLimit` per group, those that never
+    /// opened go first), stored so a restart does not lose it.
+    private func park(_ event: Event, group: GroupID, reason: DropReason) {
+        if parked[group, default: ParkedEvents(limit: options.parkedEventLimit)].park(event, reason: reason) { saveParked(group) }
+    }
+
+    /// Fetches group `id`'s events from `since` on from its relays again, once this event's
+    /// handling released the group, and takes in those not yet processed, oldest first: parked
+    /// events that a flood pushed out (N8) open now that the group moved, without waiting for the
+    /// next catch-up. One fetch per group at a time; events pushed out meanwhile are fetched next.
+    func refetchPushedOut(_ id: GroupID, since: Int64) {
+        refetchFrom[id] = min(refetchFrom[id] ?? since, since)
+        guard refetching.insert(id).inserted else { return }
+        Task {
+            defer { refetching.remove(id) }
+            while started, let since = refetchFrom.removeValue(forKey: id), let session = sessions[id] {
+                let filter = Filter(kinds: [.groupMessage], tags: ["h": [session.stored.nostrGroupID.hex]], since: since)
+                let events = await fetch(filter, on: pool, relays: route(id)).filter { !isProcessed($0.id) }
+                logger.info("fetched \(events.count) events of \(id) again from \(since): parked events had been pushed out")
+                for event in events.sorted(by: Self.chronological) { await handle(event) }
+            }
+        }
     }
 
     /// Writes a group's parked events to the store.

@@ -121,6 +121,10 @@ public actor MarmotClient {
     var feeds: [SubscriptionID: Feed] = [:]
     /// Each group's events waiting to be taken in (`ParkedEvents`).
     var parked: [GroupID: ParkedEvents] = [:]
+    /// Groups whose events are being fetched again (`refetchPushedOut`), and from when the next
+    /// fetch of each must start (events pushed out while one ran).
+    var refetching: Set<GroupID> = []
+    var refetchFrom: [GroupID: Int64] = [:]
     /// Each group's open forks and what its current branch holds since them (`BranchBook`).
     var branchBooks: [GroupID: BranchBook] = [:]
     /// The revocation steps of commits on branches weighed so far, by commit (`BranchStep.path`);
@@ -447,7 +451,7 @@ public actor MarmotClient {
         await handle(event)
     }
 
-    private func handle(_ event: Event) async {
+    func handle(_ event: Event) async {
         switch event.kind {
         case .giftWrap: await handleGiftWrap(event)
         case .groupMessage: await handleGroupEvent(event)

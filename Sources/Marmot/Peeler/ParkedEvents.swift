@@ -7,8 +7,11 @@ import Nostr
 /// group's next commit or proposal (marmot-wire §5.5).
 ///
 /// Pure: the client actor parks, retries and stores; the rules are here so they can be tested alone
-/// (issue 24). At most `limit` are kept and the oldest go first. An event pushed out is not lost: it
-/// was never recorded as processed, so the next catch-up of the group's events tries it again (N8).
+/// (issue 24). At most `limit` are kept. Beyond it, what never opened goes first (anyone who knows
+/// the `h` tag can send such bytes), oldest first; an event that opened (its sender knows the
+/// group's keys) goes only when every parked event opened, so outsiders' junk cannot push it out
+/// (N8). An event pushed out is not lost: it was never recorded as processed, and the client
+/// fetches the group's events again from the oldest one pushed out (`takePushedOut`).
 struct ParkedEvents: Sendable {
     /// How many events are kept at most.
     let limit: Int
@@ -21,6 +24,11 @@ struct ParkedEvents: Sendable {
     private var held: Set<EventID> = []
     /// Events parked in this run (what the every-tenth rule counts).
     private var parkedTotal = 0
+    /// The earliest `created_at` of the events pushed out since `takePushedOut` last took them:
+    /// messages held on a branch that is not selected apart (they can open only after a change
+    /// of branch, so fetching them again before one would only push them out again).
+    private var pushedOutSince: Int64?
+    private var heldPushedOutSince: Int64?
 
     init(limit: Int, events: [Event] = []) {
         self.limit = limit
@@ -30,17 +38,42 @@ struct ParkedEvents: Sendable {
     var isEmpty: Bool { events.isEmpty }
     var count: Int { events.count }
 
-    /// Parks `event` (once), dropping the oldest beyond `limit`. Returns whether the record should
-    /// be stored now: a flood of junk parks one event after another, so it is stored for each of
-    /// the first nine and then for every tenth event parked (at most nine parked events of a crash
-    /// are lost; a stop stores the rest). Counted by events parked, not by how many are held: at
-    /// the limit the count stays put, and every event then rewrote the whole record.
-    mutating func park(_ event: Event) -> Bool {
+    /// Parks `event` (once), kept for `reason` (`noteWaiting`), pushing events out beyond `limit`
+    /// (those that never opened first). Returns whether the record should be stored now: a flood
+    /// of junk parks one event after another, so it is stored for each of the first nine and then
+    /// for every tenth event parked (at most nine parked events of a crash are lost; a stop stores
+    /// the rest). Counted by events parked, not by how many are held: at the limit the count stays
+    /// put, and every event then rewrote the whole record.
+    mutating func park(_ event: Event, reason: DropReason) -> Bool {
         guard !events.contains(where: { $0.id == event.id }) else { return false }
         events.append(event)
-        if events.count > limit { events.removeFirst(events.count - limit) }
+        noteWaiting(event.id, reason: reason)
+        while events.count > limit {
+            // The oldest that never opened; the oldest of all when every one opened.
+            let index = events.firstIndex { !waiting.contains($0.id) && !held.contains($0.id) } ?? 0
+            let out = events.remove(at: index)
+            waiting.remove(out.id)
+            if held.remove(out.id) != nil {
+                heldPushedOutSince = min(heldPushedOutSince ?? out.createdAt, out.createdAt)
+            } else {
+                pushedOutSince = min(pushedOutSince ?? out.createdAt, out.createdAt)
+            }
+        }
         parkedTotal += 1
         return events.count < 10 || parkedTotal % 10 == 0
+    }
+
+    /// The earliest `created_at` of the events pushed out since they were last taken (nil when none
+    /// was), and starts counting afresh: the client fetches the group's events from there again
+    /// once the group moved, so those that open now are taken in without waiting for a restart
+    /// (N8). Held messages pushed out are taken only with `heldToo` (the group changed branches).
+    mutating func takePushedOut(heldToo: Bool) -> Int64? {
+        let held = heldToo ? heldPushedOutSince : nil
+        defer {
+            pushedOutSince = nil
+            if heldToo { heldPushedOutSince = nil }
+        }
+        return [pushedOutSince, held].compactMap { $0 }.min()
     }
 
     /// Takes `id` out (it opened, or failed for good).
@@ -48,13 +81,16 @@ struct ParkedEvents: Sendable {
         events.removeAll { $0.id == id }
     }
 
-    /// Notes that parked event `id` opened and waits for another event (`reason`): a proposal still
-    /// to come. Other reasons do not count: a message held on a branch that is not selected has
-    /// its disposition (it is shown if that branch wins), as in MDK 0.9.14, where such a group is
-    /// settled; counting it kept the group syncing, and our sends held back, for as long as the
-    /// losing branch's traffic stayed parked.
-    /// A message held on a branch is noted as such (`retryOrder`).
+    /// Notes why parked event `id` waits (`reason`, on parking and again on each retry). It opened
+    /// and waits for another event, a proposal still to come: it counts as waiting. It opened on
+    /// a branch that is not selected: it is held, and has its disposition (it is shown if that
+    /// branch wins), as in MDK 0.9.14, where such a group is settled; counting it kept the group
+    /// syncing, and our sends held back, for as long as the losing branch's traffic stayed parked
+    /// (`retryOrder` tries it only after a change of branch). Both opened, so junk does not push
+    /// them out. Any other reason: it did not open.
     mutating func noteWaiting(_ id: EventID, reason: DropReason) {
+        waiting.remove(id)
+        held.remove(id)
         switch reason {
         case .mls(.missingProposal): waiting.insert(id)
         case .heldOnCompetingBranch: held.insert(id)

@@ -18,12 +18,12 @@ import Testing
     @Test func anEventIsParkedOnceAndTheOldestGoBeyondTheLimit() throws {
         var parked = ParkedEvents(limit: 3)
         let events = try (0..<5).map { try Self.event("e\($0)", at: 1_800_000_000 + Int64($0)) }
-        let first = parked.park(events[0])
-        let again = parked.park(events[0])
+        let first = parked.park(events[0], reason: .undecryptable)
+        let again = parked.park(events[0], reason: .undecryptable)
         #expect(first)
         #expect(!again, "the same event again changes nothing")
         #expect(parked.count == 1)
-        for event in events.dropFirst() { _ = parked.park(event) }
+        for event in events.dropFirst() { _ = parked.park(event, reason: .undecryptable) }
         #expect(parked.events.map(\.id) == events.suffix(3).map(\.id))
         parked.remove(events[3].id)
         #expect(parked.events.map(\.id) == [events[2].id, events[4].id])
@@ -33,7 +33,7 @@ import Testing
         var parked = ParkedEvents(limit: 100)
         var stored: [Int] = []
         for index in 1...25 {
-            if parked.park(try Self.event("e\(index)")) { stored.append(index) }
+            if parked.park(try Self.event("e\(index)"), reason: .undecryptable) { stored.append(index) }
         }
         #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20])
     }
@@ -44,7 +44,7 @@ import Testing
         var parked = ParkedEvents(limit: 10)
         var stored: [Int] = []
         for index in 1...35 {
-            if parked.park(try Self.event("e\(index)")) { stored.append(index) }
+            if parked.park(try Self.event("e\(index)"), reason: .undecryptable) { stored.append(index) }
         }
         #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30])
         #expect(parked.count == 10)
@@ -57,18 +57,57 @@ import Testing
         let proposal = try Self.event("commit waiting for its proposal")
         let branch = try Self.event("message of another branch")
         let junk = try Self.event("does not decrypt")
-        for event in [proposal, branch, junk] { _ = parked.park(event) }
-        parked.noteWaiting(proposal.id, reason: .mls(.missingProposal(ProposalRef(Data([1, 2, 3])))))
-        parked.noteWaiting(branch.id, reason: .heldOnCompetingBranch("not selected"))
-        parked.noteWaiting(junk.id, reason: .undecryptable)
+        _ = parked.park(proposal, reason: .mls(.missingProposal(ProposalRef(Data([1, 2, 3])))))
+        _ = parked.park(branch, reason: .heldOnCompetingBranch("not selected"))
+        _ = parked.park(junk, reason: .undecryptable)
         #expect(parked.waitingCount == 1)
 
         // The one that opened leaves; its waiting note goes with it once pruned.
         parked.remove(proposal.id)
         #expect(parked.waitingCount == 0)
         parked.pruneWaiting()
-        _ = parked.park(proposal)
+        _ = parked.park(proposal, reason: .undecryptable)
         #expect(parked.waitingCount == 0, "a pruned note does not come back with the event")
+    }
+
+    /// Beyond the limit, events that never opened go first, oldest first, however many come after
+    /// one that opened (a commit waiting for its proposal, a message held on another branch): a
+    /// stranger's junk cannot push those out (N8). Only when every parked event opened does the
+    /// oldest of them go. What was pushed out is reported once, from its oldest `created_at`; held
+    /// messages only when the group changed branches.
+    @Test func junkPushesOutWhatNeverOpenedFirst() throws {
+        var parked = ParkedEvents(limit: 3)
+        let early = try Self.event("early message, its commit still to come", at: 1_800_000_050)
+        let commit = try Self.event("commit waiting for its proposal", at: 1_800_000_100)
+        let held = try Self.event("message of another branch", at: 1_800_000_200)
+        _ = parked.park(early, reason: .undecryptable)
+        _ = parked.park(commit, reason: .mls(.missingProposal(ProposalRef(Data([1, 2, 3])))))
+        _ = parked.park(held, reason: .heldOnCompetingBranch("not selected"))
+        #expect(parked.takePushedOut(heldToo: true) == nil)
+
+        let junk = try (0..<5).map { try Self.event("junk \($0)", at: 1_800_000_300 + Int64($0)) }
+        for event in junk { _ = parked.park(event, reason: .undecryptable) }
+        #expect(parked.events.map(\.id) == [commit.id, held.id, junk[4].id])
+        #expect(parked.waitingCount == 1)
+        #expect(parked.takePushedOut(heldToo: false) == early.createdAt, "the early message was pushed out")
+        #expect(parked.takePushedOut(heldToo: true) == nil, "reported once")
+
+        // Every one opened: the oldest goes.
+        let other = try Self.event("another held message", at: 1_800_000_400)
+        _ = parked.park(other, reason: .heldOnCompetingBranch("not selected"))
+        _ = parked.park(try Self.event("junk again", at: 1_800_000_500), reason: .undecryptable)
+        #expect(parked.events.map(\.id).contains(commit.id))
+        let last = try Self.event("a third held message", at: 1_800_000_600)
+        _ = parked.park(last, reason: .heldOnCompetingBranch("not selected"))
+        #expect(parked.events.map(\.id) == [held.id, other.id, last.id])
+        #expect(parked.takePushedOut(heldToo: false) == commit.createdAt)
+
+        // A held message pushed out is fetched again only after a change of branch.
+        _ = parked.park(try Self.event("a fourth held message", at: 1_800_000_700), reason: .heldOnCompetingBranch("not selected"))
+        #expect(parked.takePushedOut(heldToo: false) == nil)
+        #expect(parked.takePushedOut(heldToo: true) == held.createdAt)
+        #expect(parked.takePushedOut(heldToo: true) == nil)
+        #expect(parked.waitingCount == 0, "the note of the commit pushed out went with it")
     }
 
     @Test func retriesGoOldestFirstThenById() throws {
@@ -77,7 +116,7 @@ import Testing
         let early = try Self.event("early", at: 1_800_000_100)
         let tieA = try Self.event("tie a", at: 1_800_000_200)
         let tieB = try Self.event("tie b", at: 1_800_000_200)
-        for event in [late, tieA, early, tieB] { _ = parked.park(event) }
+        for event in [late, tieA, early, tieB] { _ = parked.park(event, reason: .undecryptable) }
         let ties = [tieA, tieB].sorted { $0.id.hex < $1.id.hex }.map(\.id)
         #expect(parked.retryOrder(heldToo: false).map(\.id) == [early.id] + ties + [late.id])
 
@@ -88,7 +127,7 @@ import Testing
         #expect(parked.retryOrder(heldToo: true).map(\.id) == [early.id] + ties + [late.id])
         parked.remove(tieA.id)
         parked.pruneWaiting()
-        _ = parked.park(tieA)
+        _ = parked.park(tieA, reason: .undecryptable)
         #expect(parked.retryOrder(heldToo: false).count == 4)
     }
 
@@ -96,7 +135,7 @@ import Testing
         var parked = ParkedEvents(limit: 5)
         #expect(parked.record == nil, "nothing parked: the record is removed")
         let events = try (0..<3).map { try Self.event("e\($0)") }
-        for event in events { _ = parked.park(event) }
+        for event in events { _ = parked.park(event, reason: .undecryptable) }
         let record = try #require(parked.record)
         #expect(ParkedEvents(limit: 5, record: record).events.map(\.id) == events.map(\.id))
         // A record claiming more than the limit, or damaged, gives nothing (as before).

@@ -141,12 +141,13 @@ enum RaceFixtures {
     }
 
     /// A kind-445 event on the group's `h` tag from a stranger, with random bytes nobody can open
-    /// (what anyone who knows the tag can send).
-    static func junk(h: String) throws -> Event {
+    /// (what anyone who knows the tag can send), with the tags of `version`'s envelope (v2 allows
+    /// only `h` and `expiration`).
+    static func junk(h: String, version: MarmotVersion = .v1) throws -> Event {
         let stranger = Keys.generate()
         return try UnsignedEvent(
             pubkey: stranger.publicKey, createdAt: UnsignedEvent.now(), kind: .groupMessage,
-            tags: [Tag(["h", h]), Tag(["encoding", "base64"])],
+            tags: version == .v1 ? [Tag(["h", h]), Tag(["encoding", "base64"])] : [Tag(["h", h])],
             content: Data((0..<120).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         ).signed(with: stranger)
     }
