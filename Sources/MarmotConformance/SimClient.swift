@@ -269,13 +269,12 @@ final class SimClient {
         }
     }
 
-    /// Re-opens every group from its serialized states, as after a process restart; what was only
-    /// in memory (the event log) is gone.
+    /// Re-opens every group from its engine's record written out as bytes and read back, as after
+    /// a process restart: what the record does not keep (the event log, the last decision) is gone.
     func restart() throws {
         for (group, engine) in engines {
-            var reopened = engine
-            try reopened.reload()
-            engines[group] = reopened
+            let bytes = engine.record.encoded()
+            engines[group] = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try EngineRecord(encoded: bytes))
         }
         clearEvents()
     }

@@ -17,7 +17,6 @@ package struct BranchGraph: Sendable {
     /// The commit that led to a state, as evidence for ordering.
     package struct CommitEvidence: Sendable, Hashable {
         package let key: CommitOrderingKey
-        package let summary: CommitSummary
     }
 
     package struct Node: Sendable {
@@ -153,11 +152,29 @@ package struct BranchGraph: Sendable {
         anchor = newAnchor
     }
 
-    /// Re-reads every state from its serialized form, as a restarted process does from its store.
-    package mutating func reloadStates() throws {
-        for id in nodes.keys {
-            guard let mls = nodes[id]?.mls else { continue }
-            nodes[id]?.mls = try MLSGroup(serialized: mls.serialized())
+    /// The graph as a record keeps it: every state serialized, parents before children.
+    package var recordNodes: [EngineRecord.Node] {
+        nodes.values.sorted { $0.id < $1.id }.map { node in
+            EngineRecord.Node(
+                id: node.id, parent: node.parent, state: node.mls.serialized(), key: node.commit?.key,
+                witnesses: Array(node.witnesses))
+        }
+    }
+
+    /// The graph a record kept: each state read back from its serialized form, as a restarted
+    /// process does from its store.
+    package init(record: EngineRecord) throws(EngineRecordError) {
+        policy = record.policy
+        canonical = record.canonical
+        anchor = record.anchor
+        nextID = record.nextID
+        for node in record.nodes {
+            let mls: MLSGroup
+            do { mls = try MLSGroup(serialized: node.state) } catch { throw .unreadableState(node.id) }
+            nodes[node.id] = Node(
+                id: node.id, parent: node.parent, mls: mls, commit: node.key.map { CommitEvidence(key: $0) },
+                witnesses: Set(node.witnesses))
+            if let parent = node.parent { nodes[parent]?.children.append(node.id) }
         }
     }
 }

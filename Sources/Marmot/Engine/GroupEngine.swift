@@ -21,13 +21,13 @@ package struct GroupEngine: Sendable {
     /// Messages waiting for a state they need, oldest first; bounded.
     package private(set) var parked: [Data] = []
     /// Application messages that opened only on a non-canonical branch, by the node they opened at.
-    private var held: [BranchGraph.NodeID: [(sender: PublicKey, content: String, epoch: UInt64, digest: Data)]] = [:]
+    private var held: [BranchGraph.NodeID: [HeldMessage]] = [:]
     /// Node each shown application message opened at (to invalidate it if that branch loses).
     private var shownAt: [Data: BranchGraph.NodeID] = [:]
     /// Our own application messages by the node they were sent from (re-made if it loses).
-    private var sentAt: [BranchGraph.NodeID: [(content: String, createdAt: Int64)]] = [:]
+    private var sentAt: [BranchGraph.NodeID: [OwnSend]] = [:]
     /// Sends waiting for our unconfirmed commits to settle.
-    private var intents: [(content: String, createdAt: Int64)] = []
+    private var intents: [OwnSend] = []
     /// Our commits built and not yet confirmed or abandoned.
     private var awaiting: Set<CommitOrderingKey> = []
     /// Application messages that opened on no state we hold (yet): a branch they belong to may
@@ -60,10 +60,30 @@ package struct GroupEngine: Sendable {
     package var members: [PublicKey] { state.members.compactMap { NostrIdentity.publicKey($0.credential) } }
     package var hasParked: Bool { !parked.isEmpty }
 
-    /// Re-opens the group from its serialized states, as after a restart: only what a store keeps
-    /// (the states of every retained branch and what was parked) survives.
-    package mutating func reload() throws {
-        try graph.reloadStates()
+    /// What a store keeps of this engine (`EngineRecord`): everything it needs to carry on after
+    /// a restart. The last decision is for the log only and is not kept.
+    package var record: EngineRecord {
+        EngineRecord(
+            policy: graph.policy, nodes: graph.recordNodes, canonical: graph.canonical, anchor: graph.anchor,
+            nextID: graph.version, seen: seen, parked: parked, deferred: deferred, lostInputs: lostInputs, held: held,
+            shownAt: shownAt, sentAt: sentAt, intents: intents, awaiting: awaiting)
+    }
+
+    /// Re-opens the group from a `record`, as a restarted runtime does from its store: only what
+    /// the record holds survives (every retained state is read back from its serialized form).
+    package init(rules: any GroupRules, keys: Keys, record: EngineRecord) throws(EngineRecordError) {
+        self.rules = rules
+        self.keys = keys
+        graph = try BranchGraph(record: record)
+        seen = record.seen
+        parked = record.parked
+        deferred = record.deferred
+        lostInputs = record.lostInputs
+        held = record.held
+        shownAt = record.shownAt
+        sentAt = record.sentAt
+        intents = record.intents
+        awaiting = record.awaiting
     }
 
     // MARK: Inbound
@@ -146,7 +166,7 @@ package struct GroupEngine: Sendable {
                   let committer = try? PublicKey(bytes: key.committer) else {
                 return [.dropped("the committer has no Nostr identity")]
             }
-            let id = graph.extend(from: parent, to: next, commit: .init(key: key, summary: summary))
+            let id = graph.extend(from: parent, to: next, commit: .init(key: key))
             guard parent == graph.canonical else { return [] }
             graph.adopt(id)
             return [.commitApplied(summary, committer: committer, epoch: next.epoch)]
@@ -188,7 +208,7 @@ package struct GroupEngine: Sendable {
                 shownAt[digest] = at
                 return [.application(sender: sender, content: content, epoch: app.epoch, digest: digest)]
             }
-            held[at, default: []].append((sender, content, app.epoch, digest))
+            held[at, default: []].append(HeldMessage(sender: sender, content: content, epoch: app.epoch, digest: digest))
             return []
         }
         if epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch }) { return [.parked] }
@@ -313,7 +333,7 @@ package struct GroupEngine: Sendable {
         guard graph.nodes[own.parent] != nil else { return [.dropped("the commit's parent state was pruned")] }
         seen.insert(own.key.digest)
         let onTip = own.parent == graph.canonical
-        let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key, summary: own.pending.summary))
+        let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key))
         if onTip { graph.adopt(id) }
         awaiting.remove(own.key)
         return settle()
@@ -331,7 +351,7 @@ package struct GroupEngine: Sendable {
     package mutating func send(_ content: String, createdAt: Int64) throws(EngineError) -> SendDisposition {
         guard isActive else { throw .notAMember }
         guard awaiting.isEmpty else {
-            intents.append((content, createdAt))
+            intents.append(OwnSend(content: content, createdAt: createdAt))
             return .queued
         }
         return .published(try encrypt(content, createdAt: createdAt))
@@ -361,7 +381,7 @@ package struct GroupEngine: Sendable {
             let rumor = try ChatRumor(author: me, content: content, createdAt: createdAt)
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
-            sentAt[graph.canonical, default: []].append((content, createdAt))
+            sentAt[graph.canonical, default: []].append(OwnSend(content: content, createdAt: createdAt))
             let bytes = message.tlsSerialized
             seen.insert(Data(SHA256.hash(data: bytes)))
             return bytes

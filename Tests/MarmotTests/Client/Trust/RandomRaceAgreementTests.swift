@@ -163,7 +163,7 @@ import Testing
         for (index, input) in inputs.enumerated() {
             if index == restartAt {
                 bob = try await bob.restarted()
-                try engine.reload()
+                engine = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try EngineRecord(encoded: engine.record.encoded()))
             }
             await bob.client.deliverForTesting(input.event)
             _ = engine.receive(input.bytes)

@@ -1,0 +1,273 @@
+import Foundation
+import MLS
+import Nostr
+
+/// Everything a `GroupEngine` keeps about one group, as one value a store writes and reads back.
+///
+/// A restarted runtime re-opens the engine from it (`GroupEngine.init(rules:keys:record:)`), so
+/// only what is here survives a restart: every retained state of every branch (MLS states,
+/// RFC 9420 §16.8: nothing pruned comes back), the commits' ordering keys and the witnesses
+/// selection weighs (MDK 0.9.14 keeps its branch graph and retained anchors in its store), what
+/// was seen, parked, deferred or held, our sends made or queued, and our unconfirmed commits.
+/// The MLS states hold the group's secrets: the record is not `Codable` and prints redacted.
+package struct EngineRecord: Sendable, CustomStringConvertible {
+    /// One state of the branch graph: its parent, its serialized MLS state, the commit that led to
+    /// it (nil for the anchor) and the application senders seen in its epoch on its branch.
+    package struct Node: Sendable, Equatable {
+        package var id: BranchGraph.NodeID
+        package var parent: BranchGraph.NodeID?
+        package var state: Data
+        package var key: CommitOrderingKey?
+        package var witnesses: [AppWitness]
+    }
+
+    package var policy: ConvergencePolicy
+    /// Parents before children (ids grow as states are added).
+    package var nodes: [Node]
+    package var canonical: BranchGraph.NodeID
+    package var anchor: BranchGraph.NodeID
+    package var nextID: BranchGraph.NodeID
+    package var seen: Set<Data>
+    package var parked: [Data]
+    package var deferred: [Data]
+    package var lostInputs: Int
+    package var held: [BranchGraph.NodeID: [HeldMessage]]
+    package var shownAt: [Data: BranchGraph.NodeID]
+    package var sentAt: [BranchGraph.NodeID: [OwnSend]]
+    package var intents: [OwnSend]
+    package var awaiting: Set<CommitOrderingKey>
+
+    package init(
+        policy: ConvergencePolicy, nodes: [Node], canonical: BranchGraph.NodeID, anchor: BranchGraph.NodeID,
+        nextID: BranchGraph.NodeID, seen: Set<Data>, parked: [Data], deferred: [Data], lostInputs: Int,
+        held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: BranchGraph.NodeID],
+        sentAt: [BranchGraph.NodeID: [OwnSend]], intents: [OwnSend], awaiting: Set<CommitOrderingKey>
+    ) {
+        self.policy = policy
+        self.nodes = nodes
+        self.canonical = canonical
+        self.anchor = anchor
+        self.nextID = nextID
+        self.seen = seen
+        self.parked = parked
+        self.deferred = deferred
+        self.lostInputs = lostInputs
+        self.held = held
+        self.shownAt = shownAt
+        self.sentAt = sentAt
+        self.intents = intents
+        self.awaiting = awaiting
+    }
+
+    package var description: String { "EngineRecord(\(nodes.count) states, contents redacted)" }
+
+    /// The first byte of every record: a record of another format is refused, not misread.
+    static let format: UInt8 = 1
+
+    // MARK: Encoding
+
+    /// The record's bytes: the format byte, then each field in the order declared, collections in
+    /// a fixed order so that the same engine always gives the same bytes.
+    package func encoded() -> Data {
+        var w = TLSWriter(capacity: 4096 + nodes.reduce(0) { $0 + $1.state.count })
+        w.write(Self.format)
+        w.write(policy.maxRewindCommits)
+        w.write(UInt32(policy.witnessQuorumSendersPerEpoch))
+        w.write(UInt32(policy.witnessQuorumEpochs))
+        w.write(policy.maxWitnessOverrideDepth)
+        w.writeVector { w in
+            for node in nodes {
+                w.write(UInt32(node.id))
+                w.writeOptional(node.parent) { $0.write(UInt32($1)) }
+                w.writeOpaque(node.state)
+                w.writeOptional(node.key) { Self.write($1, to: &$0) }
+                w.writeVector { w in
+                    for witness in node.witnesses.sorted(by: Self.ordered) {
+                        w.write(witness.epoch)
+                        w.writeOpaque(witness.sender)
+                    }
+                }
+            }
+        }
+        w.write(UInt32(canonical))
+        w.write(UInt32(anchor))
+        w.write(UInt32(nextID))
+        w.writeVector { w in for digest in seen.sorted(by: Self.ordered) { w.writeOpaque(digest) } }
+        w.writeVector { w in for bytes in parked { w.writeOpaque(bytes) } }
+        w.writeVector { w in for bytes in deferred { w.writeOpaque(bytes) } }
+        w.write(UInt32(clamping: lostInputs))
+        w.writeVector { w in
+            for (node, messages) in held.sorted(by: { $0.key < $1.key }) {
+                w.write(UInt32(node))
+                w.writeVector { w in
+                    for message in messages {
+                        w.writeFixed(message.sender.bytes)
+                        w.writeOpaque(Data(message.content.utf8))
+                        w.write(message.epoch)
+                        w.writeOpaque(message.digest)
+                    }
+                }
+            }
+        }
+        w.writeVector { w in
+            for (digest, node) in shownAt.sorted(by: { Self.ordered($0.key, $1.key) }) {
+                w.writeOpaque(digest)
+                w.write(UInt32(node))
+            }
+        }
+        w.writeVector { w in
+            for (node, sends) in sentAt.sorted(by: { $0.key < $1.key }) {
+                w.write(UInt32(node))
+                w.writeVector { w in for send in sends { Self.write(send, to: &w) } }
+            }
+        }
+        w.writeVector { w in for send in intents { Self.write(send, to: &w) } }
+        w.writeVector { w in for key in awaiting.sorted() { Self.write(key, to: &w) } }
+        return w.data
+    }
+
+    private static func write(_ key: CommitOrderingKey, to w: inout TLSWriter) {
+        w.write(key.sourceEpoch)
+        w.write(UInt8(key.priority.rawValue))
+        w.writeOpaque(key.committer)
+        w.writeOpaque(key.digest)
+    }
+
+    private static func write(_ send: OwnSend, to w: inout TLSWriter) {
+        w.writeOpaque(Data(send.content.utf8))
+        w.write(UInt64(bitPattern: send.createdAt))
+    }
+
+    private static func ordered(_ a: Data, _ b: Data) -> Bool { a.lexicographicallyPrecedes(b) }
+    private static func ordered(_ a: AppWitness, _ b: AppWitness) -> Bool {
+        a.epoch != b.epoch ? a.epoch < b.epoch : a.sender.lexicographicallyPrecedes(b.sender)
+    }
+
+    // MARK: Decoding
+
+    /// Reads a record written by `encoded()`; throws on anything else (another format, a damaged
+    /// or truncated record, a graph whose links do not hold), never crashes.
+    package init(encoded data: Data) throws(EngineRecordError) {
+        do {
+            var r = TLSReader(data)
+            guard try r.readUInt8() == Self.format else { throw EngineRecordError.unknownFormat }
+            policy = try ConvergencePolicy(
+                maxRewindCommits: try r.readUInt64(), witnessQuorumSendersPerEpoch: Int(try r.readUInt32()),
+                witnessQuorumEpochs: Int(try r.readUInt32()), maxWitnessOverrideDepth: try r.readUInt64())
+            nodes = try r.readVectorElements { r in
+                Node(
+                    id: Int(try r.readUInt32()), parent: try r.readOptional { Int(try $0.readUInt32()) },
+                    state: try r.readOpaque(), key: try r.readOptional(Self.readKey),
+                    witnesses: try r.readVectorElements { AppWitness(epoch: try $0.readUInt64(), sender: try $0.readOpaque()) })
+            }
+            canonical = Int(try r.readUInt32())
+            anchor = Int(try r.readUInt32())
+            nextID = Int(try r.readUInt32())
+            seen = Set(try r.readVectorElements { try Self.readDigest(&$0) })
+            parked = try r.readVectorElements { try $0.readOpaque() }
+            deferred = try r.readVectorElements { try $0.readOpaque() }
+            lostInputs = Int(try r.readUInt32())
+            let heldPairs = try r.readVectorElements { r in
+                (Int(try r.readUInt32()), try r.readVectorElements { r in
+                    HeldMessage(
+                        sender: try PublicKey(bytes: try r.readFixed(32)), content: try Self.readText(&r),
+                        epoch: try r.readUInt64(), digest: try Self.readDigest(&r))
+                })
+            }
+            held = try Self.unique(heldPairs)
+            shownAt = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), Int(try r.readUInt32())) })
+            sentAt = try Self.unique(try r.readVectorElements { r in (Int(try r.readUInt32()), try r.readVectorElements(Self.readSend)) })
+            intents = try r.readVectorElements(Self.readSend)
+            awaiting = Set(try r.readVectorElements(Self.readKey))
+            try r.finish()
+        } catch let error as EngineRecordError {
+            throw error
+        } catch {
+            throw .damaged("\(error)")
+        }
+        try check()
+    }
+
+    /// The graph's links hold: ids unique and below `nextID`, every parent an earlier state, one
+    /// root (the anchor), and every node named elsewhere present.
+    private func check() throws(EngineRecordError) {
+        var ids: Set<BranchGraph.NodeID> = []
+        for node in nodes {
+            guard node.id < nextID, ids.insert(node.id).inserted else { throw .damaged("state \(node.id) repeated or out of range") }
+            if let parent = node.parent {
+                guard parent < node.id, ids.contains(parent), node.key != nil else { throw .damaged("state \(node.id) has no earlier parent") }
+            } else if node.id != anchor {
+                throw .damaged("state \(node.id) has no parent and is not the anchor")
+            }
+        }
+        let named = [canonical, anchor] + Array(held.keys) + Array(shownAt.values) + Array(sentAt.keys)
+        guard named.allSatisfy(ids.contains) else { throw .damaged("the record names a state it does not hold") }
+    }
+
+    private static func readKey(_ r: inout TLSReader) throws -> CommitOrderingKey {
+        let epoch = try r.readUInt64()
+        guard let priority = CommitPriority(rawValue: Int(try r.readUInt8())) else { throw EngineRecordError.damaged("commit priority") }
+        let committer = try r.readOpaque()
+        guard committer.count == 32 else { throw EngineRecordError.damaged("committer key length") }
+        return CommitOrderingKey(sourceEpoch: epoch, priority: priority, committer: committer, digest: try readDigest(&r))
+    }
+
+    private static func readSend(_ r: inout TLSReader) throws -> OwnSend {
+        OwnSend(content: try readText(&r), createdAt: Int64(bitPattern: try r.readUInt64()))
+    }
+
+    private static func readDigest(_ r: inout TLSReader) throws -> Data {
+        let digest = try r.readOpaque()
+        guard digest.count == 32 else { throw EngineRecordError.damaged("digest length") }
+        return digest
+    }
+
+    private static func readText(_ r: inout TLSReader) throws -> String {
+        guard let text = String(data: try r.readOpaque(), encoding: .utf8) else { throw EngineRecordError.damaged("text is not UTF-8") }
+        return text
+    }
+
+    /// A dictionary of `pairs`; a key that comes twice means the record is damaged.
+    private static func unique<K: Hashable, V>(_ pairs: [(K, V)]) throws -> [K: V] {
+        var result: [K: V] = [:]
+        for (key, value) in pairs {
+            guard result.updateValue(value, forKey: key) == nil else { throw EngineRecordError.damaged("a key repeated") }
+        }
+        return result
+    }
+}
+
+/// An application message that opened only on a branch that is not canonical, held until that
+/// branch wins (then shown) or is pruned.
+package struct HeldMessage: Sendable, Hashable {
+    package let sender: PublicKey
+    package let content: String
+    package let epoch: UInt64
+    /// SHA-256 of the MLS message.
+    package let digest: Data
+}
+
+/// An application message of ours: made on a branch (re-made if that branch loses), or queued
+/// while a commit of ours is unconfirmed.
+package struct OwnSend: Sendable, Hashable {
+    package let content: String
+    package let createdAt: Int64
+}
+
+/// Why an engine record cannot be read.
+package enum EngineRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Not a record of this format (its first byte).
+    case unknownFormat
+    /// Truncated, damaged, or describing a graph that does not hold together.
+    case damaged(String)
+    /// A state in it does not read as an MLS group.
+    case unreadableState(BranchGraph.NodeID)
+
+    package var description: String {
+        switch self {
+        case .unknownFormat: "not a group engine record of a known format"
+        case .damaged(let why): "damaged group engine record: \(why)"
+        case .unreadableState(let id): "damaged group engine record: state \(id) does not read"
+        }
+    }
+}
