@@ -384,18 +384,26 @@ extension MarmotClient {
     /// Tries the group's parked events again, oldest first, until a pass opens none; returns what
     /// each that opened did, for its effects (`takeEffects`). Messages held on a branch that is not
     /// selected are tried only once the group changed branches (`heldToo`, or an event opened here
-    /// that switched it).
+    /// that switched it). The parked record is written once at the end, not for each event taken
+    /// out (each write is the whole list): an event recorded as processed before a crash left it
+    /// in the record is taken out unopened next time.
     func retryParked(_ group: GroupID, heldToo: Bool = false) -> [Applied] {
         defer { reportConvergence(group) }
         var opened: [Applied] = []
-        var progress = true, switched = heldToo
+        var progress = true, switched = heldToo, changed = false
+        defer { if changed { saveParked(group) } }
         while progress, let list = parked[group], !list.isEmpty {
             progress = false
             for event in list.retryOrder(heldToo: switched) {
+                guard !isProcessed(event.id) else {
+                    parked[group]?.remove(event.id)
+                    changed = true
+                    continue
+                }
                 do {
                     let applied = try applyGroupEvent(event)
                     parked[group]?.remove(event.id)
-                    saveParked(group)
+                    changed = true
                     record(event.id, applied.outcome, group: applied.group)
                     noteSettling(group, applied: applied, dropped: nil)
                     logger.info("parked event \(event.id.hex) opened after a commit or proposal")
@@ -407,7 +415,7 @@ extension MarmotClient {
                     continue
                 } catch {
                     parked[group]?.remove(event.id)
-                    saveParked(group)
+                    changed = true
                 }
             }
         }
