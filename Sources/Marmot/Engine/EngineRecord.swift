@@ -27,7 +27,8 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var canonical: BranchGraph.NodeID
     package var anchor: BranchGraph.NodeID
     package var nextID: BranchGraph.NodeID
-    package var seen: Set<Data>
+    /// Digests of the messages seen, with their epochs.
+    package var seen: [Data: UInt64]
     package var parked: [Data]
     package var deferred: [Data]
     package var lostInputs: Int
@@ -39,7 +40,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
 
     package init(
         policy: ConvergencePolicy, nodes: [Node], canonical: BranchGraph.NodeID, anchor: BranchGraph.NodeID,
-        nextID: BranchGraph.NodeID, seen: Set<Data>, parked: [Data], deferred: [Data], lostInputs: Int,
+        nextID: BranchGraph.NodeID, seen: [Data: UInt64], parked: [Data], deferred: [Data], lostInputs: Int,
         held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: BranchGraph.NodeID],
         sentAt: [BranchGraph.NodeID: [OwnSend]], intents: [OwnSend], awaiting: Set<CommitOrderingKey>
     ) {
@@ -92,7 +93,12 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         w.write(UInt32(canonical))
         w.write(UInt32(anchor))
         w.write(UInt32(nextID))
-        w.writeVector { w in for digest in seen.sorted(by: Self.ordered) { w.writeOpaque(digest) } }
+        w.writeVector { w in
+            for (digest, epoch) in seen.sorted(by: { Self.ordered($0.key, $1.key) }) {
+                w.writeOpaque(digest)
+                w.write(epoch)
+            }
+        }
         w.writeVector { w in for bytes in parked { w.writeOpaque(bytes) } }
         w.writeVector { w in for bytes in deferred { w.writeOpaque(bytes) } }
         w.write(UInt32(clamping: lostInputs))
@@ -163,7 +169,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             canonical = Int(try r.readUInt32())
             anchor = Int(try r.readUInt32())
             nextID = Int(try r.readUInt32())
-            seen = Set(try r.readVectorElements { try Self.readDigest(&$0) })
+            seen = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), try r.readUInt64()) })
             parked = try r.readVectorElements { try $0.readOpaque() }
             deferred = try r.readVectorElements { try $0.readOpaque() }
             lostInputs = Int(try r.readUInt32())

@@ -16,8 +16,11 @@ package struct GroupEngine: Sendable {
     package let rules: any GroupRules
     package let keys: Keys
     package private(set) var graph: BranchGraph
-    /// SHA-256 of every message processed or refused, so replays and duplicates do nothing.
-    private var seen: Set<Data> = []
+    /// SHA-256 of every group message processed or refused, with its epoch, so replays and
+    /// duplicates do nothing; forgotten once its epoch is pruned (nothing of it can open then),
+    /// and bytes that are no group message are not remembered (dropped again, as cheaply), so
+    /// junk cannot grow what the engine keeps.
+    private var seen: [Data: UInt64] = [:]
     /// Messages waiting for a state they need, oldest first; bounded.
     package private(set) var parked: [Data] = []
     /// Application messages that opened only on a non-canonical branch, by the node they opened at.
@@ -91,14 +94,13 @@ package struct GroupEngine: Sendable {
     /// Takes one MLS message (a commit, proposal or application message of this group).
     package mutating func receive(_ bytes: Data) -> [EngineOutput] {
         let digest = Data(SHA256.hash(data: bytes))
-        guard !seen.contains(digest) else { return [.duplicate] }
+        guard seen[digest] == nil else { return [.duplicate] }
         let message: MLSMessage
         let header: (group: GroupID, epoch: UInt64, type: ContentType)
         do {
             message = try MLSMessage(tlsSerialized: bytes)
             header = try MLSGroup.header(of: message)
         } catch {
-            seen.insert(digest)
             return [.dropped("not a group message: \(error)")]
         }
         guard header.group == state.groupID else { return [.dropped("message of another group")] }
@@ -112,12 +114,12 @@ package struct GroupEngine: Sendable {
             park(bytes)
         } else if outputs == [.deferred] {
             guard deferred.contains(bytes) || deferred.count < deferredLimit else {
-                seen.insert(digest)
+                seen[digest] = header.epoch
                 return [.dropped("undecryptable, and \(deferredLimit) such messages already wait")]
             }
             if !deferred.contains(bytes) { deferred.append(bytes) }
         } else if !outputs.contains(.duplicate) {
-            seen.insert(digest)
+            seen[digest] = header.epoch
         }
         return outputs
     }
@@ -241,8 +243,9 @@ package struct GroupEngine: Sendable {
             }
         }
         graph.prune()
-        // What the pruned history could have opened never opens now.
+        // What the pruned history could have opened never opens now, and its digests can go.
         let anchorEpoch = graph.nodes[graph.anchor]!.epoch
+        if seen.values.contains(where: { $0 < anchorEpoch }) { seen = seen.filter { $0.value >= anchorEpoch } }
         deferred.removeAll { bytes in
             guard let message = try? MLSMessage(tlsSerialized: bytes), let header = try? MLSGroup.header(of: message) else { return true }
             return header.1 < anchorEpoch
@@ -331,7 +334,7 @@ package struct GroupEngine: Sendable {
     /// ours becomes a competing branch and selection decides.
     package mutating func confirm(_ own: OwnCommit) -> [EngineOutput] {
         guard graph.nodes[own.parent] != nil else { return [.dropped("the commit's parent state was pruned")] }
-        seen.insert(own.key.digest)
+        seen[own.key.digest] = own.key.sourceEpoch
         let onTip = own.parent == graph.canonical
         let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key))
         if onTip { graph.adopt(id) }
@@ -383,7 +386,7 @@ package struct GroupEngine: Sendable {
             graph.update(graph.canonical, mls)
             sentAt[graph.canonical, default: []].append(OwnSend(content: content, createdAt: createdAt))
             let bytes = message.tlsSerialized
-            seen.insert(Data(SHA256.hash(data: bytes)))
+            seen[Data(SHA256.hash(data: bytes))] = mls.epoch
             return bytes
         } catch {
             throw .mls("\(error)")
@@ -398,7 +401,7 @@ package struct GroupEngine: Sendable {
             let message = try mls.proposeSelfRemove()
             graph.update(graph.canonical, mls)
             let bytes = message.tlsSerialized
-            seen.insert(Data(SHA256.hash(data: bytes)))
+            seen[Data(SHA256.hash(data: bytes))] = mls.epoch
             return bytes
         } catch {
             throw .mls("\(error)")

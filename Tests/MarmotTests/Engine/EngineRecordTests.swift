@@ -76,8 +76,8 @@ import Testing
         #expect(outputs[0].contains(.publish(Data())), "the queued send is made once our commit is confirmed")
         // Everything kept is the same but what our fresh encryption made (its digest).
         var ours = carol.record, theirs = restarted.record
-        ours.seen = []
-        theirs.seen = []
+        ours.seen = [:]
+        theirs.seen = [:]
         #expect(ours.encoded() == theirs.encoded())
         #expect(restarted.status == carol.status)
     }

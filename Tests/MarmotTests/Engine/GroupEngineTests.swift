@@ -234,5 +234,37 @@ import Testing
         _ = alice.confirm(demotion)
         #expect(carol.state.epochAuthenticator == alice.state.epochAuthenticator)
     }
-}
 
+    /// A stranger's junk (bytes that are no group message) is dropped and not remembered, so a
+    /// flood of it leaves what the engine keeps as it was; before, each junk digest was kept for
+    /// good, in memory and in the record. Digests of real messages go once their epoch is pruned.
+    @Test func junkAndPrunedEpochsDoNotGrowWhatTheEngineKeeps() throws {
+        let party = try Party(["alice", "bob"])
+        var alice = party.engines["alice"]!, bob = party.engines["bob"]!
+        let before = bob.record.encoded().count
+        for _ in 0..<500 {
+            let junk = Data((0..<Int.random(in: 1...200)).map { _ in UInt8.random(in: 0...255) })
+            #expect(bob.receive(junk).allSatisfy { if case .dropped = $0 { true } else { false } })
+        }
+        _ = bob.settle()
+        #expect(bob.record.encoded().count == before)
+        #expect(bob.record.seen.isEmpty)
+
+        for round in 0..<8 {
+            var data = try #require(alice.metadata)
+            data.name = "name \(round)"
+            let rename = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: data))
+            _ = alice.confirm(rename)
+            let message = try alice.encrypt("after \(round)", createdAt: 1_800_000_000 + Int64(round))
+            for bytes in [rename.bytes, message] {
+                _ = bob.receive(bytes)
+                _ = bob.settle()
+            }
+            #expect(bob.receive(message) == [.duplicate])
+        }
+        let anchor = try #require(bob.graph.nodes[bob.graph.anchor]).epoch
+        #expect(bob.epoch == 9 && anchor == 4)
+        #expect(bob.record.seen.values.allSatisfy { $0 >= anchor })
+        #expect(bob.record.seen.count == 5 + 6, "the renames made in epochs 4 to 8, the messages of epochs 4 to 9")
+    }
+}
