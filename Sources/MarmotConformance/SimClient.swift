@@ -147,8 +147,8 @@ final class SimClient {
         var epoch = previousEpoch ?? engines[group]?.epoch ?? 0
         for output in outputs {
             switch output {
-            case .application(_, let content, _, _):
-                payloads.append(content)
+            case .application(_, let rumor, _, _):
+                payloads.append(rumor.content)
                 counts.messageReceived += 1
             case .commitApplied(let summary, _, let newEpoch):
                 counts.epochChanged += 1

@@ -1,4 +1,5 @@
 import Foundation
+import MarmotWire
 import MLS
 import Nostr
 
@@ -7,8 +8,9 @@ import Nostr
 /// The engine does no I/O; each output says what happened to the group so the runtime (the client
 /// over relays, or the conformance runner over its bus) can act on it.
 package enum EngineOutput: Sendable, Hashable {
-    /// An application message that is now canonical: shown once, in this order.
-    case application(sender: PublicKey, content: String, epoch: UInt64, digest: Data)
+    /// An application message that is now canonical: shown once, in this order. `rumor` is its inner
+    /// event as the version's rules read it (a chat message, a reaction, a reply, an edit…).
+    case application(sender: PublicKey, rumor: ChatRumor, epoch: UInt64, digest: Data)
     /// Another member's commit moved the canonical tip.
     case commitApplied(CommitSummary, committer: PublicKey, epoch: UInt64)
     /// A proposal was stored for a later commit.

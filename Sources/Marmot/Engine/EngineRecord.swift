@@ -1,4 +1,5 @@
 import Foundation
+import MarmotWire
 import MLS
 import Nostr
 
@@ -108,7 +109,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
                 w.writeVector { w in
                     for message in messages {
                         w.writeFixed(message.sender.bytes)
-                        w.writeOpaque(Data(message.content.utf8))
+                        w.writeOpaque(message.rumor.plaintext)
                         w.write(message.epoch)
                         w.writeOpaque(message.digest)
                     }
@@ -140,8 +141,8 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     }
 
     private static func write(_ send: OwnSend, to w: inout TLSWriter) {
-        w.writeOpaque(Data(send.content.utf8))
-        w.write(UInt64(bitPattern: send.createdAt))
+        w.writeFixed(send.rumor.author.bytes)
+        w.writeOpaque(send.rumor.plaintext)
     }
 
     private static func ordered(_ a: Data, _ b: Data) -> Bool { a.lexicographicallyPrecedes(b) }
@@ -175,9 +176,10 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             lostInputs = Int(try r.readUInt32())
             let heldPairs = try r.readVectorElements { r in
                 (Int(try r.readUInt32()), try r.readVectorElements { r in
-                    HeldMessage(
-                        sender: try PublicKey(bytes: try r.readFixed(32)), content: try Self.readText(&r),
-                        epoch: try r.readUInt64(), digest: try Self.readDigest(&r))
+                    let sender = try PublicKey(bytes: try r.readFixed(32))
+                    return HeldMessage(
+                        sender: sender, rumor: try Self.readRumor(&r, by: sender), epoch: try r.readUInt64(),
+                        digest: try Self.readDigest(&r))
                 })
             }
             held = try Self.unique(heldPairs)
@@ -219,18 +221,18 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     }
 
     private static func readSend(_ r: inout TLSReader) throws -> OwnSend {
-        OwnSend(content: try readText(&r), createdAt: Int64(bitPattern: try r.readUInt64()))
+        OwnSend(rumor: try readRumor(&r, by: try PublicKey(bytes: try r.readFixed(32))))
+    }
+
+    /// A rumor by `author` as `ChatRumor.plaintext` wrote it.
+    private static func readRumor(_ r: inout TLSReader, by author: PublicKey) throws -> ChatRumor {
+        try ChatRumor(plaintext: try r.readOpaque(), sender: author)
     }
 
     private static func readDigest(_ r: inout TLSReader) throws -> Data {
         let digest = try r.readOpaque()
         guard digest.count == 32 else { throw EngineRecordError.damaged("digest length") }
         return digest
-    }
-
-    private static func readText(_ r: inout TLSReader) throws -> String {
-        guard let text = String(data: try r.readOpaque(), encoding: .utf8) else { throw EngineRecordError.damaged("text is not UTF-8") }
-        return text
     }
 
     /// A dictionary of `pairs`; a key that comes twice means the record is damaged.
@@ -247,7 +249,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
 /// branch wins (then shown) or is pruned.
 package struct HeldMessage: Sendable, Hashable {
     package let sender: PublicKey
-    package let content: String
+    package let rumor: ChatRumor
     package let epoch: UInt64
     /// SHA-256 of the MLS message.
     package let digest: Data
@@ -256,8 +258,7 @@ package struct HeldMessage: Sendable, Hashable {
 /// An application message of ours: made on a branch (re-made if that branch loses), or queued
 /// while a commit of ours is unconfirmed.
 package struct OwnSend: Sendable, Hashable {
-    package let content: String
-    package let createdAt: Int64
+    package let rumor: ChatRumor
 }
 
 /// Why an engine record cannot be read.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MarmotWire
 import MLS
 import Nostr
 
@@ -200,17 +201,17 @@ package struct GroupEngine: Sendable {
                   case .application(let app) = processed.0 else { continue }
             graph.update(id, processed.1)
             guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped("sender without identity")] }
-            let content: String
-            do { content = try rules.rumor(app.data, sender: sender).rumor.content } catch {
+            let rumor: ChatRumor
+            do { rumor = try rules.rumor(app.data, sender: sender) } catch {
                 return [.dropped("inner event: \(error)")]
             }
             let at = graph.ancestor(of: id, atEpoch: app.epoch) ?? id
             graph.witness(AppWitness(epoch: app.epoch, sender: Data(sender.bytes)), at: at)
             if id == graph.canonical {
                 shownAt[digest] = at
-                return [.application(sender: sender, content: content, epoch: app.epoch, digest: digest)]
+                return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest)]
             }
-            held[at, default: []].append(HeldMessage(sender: sender, content: content, epoch: app.epoch, digest: digest))
+            held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest))
             return []
         }
         if epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch }) { return [.parked] }
@@ -269,7 +270,7 @@ package struct GroupEngine: Sendable {
         for id in newPath where !oldPath.contains(id) {
             for message in held.removeValue(forKey: id) ?? [] {
                 shownAt[message.digest] = id
-                outputs.append(.application(sender: message.sender, content: message.content, epoch: message.epoch, digest: message.digest))
+                outputs.append(.application(sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest))
             }
         }
         return outputs
@@ -350,14 +351,21 @@ package struct GroupEngine: Sendable {
     }
 
     /// Sends an application message: encrypted now, or queued while a commit of ours is unconfirmed
-    /// (it would otherwise be made on a state that is about to be left).
-    package mutating func send(_ content: String, createdAt: Int64) throws(EngineError) -> SendDisposition {
+    /// (it would otherwise be made on a state that is about to be left). `rumor` is the inner
+    /// event (any kind: a chat message, a reaction, an edit…), authored by us.
+    package mutating func send(_ rumor: ChatRumor) throws(EngineError) -> SendDisposition {
         guard isActive else { throw .notAMember }
+        guard rumor.author == me else { throw .unauthorized("a message of ours must be authored by our account") }
         guard awaiting.isEmpty else {
-            intents.append(OwnSend(content: content, createdAt: createdAt))
+            intents.append(OwnSend(rumor: rumor))
             return .queued
         }
-        return .published(try encrypt(content, createdAt: createdAt))
+        return .published(try encrypt(rumor))
+    }
+
+    /// A chat message of ours with `content` (`send(_:)` of its rumor).
+    package mutating func send(_ content: String, createdAt: Int64) throws(EngineError) -> SendDisposition {
+        try send(try Self.chatRumor(by: me, content, createdAt: createdAt))
     }
 
     /// Makes the queued sends on the canonical tip once nothing of ours is unconfirmed.
@@ -368,7 +376,7 @@ package struct GroupEngine: Sendable {
         var outputs: [EngineOutput] = []
         for intent in waiting {
             do {
-                outputs.append(.publish(try encrypt(intent.content, createdAt: intent.createdAt)))
+                outputs.append(.publish(try encrypt(intent.rumor)))
             } catch {
                 outputs.append(.dropped("queued message not sent: \(error)"))
             }
@@ -376,21 +384,30 @@ package struct GroupEngine: Sendable {
         return outputs
     }
 
-    /// Encrypts an application message from us on the canonical tip.
-    package mutating func encrypt(_ content: String, createdAt: Int64) throws(EngineError) -> Data {
+    /// Encrypts an application message of ours (`rumor`, authored by us) on the canonical tip.
+    package mutating func encrypt(_ rumor: ChatRumor) throws(EngineError) -> Data {
         guard isActive else { throw .notAMember }
+        guard rumor.author == me else { throw .unauthorized("a message of ours must be authored by our account") }
         var mls = state
         do {
-            let rumor = try ChatRumor(author: me, content: content, createdAt: createdAt)
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
-            sentAt[graph.canonical, default: []].append(OwnSend(content: content, createdAt: createdAt))
+            sentAt[graph.canonical, default: []].append(OwnSend(rumor: rumor))
             let bytes = message.tlsSerialized
             seen[Data(SHA256.hash(data: bytes))] = mls.epoch
             return bytes
         } catch {
             throw .mls("\(error)")
         }
+    }
+
+    /// Encrypts a chat message of ours with `content` (`encrypt(_:)` of its rumor).
+    package mutating func encrypt(_ content: String, createdAt: Int64) throws(EngineError) -> Data {
+        try encrypt(try Self.chatRumor(by: me, content, createdAt: createdAt))
+    }
+
+    private static func chatRumor(by author: PublicKey, _ content: String, createdAt: Int64) throws(EngineError) -> ChatRumor {
+        do { return try ChatRumor(author: author, content: content, createdAt: createdAt) } catch { throw .mls("\(error)") }
     }
 
     /// A SelfRemove proposal of ours (leaving: another member commits it).

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MLS
 import Nostr
@@ -182,7 +183,7 @@ import Testing
         var bob = party.engines["bob"]!
         _ = bob.receive(rename.bytes)
         let shown = bob.receive(try #require(published.first))
-        #expect(shown.contains { if case .application(_, "after the rename", 2, _) = $0 { true } else { false } })
+        #expect(shown.contains { if case .application(_, let rumor, 2, _) = $0 { rumor.content == "after the rename" } else { false } })
     }
 
     @Test func ourMessageOnALosingBranchIsMadeAgainOnTheWinner() throws {
@@ -204,7 +205,7 @@ import Testing
         var other = party.engines[winner]!
         _ = other.confirm(winning)
         #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)
-        #expect(other.receive(again).contains { if case .application(_, "sent on the losing branch", 2, _) = $0 { true } else { false } })
+        #expect(other.receive(again).contains { if case .application(_, let rumor, 2, _) = $0 { rumor.content == "sent on the losing branch" } else { false } })
     }
 
     /// N2 in v2: Alice demotes Bob at epoch 1. From his copy of epoch 1, Bob (still an admin there)
@@ -266,5 +267,29 @@ import Testing
         #expect(bob.epoch == 9 && anchor == 4)
         #expect(bob.record.seen.values.allSatisfy { $0 >= anchor })
         #expect(bob.record.seen.count == 5 + 6, "the renames made in epochs 4 to 8, the messages of epochs 4 to 9")
+    }
+
+    /// What the engine sends and shows is the whole inner event: a reaction keeps its kind, tags
+    /// and date from Alice's send to Bob's output, and in what Alice's record keeps of it (made again
+    /// if its branch loses). A rumor by someone else is refused before anything is encrypted.
+    @Test func aReactionKeepsItsKindAndTagsThroughTheEngine() throws {
+        let party = try Party(["alice", "bob"])
+        var alice = party.engines["alice"]!, bob = party.engines["bob"]!
+        let target = try EventID(bytes: Data(repeating: 7, count: 32))
+        let reaction = try ChatRumor(
+            author: alice.me, content: "+", kind: .reaction,
+            tags: [Tag(["e", target.hex]), Tag(["p", bob.me.hex]), Tag(["k", "9"])], createdAt: 1_800_000_123)
+        guard case .published(let bytes) = try alice.send(reaction) else {
+            Issue.record("not sent at once")
+            return
+        }
+        let shown = bob.receive(bytes)
+        #expect(shown == [.application(sender: alice.me, rumor: reaction, epoch: 1, digest: Data(SHA256.hash(data: bytes)))])
+        let kept = try EngineRecordTests.restarted(alice).record.sentAt.values.flatMap { $0 }
+        #expect(kept.map(\.rumor) == [reaction])
+
+        let forged = try ChatRumor(author: bob.me, content: "+", kind: .reaction, createdAt: 1_800_000_124)
+        #expect(throws: EngineError.self) { try alice.send(forged) }
+        #expect(throws: EngineError.self) { try alice.encrypt(forged) }
     }
 }
