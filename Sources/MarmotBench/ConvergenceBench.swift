@@ -63,6 +63,26 @@ enum ConvergenceBench {
                 + "tip epoch %llu, \"%@\", decided by %@",
             bag.count, messages, median, runs, settled.epoch, settled.metadata?.name ?? "?",
             settled.lastDecision?.decisiveRule?.rawValue ?? "nothing"))
+        try recordCost(settled)
+    }
+
+    /// What writing and re-reading the settled engine's whole record costs (`EngineRecord`): the
+    /// size a store would write and the time to restart from it, so a runtime can tell whether
+    /// whole-record writes per message are affordable.
+    static func recordCost(_ engine: GroupEngine) throws {
+        var bytes = Data()
+        let encode = try Bench.medianMillis(runs) { bytes = engine.record.encoded() }
+        var restarted: GroupEngine?
+        let decode = try Bench.medianMillis(runs) {
+            restarted = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try EngineRecord(encoded: bytes))
+        }
+        guard let restarted, restarted.state.epochAuthenticator == engine.state.epochAuthenticator,
+              restarted.record.encoded() == bytes else { throw BenchSkip("the restarted engine differs") }
+        let record = engine.record
+        print(String(
+            format: "  its record: %d bytes (%d states, %d digests seen, %d held): write %.2f ms, restart %.2f ms, median of %d",
+            bytes.count, record.nodes.count, record.seen.count, record.held.values.map(\.count).reduce(0, +),
+            encode, decode, runs))
     }
 
     /// 200 messages of 100 bytes from alice to bob in a settled two-member group: through the engine
