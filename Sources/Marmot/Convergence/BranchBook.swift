@@ -12,7 +12,13 @@ struct AlternateBranch: Sendable {
     let forkEpoch: UInt64
     /// How the snapshot of `forkEpoch` reads when this branch is the applied one.
     let snapshot: EpochSnapshot
-    var mls: MLSGroup
+    var mls: MLSGroup {
+        didSet { tipEventKey = nil }
+    }
+    /// The group-event key of `mls`, once derived (`derivingPathKeys`): the peeler asks for it on
+    /// every event while the branch is kept, and deriving it each time was a tenth of the cost of
+    /// a message held on a kept branch. Cleared when `mls` changes.
+    private(set) var tipEventKey: GroupEventKey?
     /// Our messages sent on the current branch since the fork, re-sent if we switch.
     var sentSinceFork: [EventID] = []
     /// Others' messages read on the current branch since the fork, invalidated if we switch.
@@ -70,9 +76,10 @@ struct AlternateBranch: Sendable {
         return branch
     }
 
-    /// The branch with the key of every path state it lacks derived from that state.
+    /// The branch with the key of every path state it lacks derived from that state, and its tip's.
     func derivingPathKeys() -> AlternateBranch {
         var branch = self
+        if branch.tipEventKey == nil { branch.tipEventKey = try? Self.eventKey(of: mls) }
         for step in path where branch.pathKeys[step.epoch] == nil {
             guard let state = try? MLSGroup(serialized: step.state) else { continue }
             branch.pathKeys[step.epoch] = try? Self.eventKey(of: state)
@@ -90,7 +97,7 @@ struct AlternateBranch: Sendable {
         try GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
     }
 
-    func eventKey() throws -> GroupEventKey { try Self.eventKey(of: mls) }
+    func eventKey() throws -> GroupEventKey { try tipEventKey ?? Self.eventKey(of: mls) }
 
     /// The branch's commits after the fork, oldest first, as the revocation rule sees them
     /// (`BranchStep`, with the steps already `known`); empty when a stored state does not read.

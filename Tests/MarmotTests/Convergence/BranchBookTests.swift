@@ -1,4 +1,5 @@
 import Foundation
+import MarmotWire
 import MLS
 import Nostr
 import Testing
@@ -277,5 +278,25 @@ import Testing
         let before = try #require(book.record)
         #expect(throws: (any Error).self) { try book.restore(before.prefix(before.count - 1)) }
         #expect(book.record == before)
+    }
+
+    /// A kept branch's group-event key is derived once, when it is kept, and derived again when its
+    /// state moves (a commit grows it): the peeler asks for it on every event.
+    @Test func aKeptBranchDerivesItsEventKeyOnceAndAgainWhenItsStateMoves() throws {
+        var book = BranchBook()
+        book.keep(try Self.branch("x", fork: 1))
+        let kept = try #require(book.alternates.first)
+        let expected = try GroupEventKey(exporter: { try Self.group.exporter(label: $0, context: $1, length: $2) })
+        #expect(kept.tipEventKey == expected)
+        #expect(try kept.eventKey() == expected)
+
+        var current = Self.group
+        let next = try current.commit(forceUpdatePath: true).newGroup
+        var moved = kept
+        moved.mls = next
+        #expect(moved.tipEventKey == nil)
+        let nextKey = try GroupEventKey(exporter: { try next.exporter(label: $0, context: $1, length: $2) })
+        #expect(try moved.eventKey() == nextKey)
+        #expect(nextKey != expected)
     }
 }
