@@ -126,18 +126,29 @@ struct ParkedEvents: Sendable {
 
     // MARK: Persistence
 
-    /// The stored record: the count, then each event's JSON; nil when nothing is parked (the record
-    /// is removed).
+    /// The stored record: the count, then each event's JSON, then why those that opened wait (the
+    /// count, then each one's id and 1 for waiting or 2 for held), so that after a restart junk
+    /// still cannot push them out; nil when nothing is parked (the record is removed). A reader of
+    /// the first format stops after the events.
     var record: Data? {
         guard !events.isEmpty else { return nil }
         var w = TLSWriter(capacity: 1024)
         w.write(UInt32(events.count))
         for event in events { w.writeOpaque(Data(event.jsonBytes)) }
+        let notes = events.compactMap { event in
+            waiting.contains(event.id) ? (event.id, UInt8(1)) : held.contains(event.id) ? (event.id, UInt8(2)) : nil
+        }
+        w.write(UInt32(notes.count))
+        for (id, note) in notes {
+            w.writeFixed(id.bytes)
+            w.write(note)
+        }
         return w.data
     }
 
-    /// The events of a stored `record`: none when it claims more than `limit`; an entry that does
-    /// not read as an event is skipped.
+    /// The events of a stored `record`, with why those that opened wait (a record without that part,
+    /// of the first format, reads as none having opened): none when it claims more than `limit`;
+    /// an entry that does not read as an event is skipped.
     init(limit: Int, record data: Data) {
         var r = TLSReader(data)
         guard let count = try? r.readUInt32(), count <= limit else {
@@ -146,5 +157,12 @@ struct ParkedEvents: Sendable {
         }
         let events = (0..<count).compactMap { _ in (try? r.readOpaque()).flatMap { try? Event(jsonData: $0) } }
         self.init(limit: limit, events: events)
+        guard let notes = try? r.readUInt32(), notes <= count else { return }
+        let parked = Set(self.events.map(\.id))
+        for _ in 0..<notes {
+            guard let bytes = try? r.readFixed(32), let id = try? EventID(bytes: bytes), let note = try? r.readUInt8() else { return }
+            guard parked.contains(id) else { continue }
+            if note == 1 { waiting.insert(id) } else if note == 2 { held.insert(id) }
+        }
     }
 }

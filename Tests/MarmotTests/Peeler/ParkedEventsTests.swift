@@ -146,4 +146,34 @@ import Testing
         damaged[damaged.count - 10] ^= 0xff
         #expect(ParkedEvents(limit: 5, record: damaged).events.map(\.id) == Array(events.prefix(2)).map(\.id))
     }
+
+    /// Why the parked events that opened wait is stored with them: after a restart, junk still
+    /// cannot push out a commit waiting for its proposal or a message held on another branch. A
+    /// record of the first format (events only) reads as none having opened.
+    @Test func whyAnEventWaitsSurvivesTheRecord() throws {
+        var parked = ParkedEvents(limit: 3)
+        let commit = try Self.event("commit waiting for its proposal", at: 1_800_000_100)
+        let held = try Self.event("message of another branch", at: 1_800_000_200)
+        let early = try Self.event("early", at: 1_800_000_300)
+        _ = parked.park(commit, reason: .mls(.missingProposal(ProposalRef(Data([1, 2, 3])))))
+        _ = parked.park(held, reason: .heldOnCompetingBranch("not selected"))
+        _ = parked.park(early, reason: .undecryptable)
+        let record = try #require(parked.record)
+
+        var restored = ParkedEvents(limit: 3, record: record)
+        #expect(restored.waitingCount == 1)
+        #expect(restored.retryOrder(heldToo: false).map(\.id) == [commit.id, early.id])
+        _ = restored.park(try Self.event("junk", at: 1_800_000_400), reason: .undecryptable)
+        _ = restored.park(try Self.event("more junk", at: 1_800_000_500), reason: .undecryptable)
+        #expect(Set(restored.events.map(\.id)).isSuperset(of: [commit.id, held.id]))
+
+        // The first format: the count and the events, nothing after them.
+        var first = TLSWriter()
+        first.write(UInt32(2))
+        for event in [commit, held] { first.writeOpaque(Data(event.jsonBytes)) }
+        let old = ParkedEvents(limit: 3, record: first.data)
+        #expect(old.events.map(\.id) == [commit.id, held.id])
+        #expect(old.waitingCount == 0)
+        #expect(old.retryOrder(heldToo: false).count == 2)
+    }
 }
