@@ -35,15 +35,15 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var lostInputs: Int
     package var held: [BranchGraph.NodeID: [HeldMessage]]
     package var shownAt: [Data: BranchGraph.NodeID]
-    package var sentAt: [BranchGraph.NodeID: [OwnSend]]
-    package var intents: [OwnSend]
+    package var sentAt: [BranchGraph.NodeID: [ChatRumor]]
+    package var intents: [ChatRumor]
     package var awaiting: Set<CommitOrderingKey>
 
     package init(
         policy: ConvergencePolicy, nodes: [Node], canonical: BranchGraph.NodeID, anchor: BranchGraph.NodeID,
         nextID: BranchGraph.NodeID, seen: [Data: UInt64], parked: [Data], deferred: [Data], lostInputs: Int,
         held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: BranchGraph.NodeID],
-        sentAt: [BranchGraph.NodeID: [OwnSend]], intents: [OwnSend], awaiting: Set<CommitOrderingKey>
+        sentAt: [BranchGraph.NodeID: [ChatRumor]], intents: [ChatRumor], awaiting: Set<CommitOrderingKey>
     ) {
         self.policy = policy
         self.nodes = nodes
@@ -140,9 +140,10 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         w.writeOpaque(key.digest)
     }
 
-    private static func write(_ send: OwnSend, to w: inout TLSWriter) {
-        w.writeFixed(send.rumor.author.bytes)
-        w.writeOpaque(send.rumor.plaintext)
+    /// A rumor of ours: its author, then `ChatRumor.plaintext`.
+    private static func write(_ send: ChatRumor, to w: inout TLSWriter) {
+        w.writeFixed(send.author.bytes)
+        w.writeOpaque(send.plaintext)
     }
 
     private static func ordered(_ a: Data, _ b: Data) -> Bool { a.lexicographicallyPrecedes(b) }
@@ -220,8 +221,8 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         return CommitOrderingKey(sourceEpoch: epoch, priority: priority, committer: committer, digest: try readDigest(&r))
     }
 
-    private static func readSend(_ r: inout TLSReader) throws -> OwnSend {
-        OwnSend(rumor: try readRumor(&r, by: try PublicKey(bytes: try r.readFixed(32))))
+    private static func readSend(_ r: inout TLSReader) throws -> ChatRumor {
+        try readRumor(&r, by: try PublicKey(bytes: try r.readFixed(32)))
     }
 
     /// A rumor by `author` as `ChatRumor.plaintext` wrote it.
@@ -253,12 +254,6 @@ package struct HeldMessage: Sendable, Hashable {
     package let epoch: UInt64
     /// SHA-256 of the MLS message.
     package let digest: Data
-}
-
-/// An application message of ours: made on a branch (re-made if that branch loses), or queued
-/// while a commit of ours is unconfirmed.
-package struct OwnSend: Sendable, Hashable {
-    package let rumor: ChatRumor
 }
 
 /// Why an engine record cannot be read.

@@ -29,9 +29,9 @@ package struct GroupEngine: Sendable {
     /// Node each shown application message opened at (to invalidate it if that branch loses).
     private var shownAt: [Data: BranchGraph.NodeID] = [:]
     /// Our own application messages by the node they were sent from (re-made if it loses).
-    private var sentAt: [BranchGraph.NodeID: [OwnSend]] = [:]
+    private var sentAt: [BranchGraph.NodeID: [ChatRumor]] = [:]
     /// Sends waiting for our unconfirmed commits to settle.
-    private var intents: [OwnSend] = []
+    private var intents: [ChatRumor] = []
     /// Our commits built and not yet confirmed or abandoned.
     private var awaiting: Set<CommitOrderingKey> = []
     /// Application messages that opened on no state we hold (yet): a branch they belong to may
@@ -357,7 +357,7 @@ package struct GroupEngine: Sendable {
         guard isActive else { throw .notAMember }
         guard rumor.author == me else { throw .unauthorized("a message of ours must be authored by our account") }
         guard awaiting.isEmpty else {
-            intents.append(OwnSend(rumor: rumor))
+            intents.append(rumor)
             return .queued
         }
         return .published(try encrypt(rumor))
@@ -376,7 +376,7 @@ package struct GroupEngine: Sendable {
         var outputs: [EngineOutput] = []
         for intent in waiting {
             do {
-                outputs.append(.publish(try encrypt(intent.rumor)))
+                outputs.append(.publish(try encrypt(intent)))
             } catch {
                 outputs.append(.dropped("queued message not sent: \(error)"))
             }
@@ -392,7 +392,7 @@ package struct GroupEngine: Sendable {
         do {
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
-            sentAt[graph.canonical, default: []].append(OwnSend(rumor: rumor))
+            sentAt[graph.canonical, default: []].append(rumor)
             let bytes = message.tlsSerialized
             seen[Data(SHA256.hash(data: bytes))] = mls.epoch
             return bytes

@@ -286,7 +286,7 @@ import Testing
         let shown = bob.receive(bytes)
         #expect(shown == [.application(sender: alice.me, rumor: reaction, epoch: 1, digest: Data(SHA256.hash(data: bytes)))])
         let kept = try EngineRecordTests.restarted(alice).record.sentAt.values.flatMap { $0 }
-        #expect(kept.map(\.rumor) == [reaction])
+        #expect(kept == [reaction])
 
         let forged = try ChatRumor(author: bob.me, content: "+", kind: .reaction, createdAt: 1_800_000_124)
         #expect(throws: EngineError.self) { try alice.send(forged) }
