@@ -14,17 +14,7 @@ run: setup
 	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/run.sh
 
 test:
-	@bash scripts/setup.sh --interop
-	@$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	@bash scripts/check-manifests-test.sh
-	@bash scripts/check-manifests.sh
-	@bash scripts/check-renderers.sh
-	@$(SWIFT) test $(SWIFT_FLAGS) --skip-build
-	@bash scripts/conformance.sh
-	@TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
-	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/ffi-test.sh
-	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" bash scripts/web-test.sh
-	@SWIFT=$(SWIFT) bash scripts/fuzz.sh $(FUZZ_SECONDS)
+	@SWIFT=$(SWIFT) SWIFT_FLAGS="$(SWIFT_FLAGS)" FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/test.sh
 
 # The embedded Nostr relay in the foreground (PORT=7447 by default; PORT=0 picks a free one).
 PORT ?= 7447

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `make test`: every test of the README, with all temporary files of the run (test stores, the MDK
+# peers' data, the relays' blobs, build scratch) in one folder (TMPDIR) that is removed when the run
+# ends, pass or fail. Test stores are left in place while a run lasts so a failure can be inspected;
+# without this folder every run left about a gigabyte of them in /tmp and repeated runs filled the disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+SWIFT_FLAGS="${SWIFT_FLAGS:-}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
+SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/marmot-test.XXXXXX")"
+trap 'rm -rf "$SCRATCH"' EXIT
+export TMPDIR="$SCRATCH"
+echo "test: temporary files of this run in $SCRATCH (removed at the end)"
+
+bash scripts/setup.sh --interop
+# shellcheck disable=SC2086
+"$SWIFT" build $SWIFT_FLAGS --build-tests
+bash scripts/check-manifests-test.sh
+bash scripts/check-manifests.sh
+bash scripts/check-renderers.sh
+# shellcheck disable=SC2086
+"$SWIFT" test $SWIFT_FLAGS --skip-build
+bash scripts/conformance.sh
+TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
+SWIFT="$SWIFT" SWIFT_FLAGS="$SWIFT_FLAGS" bash scripts/ffi-test.sh
+SWIFT="$SWIFT" SWIFT_FLAGS="$SWIFT_FLAGS" bash scripts/web-test.sh
+SWIFT="$SWIFT" bash scripts/fuzz.sh "$FUZZ_SECONDS"
