@@ -49,7 +49,7 @@ extension ContractJSON {
     }
 
     static func profile(_ profile: ProfileState) -> Object {
-        ["name": orNull(profile.name), "saving": profile.saving, "statusText": orNull(profile.statusText)]
+        ["name": orNull(profile.name), "saving": profile.saving, "lookedUp": profile.lookedUp, "statusText": orNull(profile.statusText)]
     }
 
     static func router(_ router: Router) -> Object {

@@ -230,6 +230,7 @@ struct ContractJSONTests {
             JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
         let profile = try #require(object["profile"] as? [String: Any])
         #expect(profile["name"] as? String == "Alice" && profile["saving"] as? Bool == true)
+        #expect(profile["lookedUp"] as? Bool == false)
         #expect(profile["statusText"] as? String == "Saving your name…")
         let network = try #require(object["network"] as? [String: Any])
         let relays = try #require(network["relays"] as? [[String: Any]])

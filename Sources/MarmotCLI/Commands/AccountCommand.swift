@@ -76,7 +76,8 @@ struct AccountCommand: AsyncParsableCommand {
             abstract: "Print, or set, the name others see instead of your npub (profile, kind 0).",
             discussion: """
             Names are public. Control characters are removed, long names cut, and a name that looks \
-            like an npub is refused.
+            like an npub is refused. Printing waits for the look-up on the relays, so a name set on \
+            another device is the one shown.
 
             Examples:
               marmot account name

@@ -65,7 +65,11 @@ enum AccountFlows {
             try await session.untilSynced()
             struct Named: Encodable { let name: String? }
             guard let name else {
-                let current = session.state.profile.name
+                // The relays' name, not only this device's cache: wait for the look-up to end.
+                let current = try await session.until("the name to be looked up on the relays", timeout: .seconds(30)) {
+                    (state: AppState) throws(CLIError) -> String?? in
+                    state.profile.lookedUp ? .some(state.profile.name) : nil
+                }
                 Output.emit(Named(name: current), json: invocation.json, text: current ?? "(no name set)")
                 return
             }

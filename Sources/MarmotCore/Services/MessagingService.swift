@@ -233,8 +233,11 @@ public enum MessagingEvent: Sendable, Equatable {
     /// How far the start-up catch-up with the relays has got (issue 16): the core shows "live" once
     /// this says `.live` and the stored chats are listed, and one-shot commands wait for that.
     case syncStatus(MessagingSyncStatus)
-    /// This account's profile name as cached or found on the relays.
+    /// This account's profile name as this device cached it, before the relays were asked.
     case ownProfileName(String?)
+    /// This account's profile name once the look-up on the relays ended (the cached one when they
+    /// had nothing newer).
+    case ownProfileLookedUp(String?)
 }
 
 /// The messaging layer's catch-up with its relays after `start()`.

@@ -179,10 +179,15 @@ public struct ProfileState: Sendable, Equatable {
     public var name: String?
     /// Whether a new name is being published.
     public var saving: Bool
+    /// Whether this session's look-up of the name on the relays has ended (found or not): until
+    /// then `name` is what this device had cached, so a reader that must report the relays' name
+    /// (`marmot account name`) waits for it.
+    public var lookedUp: Bool
 
-    public init(name: String? = nil, saving: Bool = false) {
+    public init(name: String? = nil, saving: Bool = false, lookedUp: Bool = false) {
         self.name = name
         self.saving = saving
+        self.lookedUp = lookedUp
     }
 
     /// "Saving your name…" while a new name is published, else nil: the one wording every renderer

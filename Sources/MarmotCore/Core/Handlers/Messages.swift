@@ -296,6 +296,9 @@ extension AppCore {
         case .relayStatus(let status): relayStatusChanged(status)
         case .keyPackagePublished(let published): state.network.keyPackagePublished = published
         case .ownProfileName(let name): state.profile.name = name
+        case .ownProfileLookedUp(let name):
+            state.profile.name = name
+            state.profile.lookedUp = true
         case .invitesChanged(let invites):
             session?.invites = invites
             state.network.invitesLoaded = true

@@ -42,8 +42,10 @@ extension MarmotMessagingService {
     /// changed; a failure only leaves the cached names.
     func refreshNames(_ client: MarmotClient) async {
         let me = context.keys.publicKey
-        continuation?.yield(.ownProfileName(await client.cachedProfile(of: me)?.shownName))
-        if let mine = await client.refreshProfiles(of: [me])[me] { continuation?.yield(.ownProfileName(mine.shownName)) }
+        let cached = await client.cachedProfile(of: me)?.shownName
+        continuation?.yield(.ownProfileName(cached))
+        let found = await client.refreshProfiles(of: [me])[me]
+        continuation?.yield(.ownProfileLookedUp(found?.shownName ?? cached))
         guard let chats = try? await client.chats() else { return }
         let changed = await client.refreshProfiles(of: chats.flatMap(\.members).filter { $0 != me })
         guard !changed.isEmpty else { return }
