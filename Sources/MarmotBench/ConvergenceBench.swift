@@ -112,6 +112,75 @@ enum ConvergenceBench {
         print(String(
             format: "per message in a settled group (200 × 100 B): today's path %.1f µs, engine %.1f µs (×%.2f)",
             plain * 1000 / 200, engine * 1000 / 200, engine / max(plain, 0.000_001)))
+        // What a row store writes per message (`EngineChanges`), against the whole record.
+        var written = 0
+        var last = bob
+        let tracked = try Bench.medianMillis(runs) {
+            var receiving = bob
+            _ = receiving.takeChanges()
+            written = 0
+            for bytes in messages {
+                guard case .application = receiving.receive(bytes).first else { throw BenchSkip("not shown") }
+                written += receiving.takeChanges().byteCount
+            }
+            last = receiving
+        }
+        print(String(
+            format: "  with the changes a row store writes taken after each: %.1f µs per message, %d bytes per message "
+                + "(the whole record: %d bytes)",
+            tracked * 1000 / 200, written / 200, last.record.encoded().count))
+        try storedPerMessage(bob, messages, sender: alice.me)
+    }
+
+    /// The same 200 messages with what each changed written to the encrypted store on disk: the
+    /// engine's rows (`saveEngineChanges`), against today's client path (decrypt, then rewrite the
+    /// group's secret trees, `saveGroupRatchets`); one fresh store per run.
+    static func storedPerMessage(_ bob: GroupEngine, _ messages: [Data], sender: PublicKey) throws {
+        var rows: [Double] = [], plain: [Double] = []
+        for _ in 0..<runs {
+            try GroupChatBench.withStore("engine-rows") { store in
+                var receiving = bob
+                try store.saveGroup(stored(bob))
+                try store.saveEngineChanges(receiving.takeChanges(), mlsGroupID: bob.state.groupID)
+                let start = Bench.now()
+                for bytes in messages {
+                    guard case .application = receiving.receive(bytes).first else { throw BenchSkip("not shown") }
+                    try store.saveEngineChanges(receiving.takeChanges(), mlsGroupID: bob.state.groupID)
+                }
+                rows.append(Double(Bench.now() - start) / 1_000_000)
+                guard try store.engineRows(mlsGroupID: bob.state.groupID)?.record().encoded() == receiving.record.encoded() else {
+                    throw BenchSkip("the stored rows differ from the engine")
+                }
+            }
+            try GroupChatBench.withStore("client-ratchets") { store in
+                try store.saveGroup(stored(bob))
+                var mls = bob.state
+                let start = Bench.now()
+                for bytes in messages {
+                    let (result, next) = try mls.processing(try MLSMessage(tlsSerialized: bytes))
+                    guard case .application(let app) = result else { throw BenchSkip("not an application message") }
+                    _ = try bob.rules.rumor(app.data, sender: sender)
+                    mls = next
+                    try store.saveGroupRatchets(mlsGroupID: bob.state.groupID, ratchets: mls.serializedRatchets())
+                }
+                plain.append(Double(Bench.now() - start) / 1_000_000)
+            }
+        }
+        let median = { (samples: [Double]) in samples.sorted()[samples.count / 2] }
+        print(String(
+            format: "  written to the encrypted store on disk after each: engine rows %.1f µs per message, "
+                + "today's path (secret trees rewritten) %.1f µs, median of %d",
+            median(rows) * 1000 / 200, median(plain) * 1000 / 200, runs))
+    }
+
+    /// `engine`'s group as the client stores it (state and secret trees apart).
+    private static func stored(_ engine: GroupEngine) throws -> StoredGroup {
+        let (state, ratchets) = engine.state.serializedApart()
+        var group = StoredGroup(
+            mlsGroupID: engine.state.groupID, nostrGroupID: try engine.metadata?.nostrGroupID ?? NostrGroupID(bytes: Data(count: 32)),
+            mlsState: state, epoch: engine.epoch, name: "bench", admins: [], relays: [], createdAt: 1_700_000_000)
+        group.mlsRatchets = ratchets
+        return group
     }
 
     /// A v2 group of `names` (the first founds it) with every member joined.

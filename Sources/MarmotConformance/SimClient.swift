@@ -25,6 +25,8 @@ final class SimClient {
     let label: String
     let keys: Keys
     var engines: [String: GroupEngine] = [:]
+    /// What each engine's changes wrote so far (`restart()` re-opens from these).
+    var rows: [String: EngineRows] = [:]
     private(set) var groupOrder: [String] = []
     private var keyPackages: [Data: (KeyPackage, KeyPackagePrivateMaterial)] = [:]
     var publications: [Publication] = []
@@ -269,12 +271,17 @@ final class SimClient {
         }
     }
 
-    /// Re-opens every group from its engine's record written out as bytes and read back, as after
-    /// a process restart: what the record does not keep (the event log, the last decision) is gone.
+    /// Re-opens every group from the rows its engine's changes were written to (`EngineRows`, as a
+    /// store keeps them), as after a process restart: what the rows do not keep (the event log, the
+    /// last decision) is gone. The rows must hold the engine's whole record, or the runner stops.
     func restart() throws {
-        for (group, engine) in engines {
-            let bytes = engine.record.encoded()
-            engines[group] = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try EngineRecord(encoded: bytes))
+        for (group, var engine) in engines {
+            rows[group, default: EngineRows()].apply(engine.takeChanges())
+            let record = try rows[group]!.record()
+            guard record.encoded() == engine.record.encoded() else {
+                throw VectorError.unknown("\(label): the rows written from \(group)'s engine do not hold its record")
+            }
+            engines[group] = try GroupEngine(rules: engine.rules, keys: engine.keys, record: record)
         }
         clearEvents()
     }

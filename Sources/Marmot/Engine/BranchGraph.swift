@@ -29,6 +29,22 @@ package struct BranchGraph: Sendable {
         /// Application senders seen in this node's epoch on this branch.
         package var witnesses: Set<AppWitness> = []
         package var epoch: UInt64 { mls.epoch }
+        /// The witnesses in the order records keep them (epoch, then sender).
+        package var sortedWitnesses: [AppWitness] { witnesses.sorted(by: EngineRecord.ordered) }
+    }
+
+    /// Which states changed since `takeChanges()`, so a store rewrites only those (`EngineChanges`).
+    package struct Changes: Sendable, Equatable {
+        /// States added, or changed beyond their secret trees: written whole.
+        package var whole: Set<NodeID> = []
+        /// States whose secret trees alone moved (an application message opened, RFC 9420 §9.2).
+        package var ratchets: Set<NodeID> = []
+        /// States that gained a witness.
+        package var witnessed: Set<NodeID> = []
+        /// States pruned.
+        package var removed: Set<NodeID> = []
+        /// The canonical tip, the anchor or the next id moved.
+        package var tips = false
     }
 
     package private(set) var nodes: [NodeID: Node] = [:]
@@ -36,12 +52,21 @@ package struct BranchGraph: Sendable {
     package private(set) var anchor: NodeID
     private var nextID: NodeID = 1
     package let policy: ConvergencePolicy
+    package private(set) var changes = Changes()
 
     package init(anchor mls: MLSGroup, policy: ConvergencePolicy = .v1) {
         self.policy = policy
         nodes[0] = Node(id: 0, parent: nil, mls: mls, commit: nil)
         canonical = 0
         anchor = 0
+        changes.whole = [0]
+        changes.tips = true
+    }
+
+    /// The changes since the last call, and a fresh start.
+    package mutating func takeChanges() -> Changes {
+        defer { changes = Changes() }
+        return changes
     }
 
     package var tip: Node { nodes[canonical]! }
@@ -49,9 +74,17 @@ package struct BranchGraph: Sendable {
     /// Grows with every state added: what could not be opened before can only open once it moved.
     package var version: Int { nextID }
 
-    /// Replaces the MLS state of a node (a stored proposal, a consumed message key).
-    package mutating func update(_ id: NodeID, _ mls: MLSGroup) {
-        nodes[id]?.mls = mls
+    /// Replaces the MLS state of a node: `ratchetsOnly` when only its secret trees moved (an
+    /// application message opened), otherwise (a stored proposal, a message or commit of ours) whole.
+    package mutating func update(_ id: NodeID, _ mls: MLSGroup, ratchetsOnly: Bool = false) {
+        guard nodes[id] != nil else { return }
+        nodes[id]!.mls = mls
+        if ratchetsOnly {
+            if !changes.whole.contains(id) { changes.ratchets.insert(id) }
+        } else {
+            changes.whole.insert(id)
+            changes.ratchets.remove(id)
+        }
     }
 
     /// The state `commit` leads to from `parent`; the existing child when the same commit (same
@@ -63,13 +96,16 @@ package struct BranchGraph: Sendable {
         nextID += 1
         nodes[id] = Node(id: id, parent: parent, mls: mls, commit: commit)
         nodes[parent]?.children.append(id)
+        changes.whole.insert(id)
+        changes.tips = true
         return id
     }
 
     /// Makes `id` the canonical tip (our own confirmed commit, an inbound commit on the tip).
     package mutating func adopt(_ id: NodeID) {
-        guard nodes[id] != nil else { return }
+        guard nodes[id] != nil, id != canonical else { return }
         canonical = id
+        changes.tips = true
     }
 
     /// Whether a child of some state already carries this commit.
@@ -101,7 +137,7 @@ package struct BranchGraph: Sendable {
 
     /// Records an application sender seen at `id`'s epoch on `id`'s branch.
     package mutating func witness(_ witness: AppWitness, at id: NodeID) {
-        nodes[id]?.witnesses.insert(witness)
+        if nodes[id]?.witnesses.insert(witness).inserted == true { changes.witnessed.insert(id) }
     }
 
     /// Runs branch selection over the graph (`BranchTree.select`, with the branches that race a
@@ -116,6 +152,7 @@ package struct BranchGraph: Sendable {
         let tree = tree(rules: rules)
         // Every branch from a fork left out: the tip is that fork's state.
         let (tip, decision) = tree.select(current: canonical, excluded: tree.excludedTips(), policy: policy)
+        if tip != canonical { changes.tips = true }
         canonical = tip
         return decision
     }
@@ -137,28 +174,47 @@ package struct BranchGraph: Sendable {
     }
 
     /// Forgets states more than the rewind horizon behind the canonical tip, and every branch that
-    /// does not descend from the new anchor.
-    package mutating func prune() {
+    /// does not descend from the new anchor; returns the states forgotten.
+    @discardableResult
+    package mutating func prune() -> Set<NodeID> {
         let canonicalPath = path(to: canonical)
         guard let newAnchor = canonicalPath.first(where: { nodes[$0]!.epoch + policy.maxRewindCommits >= tip.epoch }),
-              newAnchor != anchor else { return }
+              newAnchor != anchor else { return [] }
         var keep: Set<NodeID> = []
         var stack = [newAnchor]
         while let id = stack.popLast() {
             keep.insert(id)
             stack += nodes[id]?.children ?? []
         }
+        let removed = Set(nodes.keys).subtracting(keep)
         nodes = nodes.filter { keep.contains($0.key) }
+        // The new anchor has no parent now: its row is rewritten whole.
+        nodes[newAnchor] = Node(
+            id: newAnchor, parent: nil, mls: nodes[newAnchor]!.mls, commit: nodes[newAnchor]!.commit,
+            children: nodes[newAnchor]!.children, witnesses: nodes[newAnchor]!.witnesses)
         anchor = newAnchor
+        changes.whole.subtract(removed)
+        changes.ratchets.subtract(removed)
+        changes.witnessed.subtract(removed)
+        // A state added and pruned before the store saw it was never written.
+        changes.removed.formUnion(removed)
+        changes.whole.insert(newAnchor)
+        changes.tips = true
+        return removed
     }
 
     /// The graph as a record keeps it: every state serialized, parents before children.
     package var recordNodes: [EngineRecord.Node] {
-        nodes.values.sorted { $0.id < $1.id }.map { node in
-            EngineRecord.Node(
-                id: node.id, parent: node.parent, state: node.mls.serialized(), key: node.commit?.key,
-                witnesses: Array(node.witnesses))
-        }
+        nodes.keys.sorted().compactMap(recordNode)
+    }
+
+    /// One state as a record keeps it (its MLS state in two parts, `MLSGroup.serializedApart()`).
+    package func recordNode(_ id: NodeID) -> EngineRecord.Node? {
+        guard let node = nodes[id] else { return nil }
+        let (state, ratchets) = node.mls.serializedApart()
+        return EngineRecord.Node(
+            id: node.id, parent: node.parent, state: state, ratchets: ratchets, key: node.commit?.key,
+            witnesses: node.sortedWitnesses)
     }
 
     /// The graph a record kept: each state read back from its serialized form, as a restarted
@@ -170,7 +226,7 @@ package struct BranchGraph: Sendable {
         nextID = record.nextID
         for node in record.nodes {
             let mls: MLSGroup
-            do { mls = try MLSGroup(serialized: node.state) } catch { throw .unreadableState(node.id) }
+            do { mls = try MLSGroup(serialized: node.state, ratchets: node.ratchets) } catch { throw .unreadableState(node.id) }
             nodes[node.id] = Node(
                 id: node.id, parent: node.parent, mls: mls, commit: node.key.map { CommitEvidence(key: $0) },
                 witnesses: Set(node.witnesses))

@@ -12,12 +12,15 @@ import Nostr
 /// was seen, parked, deferred or held, our sends made or queued, and our unconfirmed commits.
 /// The MLS states hold the group's secrets: the record is not `Codable` and prints redacted.
 package struct EngineRecord: Sendable, CustomStringConvertible {
-    /// One state of the branch graph: its parent, its serialized MLS state, the commit that led to
-    /// it (nil for the anchor) and the application senders seen in its epoch on its branch.
+    /// One state of the branch graph: its parent, its MLS state serialized in two parts
+    /// (`MLSGroup.serializedApart()`: the secret trees apart, since an application message moves
+    /// only them), the commit that led to it (nil for the anchor) and the application senders seen
+    /// in its epoch on its branch.
     package struct Node: Sendable, Equatable {
         package var id: BranchGraph.NodeID
         package var parent: BranchGraph.NodeID?
         package var state: Data
+        package var ratchets: Data
         package var key: CommitOrderingKey?
         package var witnesses: [AppWitness]
     }
@@ -64,42 +67,77 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var description: String { "EngineRecord(\(nodes.count) states, contents redacted)" }
 
     /// The first byte of every record: a record of another format is refused, not misread.
-    static let format: UInt8 = 1
+    /// Format 2: the states in two parts. Format 1 (whole states) was never written to a store.
+    static let format: UInt8 = 2
 
     // MARK: Encoding
 
-    /// The record's bytes: the format byte, then each field in the order declared, collections in
-    /// a fixed order so that the same engine always gives the same bytes.
+    /// The record's bytes: the format byte, the states, the seen digests, where shown messages
+    /// opened, then the rest (`encodedRest()`); collections in a fixed order, so that the same
+    /// engine always gives the same bytes.
     package func encoded() -> Data {
-        var w = TLSWriter(capacity: 4096 + nodes.reduce(0) { $0 + $1.state.count })
+        var w = TLSWriter(capacity: 4096 + nodes.reduce(0) { $0 + $1.state.count + $1.ratchets.count })
         w.write(Self.format)
-        w.write(policy.maxRewindCommits)
-        w.write(UInt32(policy.witnessQuorumSendersPerEpoch))
-        w.write(UInt32(policy.witnessQuorumEpochs))
-        w.write(policy.maxWitnessOverrideDepth)
         w.writeVector { w in
             for node in nodes {
                 w.write(UInt32(node.id))
                 w.writeOptional(node.parent) { $0.write(UInt32($1)) }
                 w.writeOpaque(node.state)
+                w.writeOpaque(node.ratchets)
                 w.writeOptional(node.key) { Self.write($1, to: &$0) }
-                w.writeVector { w in
-                    for witness in node.witnesses.sorted(by: Self.ordered) {
-                        w.write(witness.epoch)
-                        w.writeOpaque(witness.sender)
-                    }
-                }
+                Self.write(node.witnesses, to: &w)
             }
         }
-        w.write(UInt32(canonical))
-        w.write(UInt32(anchor))
-        w.write(UInt32(nextID))
         w.writeVector { w in
             for (digest, epoch) in seen.sorted(by: { Self.ordered($0.key, $1.key) }) {
                 w.writeOpaque(digest)
                 w.write(epoch)
             }
         }
+        w.writeVector { w in
+            for (digest, node) in shownAt.sorted(by: { Self.ordered($0.key, $1.key) }) {
+                w.writeOpaque(digest)
+                w.write(UInt32(node))
+            }
+        }
+        writeRest(to: &w)
+        return w.data
+    }
+
+    /// What a row store keeps in one value beside its rows of states, digests and shown messages
+    /// (`EngineChanges.rest`): the policy, the tips, what is parked, deferred or held, and our
+    /// sends and commits in flight.
+    package func encodedRest() -> Data {
+        var w = TLSWriter(capacity: 1024)
+        w.write(Self.format)
+        writeRest(to: &w)
+        return w.data
+    }
+
+    /// A node's witnesses as a row store keeps them (`EngineChanges.witnesses`).
+    package static func encoded(_ witnesses: [AppWitness]) -> Data {
+        var w = TLSWriter(capacity: 8 + witnesses.count * 48)
+        write(witnesses, to: &w)
+        return w.data
+    }
+
+    private static func write(_ witnesses: [AppWitness], to w: inout TLSWriter) {
+        w.writeVector { w in
+            for witness in witnesses.sorted(by: Self.ordered) {
+                w.write(witness.epoch)
+                w.writeOpaque(witness.sender)
+            }
+        }
+    }
+
+    private func writeRest(to w: inout TLSWriter) {
+        w.write(policy.maxRewindCommits)
+        w.write(UInt32(policy.witnessQuorumSendersPerEpoch))
+        w.write(UInt32(policy.witnessQuorumEpochs))
+        w.write(policy.maxWitnessOverrideDepth)
+        w.write(UInt32(canonical))
+        w.write(UInt32(anchor))
+        w.write(UInt32(nextID))
         w.writeVector { w in for bytes in parked { w.writeOpaque(bytes) } }
         w.writeVector { w in for bytes in deferred { w.writeOpaque(bytes) } }
         w.write(UInt32(clamping: lostInputs))
@@ -117,12 +155,6 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             }
         }
         w.writeVector { w in
-            for (digest, node) in shownAt.sorted(by: { Self.ordered($0.key, $1.key) }) {
-                w.writeOpaque(digest)
-                w.write(UInt32(node))
-            }
-        }
-        w.writeVector { w in
             for (node, sends) in sentAt.sorted(by: { $0.key < $1.key }) {
                 w.write(UInt32(node))
                 w.writeVector { w in for send in sends { Self.write(send, to: &w) } }
@@ -130,7 +162,6 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         }
         w.writeVector { w in for send in intents { Self.write(send, to: &w) } }
         w.writeVector { w in for key in awaiting.sorted() { Self.write(key, to: &w) } }
-        return w.data
     }
 
     private static func write(_ key: CommitOrderingKey, to w: inout TLSWriter) {
@@ -147,7 +178,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     }
 
     private static func ordered(_ a: Data, _ b: Data) -> Bool { a.lexicographicallyPrecedes(b) }
-    private static func ordered(_ a: AppWitness, _ b: AppWitness) -> Bool {
+    package static func ordered(_ a: AppWitness, _ b: AppWitness) -> Bool {
         a.epoch != b.epoch ? a.epoch < b.epoch : a.sender.lexicographicallyPrecedes(b.sender)
     }
 
@@ -156,45 +187,132 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     /// Reads a record written by `encoded()`; throws on anything else (another format, a damaged
     /// or truncated record, a graph whose links do not hold), never crashes.
     package init(encoded data: Data) throws(EngineRecordError) {
+        let (nodes, seen, shownAt, rest) = try Self.reading(data) { r in
+            let nodes = try r.readVectorElements { r in
+                Node(
+                    id: Int(try r.readUInt32()), parent: try r.readOptional { Int(try $0.readUInt32()) },
+                    state: try r.readOpaque(), ratchets: try r.readOpaque(), key: try r.readOptional(Self.readKey),
+                    witnesses: try Self.readWitnesses(&r))
+            }
+            let seen = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), try r.readUInt64()) })
+            let shownAt = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), Int(try r.readUInt32())) })
+            return (nodes, seen, shownAt, try Self.readRest(&r))
+        }
+        self.init(nodes: nodes, seen: seen, shownAt: shownAt, rest: rest)
+        try check()
+    }
+
+    /// Reads `data` (its format byte first, then `body`, then nothing more); any failure but a
+    /// record error is `.damaged`.
+    private static func reading<T>(_ data: Data, _ body: (inout TLSReader) throws -> T) throws(EngineRecordError) -> T {
         do {
             var r = TLSReader(data)
             guard try r.readUInt8() == Self.format else { throw EngineRecordError.unknownFormat }
-            policy = try ConvergencePolicy(
-                maxRewindCommits: try r.readUInt64(), witnessQuorumSendersPerEpoch: Int(try r.readUInt32()),
-                witnessQuorumEpochs: Int(try r.readUInt32()), maxWitnessOverrideDepth: try r.readUInt64())
-            nodes = try r.readVectorElements { r in
-                Node(
-                    id: Int(try r.readUInt32()), parent: try r.readOptional { Int(try $0.readUInt32()) },
-                    state: try r.readOpaque(), key: try r.readOptional(Self.readKey),
-                    witnesses: try r.readVectorElements { AppWitness(epoch: try $0.readUInt64(), sender: try $0.readOpaque()) })
-            }
-            canonical = Int(try r.readUInt32())
-            anchor = Int(try r.readUInt32())
-            nextID = Int(try r.readUInt32())
-            seen = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), try r.readUInt64()) })
-            parked = try r.readVectorElements { try $0.readOpaque() }
-            deferred = try r.readVectorElements { try $0.readOpaque() }
-            lostInputs = Int(try r.readUInt32())
-            let heldPairs = try r.readVectorElements { r in
-                (Int(try r.readUInt32()), try r.readVectorElements { r in
-                    let sender = try PublicKey(bytes: try r.readFixed(32))
-                    return HeldMessage(
-                        sender: sender, rumor: try Self.readRumor(&r, by: sender), epoch: try r.readUInt64(),
-                        digest: try Self.readDigest(&r))
-                })
-            }
-            held = try Self.unique(heldPairs)
-            shownAt = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), Int(try r.readUInt32())) })
-            sentAt = try Self.unique(try r.readVectorElements { r in (Int(try r.readUInt32()), try r.readVectorElements(Self.readSend)) })
-            intents = try r.readVectorElements(Self.readSend)
-            awaiting = Set(try r.readVectorElements(Self.readKey))
+            let value = try body(&r)
             try r.finish()
+            return value
         } catch let error as EngineRecordError {
             throw error
         } catch {
             throw .damaged("\(error)")
         }
+    }
+
+    /// A record from a row store's parts: its states, seen digests and shown messages, and its
+    /// rest as `encodedRest()` wrote it.
+    package init(
+        nodes: [Node], seen: [Data: UInt64], shownAt: [Data: BranchGraph.NodeID], rest data: Data
+    ) throws(EngineRecordError) {
+        let rest = try Self.reading(data) { r in try Self.readRest(&r) }
+        self.init(nodes: nodes.sorted { $0.id < $1.id }, seen: seen, shownAt: shownAt, rest: rest)
         try check()
+    }
+
+    /// The fields `writeRest(to:)` writes, as read back.
+    private struct Rest {
+        var policy: ConvergencePolicy
+        var canonical, anchor, nextID: BranchGraph.NodeID
+        var parked, deferred: [Data]
+        var lostInputs: Int
+        var held: [BranchGraph.NodeID: [HeldMessage]]
+        var sentAt: [BranchGraph.NodeID: [ChatRumor]]
+        var intents: [ChatRumor]
+        var awaiting: Set<CommitOrderingKey>
+    }
+
+    private init(nodes: [Node], seen: [Data: UInt64], shownAt: [Data: BranchGraph.NodeID], rest: Rest) {
+        self.init(
+            policy: rest.policy, nodes: nodes, canonical: rest.canonical, anchor: rest.anchor, nextID: rest.nextID, seen: seen,
+            parked: rest.parked, deferred: rest.deferred, lostInputs: rest.lostInputs, held: rest.held, shownAt: shownAt,
+            sentAt: rest.sentAt, intents: rest.intents, awaiting: rest.awaiting)
+    }
+
+    private static func readRest(_ r: inout TLSReader) throws -> Rest {
+        let policy = try ConvergencePolicy(
+            maxRewindCommits: try r.readUInt64(), witnessQuorumSendersPerEpoch: Int(try r.readUInt32()),
+            witnessQuorumEpochs: Int(try r.readUInt32()), maxWitnessOverrideDepth: try r.readUInt64())
+        let canonical = Int(try r.readUInt32()), anchor = Int(try r.readUInt32()), nextID = Int(try r.readUInt32())
+        let parked = try r.readVectorElements { try $0.readOpaque() }
+        let deferred = try r.readVectorElements { try $0.readOpaque() }
+        let lostInputs = Int(try r.readUInt32())
+        let heldPairs = try r.readVectorElements { r in
+            (Int(try r.readUInt32()), try r.readVectorElements { r in
+                let sender = try PublicKey(bytes: try r.readFixed(32))
+                return HeldMessage(
+                    sender: sender, rumor: try Self.readRumor(&r, by: sender), epoch: try r.readUInt64(),
+                    digest: try Self.readDigest(&r))
+            })
+        }
+        return Rest(
+            policy: policy, canonical: canonical, anchor: anchor, nextID: nextID, parked: parked, deferred: deferred,
+            lostInputs: lostInputs, held: try Self.unique(heldPairs),
+            sentAt: try Self.unique(try r.readVectorElements { r in (Int(try r.readUInt32()), try r.readVectorElements(Self.readSend)) }),
+            intents: try r.readVectorElements(Self.readSend), awaiting: Set(try r.readVectorElements(Self.readKey)))
+    }
+
+    /// A state's place in the graph as a row store keeps it beside the state: its parent and the
+    /// commit that led to it.
+    package static func encodedLink(_ node: Node) -> Data {
+        var w = TLSWriter(capacity: 128)
+        w.writeOptional(node.parent) { $0.write(UInt32($1)) }
+        w.writeOptional(node.key) { Self.write($1, to: &$0) }
+        return w.data
+    }
+
+    /// A state read back from a row store's parts: its link (`encodedLink(_:)`), its two state
+    /// blobs and its witnesses (`encoded(_:)`).
+    package static func node(
+        id: BranchGraph.NodeID, link: Data, state: Data, ratchets: Data, witnesses: Data
+    ) throws(EngineRecordError) -> Node {
+        do {
+            var r = TLSReader(link)
+            let parent = try r.readOptional { Int(try $0.readUInt32()) }
+            let key = try r.readOptional(Self.readKey)
+            try r.finish()
+            return Node(
+                id: id, parent: parent, state: state, ratchets: ratchets, key: key,
+                witnesses: try Self.witnesses(encoded: witnesses))
+        } catch let error as EngineRecordError {
+            throw error
+        } catch {
+            throw .damaged("state \(id): \(error)")
+        }
+    }
+
+    /// A node's witnesses as `encoded(_:)` wrote them.
+    package static func witnesses(encoded data: Data) throws(EngineRecordError) -> [AppWitness] {
+        do {
+            var r = TLSReader(data)
+            let witnesses = try readWitnesses(&r)
+            try r.finish()
+            return witnesses
+        } catch {
+            throw .damaged("witnesses: \(error)")
+        }
+    }
+
+    private static func readWitnesses(_ r: inout TLSReader) throws -> [AppWitness] {
+        try r.readVectorElements { AppWitness(epoch: try $0.readUInt64(), sender: try $0.readOpaque()) }
     }
 
     /// The graph's links hold: ids unique and below `nextID`, every parent an earlier state, one

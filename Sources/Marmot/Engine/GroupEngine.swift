@@ -23,28 +23,33 @@ package struct GroupEngine: Sendable {
     /// junk cannot grow what the engine keeps.
     private var seen: [Data: UInt64] = [:]
     /// Messages waiting for a state they need, oldest first; bounded.
-    package private(set) var parked: [Data] = []
+    package private(set) var parked: [Data] = [] { didSet { changes.rest = true } }
     /// Application messages that opened only on a non-canonical branch, by the node they opened at.
-    private var held: [BranchGraph.NodeID: [HeldMessage]] = [:]
-    /// Node each shown application message opened at (to invalidate it if that branch loses).
+    private var held: [BranchGraph.NodeID: [HeldMessage]] = [:] { didSet { changes.rest = true } }
+    /// Node each shown application message opened at (to invalidate it if that branch loses);
+    /// forgotten once that node is pruned (nothing can invalidate it then).
     private var shownAt: [Data: BranchGraph.NodeID] = [:]
     /// Our own application messages by the node they were sent from (re-made if it loses).
-    private var sentAt: [BranchGraph.NodeID: [ChatRumor]] = [:]
+    private var sentAt: [BranchGraph.NodeID: [ChatRumor]] = [:] { didSet { changes.rest = true } }
     /// Sends waiting for our unconfirmed commits to settle.
-    private var intents: [ChatRumor] = []
+    private var intents: [ChatRumor] = [] { didSet { changes.rest = true } }
     /// Our commits built and not yet confirmed or abandoned.
-    private var awaiting: Set<CommitOrderingKey> = []
+    private var awaiting: Set<CommitOrderingKey> = [] { didSet { changes.rest = true } }
     /// Application messages that opened on no state we hold (yet): a branch they belong to may
     /// still arrive, so they are tried again as the graph grows (MDK 0.9.14 `PeelDeferred`); not
     /// counted as waiting, since anyone who knows the group can send such bytes.
-    package private(set) var deferred: [Data] = []
+    package private(set) var deferred: [Data] = [] { didSet { changes.rest = true } }
+    /// What changed besides the graph's states since `takeChanges()` (`EngineChanges`).
+    private var changes = EngineChanges.Tracked()
+    /// The kind-445 key of each retained state, derived once (`peelKeys()`); memory only.
+    var eventKeys: [BranchGraph.NodeID: GroupEventKey] = [:]
     /// At most this many are deferred; more are dropped (MDK `MAX_PEEL_DEFERRED_ROWS_PER_GROUP`).
     package var deferredLimit = 256
     /// The graph's version when the deferred messages were last tried (they are tried again only
     /// once a state was added).
     private var deferredTriedAt = -1
     /// Set when inputs had to be dropped from a full parked queue.
-    private var lostInputs = 0
+    private var lostInputs = 0 { didSet { changes.rest = true } }
     /// The last branch selection that had more than one candidate.
     package private(set) var lastDecision: BranchDecision?
     /// At most this many messages are parked; the oldest go first.
@@ -54,6 +59,7 @@ package struct GroupEngine: Sendable {
         self.rules = rules
         self.keys = keys
         graph = BranchGraph(anchor: state, policy: policy)
+        changes.rest = true
     }
 
     package var me: PublicKey { keys.publicKey }
@@ -66,11 +72,23 @@ package struct GroupEngine: Sendable {
 
     /// What a store keeps of this engine (`EngineRecord`): everything it needs to carry on after
     /// a restart. The last decision is for the log only and is not kept.
-    package var record: EngineRecord {
+    package var record: EngineRecord { record(withNodes: true) }
+
+    /// The record, without its states, digests and shown messages when only the rest is wanted
+    /// (`EngineChanges.rest`).
+    func record(withNodes: Bool) -> EngineRecord {
         EngineRecord(
-            policy: graph.policy, nodes: graph.recordNodes, canonical: graph.canonical, anchor: graph.anchor,
-            nextID: graph.version, seen: seen, parked: parked, deferred: deferred, lostInputs: lostInputs, held: held,
-            shownAt: shownAt, sentAt: sentAt, intents: intents, awaiting: awaiting)
+            policy: graph.policy, nodes: withNodes ? graph.recordNodes : [], canonical: graph.canonical,
+            anchor: graph.anchor, nextID: graph.version, seen: withNodes ? seen : [:], parked: parked, deferred: deferred,
+            lostInputs: lostInputs, held: held, shownAt: withNodes ? shownAt : [:], sentAt: sentAt, intents: intents,
+            awaiting: awaiting)
+    }
+
+    /// The graph's changes and those noted beside them since the last call, and a fresh start
+    /// (`takeChanges()`).
+    mutating func takeTracked() -> (graph: BranchGraph.Changes, engine: EngineChanges.Tracked) {
+        defer { changes = EngineChanges.Tracked() }
+        return (graph.takeChanges(), changes)
     }
 
     /// Re-opens the group from a `record`, as a restarted runtime does from its store: only what
@@ -115,14 +133,33 @@ package struct GroupEngine: Sendable {
             park(bytes)
         } else if outputs == [.deferred] {
             guard deferred.contains(bytes) || deferred.count < deferredLimit else {
-                seen[digest] = header.epoch
+                remember(digest, epoch: header.epoch)
                 return [.dropped("undecryptable, and \(deferredLimit) such messages already wait")]
             }
             if !deferred.contains(bytes) { deferred.append(bytes) }
         } else if !outputs.contains(.duplicate) {
-            seen[digest] = header.epoch
+            remember(digest, epoch: header.epoch)
         }
         return outputs
+    }
+
+    /// Notes a digest as seen (`seen`), and as a change for the store.
+    private mutating func remember(_ digest: Data, epoch: UInt64) {
+        seen[digest] = epoch
+        changes.seen[digest] = epoch
+    }
+
+    /// Notes where a shown message opened (`shownAt`), and as a change for the store.
+    private mutating func show(_ digest: Data, at id: BranchGraph.NodeID) {
+        shownAt[digest] = id
+        changes.shown[digest] = id
+    }
+
+    /// Forgets where shown messages opened.
+    private mutating func unshow(_ digests: some Sequence<Data>) {
+        for digest in digests where shownAt.removeValue(forKey: digest) != nil {
+            if changes.shown.removeValue(forKey: digest) == nil { changes.shownForgotten.insert(digest) }
+        }
     }
 
     private mutating func park(_ bytes: Data) {
@@ -199,7 +236,7 @@ package struct GroupEngine: Sendable {
         for id in [graph.canonical] + others {
             guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message),
                   case .application(let app) = processed.0 else { continue }
-            graph.update(id, processed.1)
+            graph.update(id, processed.1, ratchetsOnly: true)
             guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped("sender without identity")] }
             let rumor: ChatRumor
             do { rumor = try rules.rumor(app.data, sender: sender) } catch {
@@ -208,7 +245,7 @@ package struct GroupEngine: Sendable {
             let at = graph.ancestor(of: id, atEpoch: app.epoch) ?? id
             graph.witness(AppWitness(epoch: app.epoch, sender: Data(sender.bytes)), at: at)
             if id == graph.canonical {
-                shownAt[digest] = at
+                show(digest, at: at)
                 return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest)]
             }
             held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest))
@@ -232,9 +269,10 @@ package struct GroupEngine: Sendable {
             outputs += select()
             let retry = graph.version != deferredTriedAt
             let waiting = parked, unopened = retry ? deferred : []
-            parked = []
+            // Emptied only when not empty: an emptied list is a change the store writes.
+            if !parked.isEmpty { parked = [] }
             if retry {
-                deferred = []
+                if !deferred.isEmpty { deferred = [] }
                 deferredTriedAt = graph.version
             }
             for bytes in waiting + unopened {
@@ -243,14 +281,27 @@ package struct GroupEngine: Sendable {
                 outputs += result.filter { $0 != .parked && $0 != .deferred }
             }
         }
-        graph.prune()
+        let pruned = graph.prune()
+        if !pruned.isEmpty {
+            // Shown messages of pruned states can no longer be invalidated, held ones never show
+            // and our sends there are never made again: none of it names a state that is gone.
+            unshow(shownAt.filter { pruned.contains($0.value) }.map(\.key))
+            if held.keys.contains(where: pruned.contains) { held = held.filter { !pruned.contains($0.key) } }
+            if sentAt.keys.contains(where: pruned.contains) { sentAt = sentAt.filter { !pruned.contains($0.key) } }
+        }
         // What the pruned history could have opened never opens now, and its digests can go.
         let anchorEpoch = graph.nodes[graph.anchor]!.epoch
-        if seen.values.contains(where: { $0 < anchorEpoch }) { seen = seen.filter { $0.value >= anchorEpoch } }
-        deferred.removeAll { bytes in
+        let forgotten = seen.values.contains { $0 < anchorEpoch } ? seen.filter { $0.value < anchorEpoch }.map(\.key) : []
+        for digest in forgotten {
+            seen[digest] = nil
+            if changes.seen.removeValue(forKey: digest) == nil { changes.seenForgotten.insert(digest) }
+        }
+        let stale: (Data) -> Bool = { bytes in
             guard let message = try? MLSMessage(tlsSerialized: bytes), let header = try? MLSGroup.header(of: message) else { return true }
             return header.1 < anchorEpoch
         }
+        // Only when something goes: any mutation is a change the store writes.
+        if !pruned.isEmpty, deferred.contains(where: stale) { deferred.removeAll(where: stale) }
         return outputs + drainIntents()
     }
 
@@ -263,13 +314,13 @@ package struct GroupEngine: Sendable {
         let newPath = graph.path(to: graph.canonical)
         let abandoned = oldPath.subtracting(newPath)
         let invalidated = shownAt.filter { abandoned.contains($0.value) }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
-        for digest in invalidated { shownAt[digest] = nil }
+        unshow(invalidated)
         let resend = abandoned.sorted().flatMap { sentAt.removeValue(forKey: $0) ?? [] }
         var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated)]
         intents = resend + intents
         for id in newPath where !oldPath.contains(id) {
             for message in held.removeValue(forKey: id) ?? [] {
-                shownAt[message.digest] = id
+                show(message.digest, at: id)
                 outputs.append(.application(sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest))
             }
         }
@@ -335,7 +386,7 @@ package struct GroupEngine: Sendable {
     /// ours becomes a competing branch and selection decides.
     package mutating func confirm(_ own: OwnCommit) -> [EngineOutput] {
         guard graph.nodes[own.parent] != nil else { return [.dropped("the commit's parent state was pruned")] }
-        seen[own.key.digest] = own.key.sourceEpoch
+        remember(own.key.digest, epoch: own.key.sourceEpoch)
         let onTip = own.parent == graph.canonical
         let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key))
         if onTip { graph.adopt(id) }
@@ -394,7 +445,7 @@ package struct GroupEngine: Sendable {
             graph.update(graph.canonical, mls)
             sentAt[graph.canonical, default: []].append(rumor)
             let bytes = message.tlsSerialized
-            seen[Data(SHA256.hash(data: bytes))] = mls.epoch
+            remember(Data(SHA256.hash(data: bytes)), epoch: mls.epoch)
             return bytes
         } catch {
             throw .mls("\(error)")
@@ -418,7 +469,7 @@ package struct GroupEngine: Sendable {
             let message = try mls.proposeSelfRemove()
             graph.update(graph.canonical, mls)
             let bytes = message.tlsSerialized
-            seen[Data(SHA256.hash(data: bytes))] = mls.epoch
+            remember(Data(SHA256.hash(data: bytes)), epoch: mls.epoch)
             return bytes
         } catch {
             throw .mls("\(error)")

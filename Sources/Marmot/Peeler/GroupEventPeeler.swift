@@ -9,6 +9,8 @@ package enum PeelKeySource: Sendable, Hashable {
     /// A key of the alternate branch that forked at `forkEpoch` and whose last commit is `commit`
     /// (the other side of a race, marmot-wire §5.7).
     case alternate(forkEpoch: UInt64, commit: EventID)
+    /// The key of a retained state of a group engine's branch graph (`GroupEngine.peelKeys()`).
+    case state(BranchGraph.NodeID, epoch: UInt64)
 }
 
 /// One group-event key to try, with where it came from.

@@ -56,9 +56,13 @@ extension GRDBMarmotStore {
             return (id, try old.storedGroupEventKey(row))
         }
         let settings = try SettingRow.fetchAll(db).map(old.setting)
+        let engines = try groupRows.compactMap { row in
+            try readEngine(db, row.groupRef, old, versions).map { (groupIDs[row.groupRef]!, $0) }
+        }
 
         for table in [
-            "messages_v2", "group_event_keys_v2", "group_states_v2", "groups_v2", "key_packages_v2", "processed_events_v2",
+            "engine_seen_v2", "engine_nodes_v2", "engine_states_v2", "engines_v2", "messages_v2", "group_event_keys_v2",
+            "group_states_v2", "groups_v2", "key_packages_v2", "processed_events_v2",
             "settings_v2",
         ] {
             try db.execute(sql: "DELETE FROM \(table)")
@@ -69,6 +73,9 @@ extension GRDBMarmotStore {
             try row.save(db)
             newVersions[row.groupRef] = version
             if row.sealedRatchets != nil { newVersions[new.ratchetsRef(row.groupRef)] = ratchetVersion }
+        }
+        for (id, rows) in engines {
+            try writeEngine(db, new.groupRef(id.bytes), changesWritingAll(rows), new, &newVersions)
         }
         try StoreMetaRow(name: StoreCodec.groupVersionsName, value: try new.sealVersions(newVersions)).save(db)
         for message in messages { try new.messageRow(message).insert(db) }

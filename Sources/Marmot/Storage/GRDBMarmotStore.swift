@@ -164,8 +164,11 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try write { db in
             // Its state goes with it (the foreign key cascades too; said here, not assumed).
             try db.execute(sql: "DELETE FROM group_states_v2 WHERE group_ref = ?", arguments: [ref])
-            guard try GroupRow.deleteOne(db, key: ref) else { return }
             var versions = try Self.groupVersions(db, codec)
+            // Its engine's rows and their version records go with it too.
+            try Self.forgetEngineVersions(db, ref, codec, &versions)
+            try db.execute(sql: "DELETE FROM engines_v2 WHERE group_ref = ?", arguments: [ref])
+            guard try GroupRow.deleteOne(db, key: ref) else { return }
             versions[ref] = nil
             versions[codec.ratchetsRef(ref)] = nil
             try Self.saveGroupVersions(db, codec, versions)

@@ -119,6 +119,11 @@ struct LookupKey: @unchecked Sendable {
         case setting
         /// The version record of a group's secret trees (`GroupVersions`), apart from the row's.
         case groupRatchets = "group-ratchets"
+        /// The version records of a group engine's rows (`GroupVersions`): its rest, and each
+        /// state's blob, secret trees and witnesses.
+        case engine, engineState = "engine-state", engineRatchets = "engine-ratchets", engineWitnesses = "engine-witnesses"
+        /// The lookup hash of a digest a group engine saw or showed.
+        case engineDigest = "engine-digest"
     }
 
     init(key: SymmetricKey) {

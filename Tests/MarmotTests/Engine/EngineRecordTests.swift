@@ -22,18 +22,12 @@ import Testing
     /// input gives the same outputs and the same state as the engine that never stopped.
     @Test func aRestartedEngineCarriesOnExactlyWhereItWas() throws {
         let party = try Party(["alice", "bob", "carol", "dave"])
-        var alice = party.engines["alice"]!, bob = party.engines["bob"]!, dave = party.engines["dave"]!
-        let a1 = try party.rename("alice", to: "a1")
-        let b1 = try party.rename("bob", to: "b1")
-        _ = alice.confirm(a1)
-        _ = bob.confirm(b1)
-        let onA = try alice.encrypt("on a1", createdAt: 1_800_000_001)
-        let onB = try bob.encrypt("on b1", createdAt: 1_800_000_002)
+        var dave = party.engines["dave"]!
+        let race = try party.race()
+        var alice = race.alice
+        let (a1, b1, onA, onB) = (race.a1, race.b1, race.onA, race.onB)
         let onAAgain = try alice.encrypt("on a1 again", createdAt: 1_800_000_002)
-        var a2Data = try #require(alice.metadata)
-        a2Data.name = "a2"
-        let a2 = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: a2Data))
-        _ = alice.confirm(a2)
+        let a2 = try GroupEngineTests.renameConfirmed(&alice, to: "a2")
         let early = try alice.encrypt("on a2", createdAt: 1_800_000_003)
         // Dave sends on b1 after seeing only it: before Carol has b1, his message is deferred.
         _ = dave.receive(b1.bytes)
@@ -82,6 +76,35 @@ import Testing
         #expect(restarted.status == carol.status)
     }
 
+    /// After the rewind horizon pruned the oldest states (and with them where messages showed and
+    /// our sends made there), both members' records still hold together and re-open. Before, the
+    /// new anchor kept its link to its pruned parent and the record still named pruned states, so
+    /// a restart after six commits refused the record as damaged.
+    @Test func aRecordAfterPruningStillReopens() throws {
+        let party = try Party(["alice", "bob"])
+        var alice = party.engines["alice"]!, bob = party.engines["bob"]!
+        for round in 0..<8 {
+            let rename = try GroupEngineTests.renameConfirmed(&alice, to: "name \(round)")
+            let message = try alice.encrypt("after \(round)", createdAt: 1_800_000_000 + Int64(round))
+            for bytes in [rename.bytes, message] {
+                _ = bob.receive(bytes)
+                _ = bob.settle()
+            }
+            let reply = try bob.encrypt("reply \(round)", createdAt: 1_800_000_000 + Int64(round))
+            _ = alice.receive(reply)
+            _ = alice.settle()
+        }
+        #expect(bob.graph.nodes.count == 6 && alice.graph.nodes.count == 6)
+        for engine in [alice, bob] {
+            let record = engine.record
+            #expect(record.nodes.first?.parent == nil && record.nodes.first?.id == record.anchor)
+            #expect(record.shownAt.values.allSatisfy { id in record.nodes.contains { $0.id == id } })
+            #expect(record.sentAt.keys.allSatisfy { id in record.nodes.contains { $0.id == id } })
+            let restarted = try Self.restarted(engine)
+            #expect(restarted.record.encoded() == record.encoded())
+        }
+    }
+
     /// Bob's engine after Alice's rename: a graph of two states.
     static func renamedByAlice() throws -> GroupEngine {
         let party = try Party(["alice", "bob"])
@@ -106,7 +129,7 @@ import Testing
         let bytes = bob.record.encoded()
 
         var other = bytes
-        other[0] = 2
+        other[0] = 1  // format 1 (whole states) was never written to a store and is not read
         #expect(throws: EngineRecordError.unknownFormat) { try EngineRecord(encoded: other) }
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 400)) {
             #expect(throws: EngineRecordError.self) { try EngineRecord(encoded: bytes.prefix(length)) }

@@ -46,6 +46,33 @@ import Testing
             metadata.name = newName
             return try engine.commit(proposals: try engine.rules.proposals(changing: engine.state.extensions, to: metadata))
         }
+
+        /// Alice's and Bob's renames of one epoch (a1, b1), each confirmed by its committer, and a
+        /// message on each branch: the race many engine tests start from.
+        func race() throws -> Race {
+            var alice = engines["alice"]!, bob = engines["bob"]!
+            let a1 = try rename("alice", to: "a1"), b1 = try rename("bob", to: "b1")
+            _ = alice.confirm(a1)
+            _ = bob.confirm(b1)
+            let onA = try alice.encrypt("on a1", createdAt: 1_800_000_001)
+            let onB = try bob.encrypt("on b1", createdAt: 1_800_000_002)
+            return Race(alice: alice, bob: bob, a1: a1, b1: b1, onA: onA, onB: onB)
+        }
+    }
+
+    struct Race {
+        var alice, bob: GroupEngine
+        let a1, b1: OwnCommit
+        let onA, onB: Data
+    }
+
+    /// `engine` renames the group to `name` and confirms its commit at once (as after a relay's OK).
+    static func renameConfirmed(_ engine: inout GroupEngine, to name: String) throws -> OwnCommit {
+        var data = try #require(engine.metadata)
+        data.name = name
+        let rename = try engine.commit(proposals: try engine.rules.proposals(changing: engine.state.extensions, to: data))
+        _ = engine.confirm(rename)
+        return rename
     }
 
     @Test func competingRenamesSettleOnTheSameBranchWhateverTheArrivalOrder() throws {
@@ -252,10 +279,7 @@ import Testing
         #expect(bob.record.seen.isEmpty)
 
         for round in 0..<8 {
-            var data = try #require(alice.metadata)
-            data.name = "name \(round)"
-            let rename = try alice.commit(proposals: try alice.rules.proposals(changing: alice.state.extensions, to: data))
-            _ = alice.confirm(rename)
+            let rename = try Self.renameConfirmed(&alice, to: "name \(round)")
             let message = try alice.encrypt("after \(round)", createdAt: 1_800_000_000 + Int64(round))
             for bytes in [rename.bytes, message] {
                 _ = bob.receive(bytes)

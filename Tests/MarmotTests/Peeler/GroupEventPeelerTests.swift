@@ -229,4 +229,54 @@ import Testing
             return true
         }
     }
+
+    /// The engine's own keys open what was sent on every branch it holds: Carol, holding Alice's
+    /// and Bob's competing renames, opens a message of each branch with that branch's state and one
+    /// of the epoch before the race with the anchor's, canonical path first; the engine then shows
+    /// one and holds the other. Once renames prune the fork, only the retained states' keys remain.
+    @Test func theEnginesKeysOpenEventsOfEveryBranchItHolds() throws {
+        let party = try GroupEngineTests.Party(["alice", "bob", "carol"])
+        var carol = party.engines["carol"]!
+        let h = try #require(carol.metadata?.nostrGroupID)
+        var early = party.engines["alice"]!
+        let before = try early.encrypt("before the race", createdAt: Self.now)
+        let beforeEvent = try Self.envelope(before, h: h, key: try Self.eventKey(early.state))
+        let race = try party.race()
+        for bytes in [race.a1.bytes, race.b1.bytes] {
+            _ = carol.receive(bytes)
+            _ = carol.settle()
+        }
+        let keys = carol.peelKeys()
+        let other = try #require(carol.graph.nodes.keys.first { $0 != carol.graph.canonical && $0 != carol.graph.anchor })
+        #expect(keys.map(\.source) == [
+            .state(carol.graph.canonical, epoch: 2), .state(carol.graph.anchor, epoch: 1), .state(other, epoch: 2),
+        ], "the canonical path from its tip first, then the other branch")
+
+        var shown = 0, held = 0
+        for (bytes, on) in [(race.onA, race.alice), (race.onB, race.bob)] {
+            let event = try Self.envelope(bytes, h: h, key: try Self.eventKey(on.state))
+            let peeler = carol.peeler(window: Self.window)
+            let peeled = try #require(peeler).peel(event, now: Self.now)
+            guard case .state(let node, let epoch) = peeled.openedBy else { Issue.record("not a state key"); continue }
+            #expect(epoch == 2 && carol.graph.nodes[node]?.mls.epochAuthenticator == on.state.epochAuthenticator)
+            let outputs = carol.receive(peeled.message.tlsSerialized)
+            if outputs.contains(where: { if case .application = $0 { true } else { false } }) { shown += 1 } else if outputs.isEmpty { held += 1 }
+        }
+        #expect(shown == 1 && held == 1, "the selected branch's message shows, the other's is held")
+        let beforePeeler = carol.peeler(window: Self.window)
+        let old = try #require(beforePeeler).peel(beforeEvent, now: Self.now)
+        #expect(old.openedBy == .state(carol.graph.anchor, epoch: 1))
+
+        var leader = race.alice.state.epochAuthenticator == carol.state.epochAuthenticator ? race.alice : race.bob
+        for round in 0..<7 {
+            let rename = try GroupEngineTests.renameConfirmed(&leader, to: "round \(round)")
+            _ = carol.receive(rename.bytes)
+            _ = carol.settle()
+        }
+        #expect(carol.peelKeys().count == 6, "the anchor and the five states of the rewind horizon")
+        #expect(carol.eventKeys.count == 6, "pruned states' keys are forgotten")
+        let pruned = carol.peeler(window: Self.window)
+        let prunedPeeler = try #require(pruned)
+        #expect(throws: DropReason.undecryptable) { try prunedPeeler.peel(beforeEvent, now: Self.now) }
+    }
 }

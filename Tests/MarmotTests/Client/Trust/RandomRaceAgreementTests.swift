@@ -94,12 +94,18 @@ import Testing
         return (inputs, eventKeys)
     }
 
-    /// An engine over `state` fed `inputs` in order, settling after each.
-    private static func engine(_ keys: Keys, _ state: MLSGroup, fed inputs: [(event: Event, bytes: Data, what: String)]) -> GroupEngine {
+    /// An engine over `state` fed `inputs` in order, settling after each; its changes are kept in
+    /// rows as a store keeps them, which must hold its whole record after every input.
+    private static func engine(
+        _ keys: Keys, _ state: MLSGroup, fed inputs: [(event: Event, bytes: Data, what: String)]
+    ) throws -> GroupEngine {
         var engine = GroupEngine(rules: V2GroupRules(), keys: keys, state: state)
+        var rows = EngineRows()
         for input in inputs {
             _ = engine.receive(input.bytes)
             _ = engine.settle()
+            rows.apply(engine.takeChanges())
+            #expect(try rows.record().encoded() == engine.record.encoded(), "rows after \(input.what)")
         }
         return engine
     }
@@ -156,18 +162,22 @@ import Testing
             m: m, e: e, f: f, nested: nested, removals: removals, demotions: demotions, rng: &rng)
         // The same history in the order it was made, to an engine of its own: the reference must
         // not depend on the order either.
-        var inOrder = Self.engine(f.keys, try #require(f.group), fed: inputs)
+        var inOrder = try Self.engine(f.keys, try #require(f.group), fed: inputs)
         inputs.shuffle(using: &rng)
-        // Every other history restarts Bob part-way: what he keeps of the forks must carry on.
+        // Every other history restarts Bob part-way: what he keeps of the forks must carry on. The
+        // engine restarts from the rows its changes were kept in, as a store keeps it.
         let restartAt = seed % 2 == 1 ? Int.random(in: 1..<inputs.count, using: &rng) : nil
+        var rows = EngineRows()
+        rows.apply(engine.takeChanges())
         for (index, input) in inputs.enumerated() {
             if index == restartAt {
                 bob = try await bob.restarted()
-                engine = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try EngineRecord(encoded: engine.record.encoded()))
+                engine = try GroupEngine(rules: engine.rules, keys: engine.keys, record: try rows.record())
             }
             await bob.client.deliverForTesting(input.event)
             _ = engine.receive(input.bytes)
             _ = engine.settle()
+            rows.apply(engine.takeChanges())
             // Now and then Bob writes on the branch he is on (when his group is settled).
             if Int.random(in: 0..<4, using: &rng) == 0, await bob.client.convergence(of: chat) == .settled {
                 _ = try await bob.client.send(text: "bob \(index)", to: chat)
@@ -205,10 +215,10 @@ import Testing
         try f.join(welcome)
         var inputs = try Self.history(m: m, e: e, f: f, nested: true, rng: &rng).inputs
         let state = try #require(f.group)
-        let reference = Self.engine(f.keys, state, fed: inputs)
+        let reference = try Self.engine(f.keys, state, fed: inputs)
         for _ in 0..<2 {
             inputs.shuffle(using: &rng)
-            let other = Self.engine(f.keys, state, fed: inputs)
+            let other = try Self.engine(f.keys, state, fed: inputs)
             #expect(other.state.epochAuthenticator == reference.state.epochAuthenticator, "seed \(seed): \(inputs.map(\.what))")
         }
     }
