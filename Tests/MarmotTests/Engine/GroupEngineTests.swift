@@ -15,7 +15,8 @@ import Testing
         var engines: [String: GroupEngine] = [:]
         let keys: [String: Keys]
 
-        init(_ names: [String], allAdmins: Bool = true) throws {
+        /// `admins` names the admins (all of them by default, only the founder without `allAdmins`).
+        init(_ names: [String], allAdmins: Bool = true, admins named: [String]? = nil) throws {
             var keys: [String: Keys] = [:]
             for name in names { keys[name] = Keys.generate() }
             self.keys = keys
@@ -26,7 +27,7 @@ import Testing
                 let created = try V2KeyPackage.create(keys: keys[name]!)
                 packages.append((name, created.keyPackage, created.privateMaterial))
             }
-            let admins = allAdmins ? names.map { keys[$0]!.publicKey } : [creator.publicKey]
+            let admins = (named ?? (allAdmins ? names : [names[0]])).map { keys[$0]!.publicKey }
             let metadata = GroupMetadata(
                 nostrGroupID: .random(), name: "start", description: "", admins: admins, relays: [try RelayURL("wss://r.example")])
             var (founder, founding) = try GroupEngine.found(rules: rules, keys: creator, metadata: metadata, invitees: packages.map(\.1))

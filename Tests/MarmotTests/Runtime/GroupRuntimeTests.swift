@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import Logging
+import MLS
+import Nostr
+import NostrClient
+import Testing
+import TestSupport
+@testable import Marmot
+
+/// The group engine under the real relay pool (`GroupRuntime`), as it runs under
+/// marmot-conformance's deterministic bus (issue 24): three members on an embedded relay race two
+/// renames and settle on one history, messages flow through the peeler and the engine, a member
+/// restarted from its store's rows carries on, and a member's leave is committed by the others.
+@Suite(.timeLimit(.minutes(2)))
+struct GroupRuntimeTests {
+    /// A member: its runtime, its store and pool, and what its engine reported.
+    struct Member {
+        let runtime: GroupRuntime
+        let store: GRDBMarmotStore
+        let pool: RelayPool
+        let shown: Inbox<String>
+    }
+
+    static func member(_ engine: GroupEngine, url: String, store: GRDBMarmotStore? = nil) async throws -> Member {
+        let store = try store ?? GRDBMarmotStore.inMemory(key: StorageKey(deriving: engine.keys.secretKey, installationSecret: .generate()))
+        let pool = RelayPool(relays: [url], configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("pool"))
+        await pool.connect()
+        let runtime = try GroupRuntime(engine: engine, store: store, pool: pool, logger: ClientHarness.logger("runtime"))
+        return try await started(runtime, store: store, pool: pool)
+    }
+
+    static func started(_ runtime: GroupRuntime, store: GRDBMarmotStore, pool: RelayPool) async throws -> Member {
+        let shown = Inbox<String>()
+        Task {
+            for await output in runtime.outputs {
+                if case .application(_, let rumor, _, _) = output { await shown.put(rumor.content) }
+            }
+        }
+        await runtime.start()
+        return Member(runtime: runtime, store: store, pool: pool, shown: shown)
+    }
+
+    /// Waits until every member's engine is settled on the same tip.
+    static func converged(_ members: [Member]) async throws -> Data {
+        try await withTimeout(30, "members converge") {
+            while true {
+                var tips: Set<Data> = []
+                var settled = true
+                for member in members {
+                    let engine = await member.runtime.engine
+                    tips.insert(engine.state.epochAuthenticator)
+                    settled = settled && engine.status == .settled
+                }
+                if tips.count == 1, settled { return tips.first! }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    @Test func membersOnARelayRaceSettleAndARestartedMemberCarriesOn() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let party = try GroupEngineTests.Party(["alice", "bob", "carol"], admins: ["alice", "bob"])
+        let alice = try await Self.member(party.engines["alice"]!, url: url)
+        let bob = try await Self.member(party.engines["bob"]!, url: url)
+        var carol = try await Self.member(party.engines["carol"]!, url: url)
+
+        // Alice and Bob rename the group at once: two commits of one epoch reach every member.
+        async let fromAlice = alice.runtime.rename(to: "alice's name")
+        async let fromBob = bob.runtime.rename(to: "bob's name")
+        let published = try await [fromAlice, fromBob]
+        #expect(published == [true, true], "both commits were published")
+        let tip = try await Self.converged([alice, bob, carol])
+        let name = await carol.runtime.engine.metadata?.name
+        #expect(await carol.runtime.engine.graph.nodes.values.filter { $0.epoch == 2 }.count == 2, "Carol holds both commits")
+        #expect(name == "alice's name" || name == "bob's name")
+        #expect(await alice.runtime.engine.state.epochAuthenticator == tip)
+        // Each member's group row follows the selected state, the losing committer's too.
+        for member in [alice, bob, carol] {
+            let groupID = await member.runtime.engine.state.groupID
+            let row = try #require(try member.store.group(mlsGroupID: groupID))
+            #expect(row.name == name && row.epoch == 2 && row.version == .v2)
+        }
+
+        // A message made on the selected state reaches the others through peeler and engine.
+        let me = await alice.runtime.engine.me
+        _ = try await alice.runtime.send(try ChatRumor(author: me, content: "hello from alice", createdAt: UnsignedEvent.now()))
+        #expect(await bob.shown.next(timeout: 10) == "hello from alice")
+        #expect(await carol.shown.next(timeout: 10) == "hello from alice")
+
+        // Carol stops; her engine is re-opened from her store's rows and carries on.
+        let carolEngine = await carol.runtime.engine
+        await carol.runtime.stop()
+        let rows = try #require(try carol.store.engineRows(mlsGroupID: carolEngine.state.groupID))
+        #expect(try rows.record().encoded() == carolEngine.record.encoded(), "her rows hold her whole engine")
+        let reopened = try #require(try GroupRuntime.open(
+            rules: carolEngine.rules, keys: carolEngine.keys, groupID: carolEngine.state.groupID, store: carol.store,
+            pool: carol.pool, logger: ClientHarness.logger("runtime")))
+        carol = try await Self.started(reopened, store: carol.store, pool: carol.pool)
+        let bobKey = await bob.runtime.engine.me
+        _ = try await bob.runtime.send(try ChatRumor(author: bobKey, content: "after carol's restart", createdAt: UnsignedEvent.now()))
+        // The stored events come again on the new subscription: only the new message shows.
+        #expect(await carol.shown.next(timeout: 10) == "after carol's restart")
+        #expect(await carol.runtime.engine.state.epochAuthenticator == tip)
+        // And she still takes part: her message reaches the others.
+        let carolKey = await carol.runtime.engine.me
+        _ = try await carol.runtime.send(try ChatRumor(author: carolKey, content: "carol is back", createdAt: UnsignedEvent.now()))
+        #expect(await alice.shown.next(timeout: 10) == "after carol's restart")
+        #expect(await alice.shown.next(timeout: 10) == "carol is back")
+        #expect(await bob.shown.next(timeout: 10) == "carol is back")
+
+        // Carol (no admin) leaves: her SelfRemove is committed by the others (each may: the race
+        // settles), and she is out of the group they go on in.
+        #expect(try await carol.runtime.leave())
+        _ = try await Self.converged([alice, bob])
+        let leaver = carol.runtime
+        try await withTimeout(30, "carol sees her removal") {
+            while await leaver.engine.isActive { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(await alice.runtime.engine.members.count == 2)
+        let carolGroup = await carol.runtime.engine.state.groupID
+        #expect(try carol.store.group(mlsGroupID: carolGroup)?.status == .inactive)
+
+        for member in [alice, bob, carol] {
+            await member.runtime.stop()
+            await member.pool.disconnect()
+        }
+        await server.stop()
+    }
+}
