@@ -9,7 +9,9 @@ SWIFT="${SWIFT:-swift}"
 SWIFT_FLAGS="${SWIFT_FLAGS:-}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
 SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/marmot-test.XXXXXX")"
-trap 'rm -rf "$SCRATCH"' EXIT
+# At the end: the scratch folder, and any process a test left running from this checkout's build
+# (a relay or peer whose test process died before stopping it).
+trap 'rm -rf "$SCRATCH"; pkill -f -- "$PWD/.build/" 2>/dev/null || true' EXIT
 export TMPDIR="$SCRATCH"
 echo "test: temporary files of this run in $SCRATCH (removed at the end)"
 
@@ -20,7 +22,8 @@ bash scripts/check-manifests-test.sh
 bash scripts/check-manifests.sh
 bash scripts/check-renderers.sh
 # shellcheck disable=SC2086
-"$SWIFT" test $SWIFT_FLAGS --skip-build
+# Bounded: the suite takes about 2.5 minutes; a test process that hangs fails the run instead.
+timeout 1500 "$SWIFT" test $SWIFT_FLAGS --skip-build
 bash scripts/conformance.sh
 TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
 SWIFT="$SWIFT" SWIFT_FLAGS="$SWIFT_FLAGS" bash scripts/ffi-test.sh

@@ -10,7 +10,9 @@ public final class ChildProcess: Sendable {
     private let input: FileHandle?
     public let name: String
 
-    /// Starts `executable` with `arguments`; stderr goes to ours (diagnostics), stdout is read as lines.
+    /// Starts `executable` with `arguments`; stdout is read as lines, stderr is copied to ours
+    /// (diagnostics) through a pipe of our own: a child that outlives a crashed test process then
+    /// holds no descriptor of `swift test`'s, which would otherwise wait for it forever.
     public init(
         _ name: String, executable: String, arguments: [String], environment: [String: String] = [:],
         interactive: Bool = false
@@ -19,13 +21,23 @@ public final class ChildProcess: Sendable {
         self.name = name
         // `Spawned` gives the child a clean signal mask, so `stop()`'s SIGTERM is delivered.
         let stdout = try Spawned.pipe()
+        let stderr = try Spawned.pipe()
         let stdin = try interactive ? Spawned.pipe() : (read: Spawned.nullInput(), write: nil)
         let process = try Spawned(
             executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-            stdin: stdin.read.fileDescriptor, stdout: stdout.write.fileDescriptor, stderr: STDERR_FILENO)
+            stdin: stdin.read.fileDescriptor, stdout: stdout.write.fileDescriptor, stderr: stderr.write.fileDescriptor)
         // The child's ends are the child's now: with ours closed, its exit ends our reads.
         try? stdout.write.close()
+        try? stderr.write.close()
         try? stdin.read.close()
+        let diagnostics = stderr.read
+        Thread.detachNewThread {
+            while true {
+                let chunk = diagnostics.availableData
+                if chunk.isEmpty { break }
+                FileHandle.standardError.write(chunk)
+            }
+        }
         input = stdin.write
         self.process = process
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)

@@ -42,10 +42,11 @@ extension MarmotMessagingService {
     /// changed; a failure only leaves the cached names.
     func refreshNames(_ client: MarmotClient) async {
         let me = context.keys.publicKey
-        let cached = await client.cachedProfile(of: me)?.shownName
-        continuation?.yield(.ownProfileName(cached))
-        let found = await client.refreshProfiles(of: [me])[me]
-        continuation?.yield(.ownProfileLookedUp(found?.shownName ?? cached))
+        continuation?.yield(.ownProfileName(await client.cachedProfile(of: me)?.shownName))
+        // The cache after the look-up: the relays' name when newer, else ours, including one we
+        // published while the look-up ran (a name read before it would overwrite that one).
+        await client.refreshProfiles(of: [me])
+        continuation?.yield(.ownProfileLookedUp(await client.cachedProfile(of: me)?.shownName))
         guard let chats = try? await client.chats() else { return }
         let changed = await client.refreshProfiles(of: chats.flatMap(\.members).filter { $0 != me })
         guard !changed.isEmpty else { return }
