@@ -9,9 +9,9 @@ SWIFT="${SWIFT:-swift}"
 SWIFT_FLAGS="${SWIFT_FLAGS:-}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
 SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/marmot-test.XXXXXX")"
-# At the end: the scratch folder, and any process a test left running from this checkout's build
-# (a relay or peer whose test process died before stopping it).
-trap 'rm -rf "$SCRATCH"; pkill -f -- "$PWD/.build/" 2>/dev/null || true' EXIT
+# At the end: the scratch folder, and any test relay left running from this checkout's build (one
+# whose test process died before stopping it); nothing else of the checkout's is touched.
+trap 'rm -rf "$SCRATCH"; pkill -f -- "$PWD/.build/.*/marmot relay --port 0 --memory" 2>/dev/null || true' EXIT
 export TMPDIR="$SCRATCH"
 echo "test: temporary files of this run in $SCRATCH (removed at the end)"
 
