@@ -21,7 +21,8 @@ package struct BranchGraph: Sendable {
 
     package struct Node: Sendable {
         package let id: NodeID
-        package let parent: NodeID?
+        /// Nil for the anchor (cleared when pruning makes a state the anchor).
+        package var parent: NodeID?
         package var mls: MLSGroup
         /// Nil for the anchor (a state we joined, created or kept as the oldest retained one).
         package let commit: CommitEvidence?
@@ -189,9 +190,7 @@ package struct BranchGraph: Sendable {
         let removed = Set(nodes.keys).subtracting(keep)
         nodes = nodes.filter { keep.contains($0.key) }
         // The new anchor has no parent now: its row is rewritten whole.
-        nodes[newAnchor] = Node(
-            id: newAnchor, parent: nil, mls: nodes[newAnchor]!.mls, commit: nodes[newAnchor]!.commit,
-            children: nodes[newAnchor]!.children, witnesses: nodes[newAnchor]!.witnesses)
+        nodes[newAnchor]?.parent = nil
         anchor = newAnchor
         changes.whole.subtract(removed)
         changes.ratchets.subtract(removed)

@@ -16,15 +16,20 @@ extension GroupEngine {
         let others = graph.nodes.values.filter { !onPath.contains($0.id) }
             .sorted { ($0.epoch, $0.id) > ($1.epoch, $1.id) }.map(\.id)
         if eventKeys.keys.contains(where: { graph.nodes[$0] == nil }) { eventKeys = eventKeys.filter { graph.nodes[$0.key] != nil } }
-        var keys: [PeelKey] = []
-        for id in Array(canonicalPath) + others {
-            guard let node = graph.nodes[id] else { continue }
-            if eventKeys[id] == nil {
-                eventKeys[id] = try? GroupEventKey(exporter: { try node.mls.exporter(label: $0, context: $1, length: $2) })
-            }
-            if let key = eventKeys[id] { keys.append(PeelKey(key, from: .state(id, epoch: node.epoch))) }
+        return (Array(canonicalPath) + others).compactMap { id in
+            guard let key = eventKey(at: id), let epoch = graph.nodes[id]?.epoch else { return nil }
+            return PeelKey(key, from: .state(id, epoch: epoch))
         }
-        return keys
+    }
+
+    /// The kind-445 key of the retained state `id` (the canonical tip's seals what we publish),
+    /// derived on first use.
+    package mutating func eventKey(at id: BranchGraph.NodeID) -> GroupEventKey? {
+        if let key = eventKeys[id] { return key }
+        guard let mls = graph.nodes[id]?.mls else { return nil }
+        let key = try? GroupEventKey(exporter: { try mls.exporter(label: $0, context: $1, length: $2) })
+        eventKeys[id] = key
+        return key
     }
 
     /// The peeler of this group's kind-445 events with `peelKeys()` (nil before the group has its

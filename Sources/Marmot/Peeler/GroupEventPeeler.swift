@@ -27,6 +27,8 @@ package struct PeelKey: Sendable {
 /// A kind-445 event taken out of its envelope: the MLSMessage, its header and the key that opened it.
 package struct PeeledGroupEvent: Sendable {
     package let message: MLSMessage
+    /// The MLSMessage's bytes as they were decrypted (what an engine takes, `GroupEngine.receive`).
+    package let bytes: Data
     package let epoch: UInt64
     package let contentType: ContentType
     package let openedBy: PeelKeySource
@@ -95,8 +97,8 @@ package struct GroupEventPeeler: Sendable {
         }
         guard header.group == groupID else { throw .malformedMessage("MLS group id \(header.group) is not the h group's") }
         return PeeledGroupEvent(
-            message: message, epoch: header.epoch, contentType: header.contentType, openedBy: keys[opened.keyIndex].source,
-            groupID: header.group)
+            message: message, bytes: opened.plaintext, epoch: header.epoch, contentType: header.contentType,
+            openedBy: keys[opened.keyIndex].source, groupID: header.group)
     }
 
     /// Why an event whose `h` names none of our groups is dropped: what is wrong with its envelope

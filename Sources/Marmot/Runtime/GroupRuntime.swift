@@ -110,7 +110,7 @@ package actor GroupRuntime {
         guard published.remove(event.id) == nil, let peeler = engine.peeler(window: window) else { return [] }
         let bytes: Data
         do {
-            bytes = try peeler.peel(event, now: now()).message.tlsSerialized
+            bytes = try peeler.peel(event, now: now()).bytes
         } catch {
             logger.debug("group event dropped", metadata: ["event": "\(event.id.hex)", "reason": "\(error)"])
             return []
@@ -232,7 +232,7 @@ package actor GroupRuntime {
     /// state it was made on, the canonical tip's; whether a relay took it.
     @discardableResult
     private func publish(_ bytes: Data) async -> Bool {
-        guard let h = engine.metadata?.nostrGroupID, let key = engine.peelKeys().first?.key else { return false }
+        guard let h = engine.metadata?.nostrGroupID, let key = engine.eventKey(at: engine.graph.canonical) else { return false }
         do {
             let event = try engine.rules.groupEvent(try MLSMessage(tlsSerialized: bytes), nostrGroupID: h, key: key, createdAt: now())
             published.insert(event.id)

@@ -57,9 +57,7 @@ extension GRDBMarmotStore {
         for id in changes.removed {
             try db.cachedStatement(sql: "DELETE FROM engine_states_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, id])
             try db.cachedStatement(sql: "DELETE FROM engine_nodes_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, id])
-            for domain in [LookupKey.Domain.engineState, .engineRatchets, .engineWitnesses] {
-                versions[nodeRef(codec, domain, ref, id)] = nil
-            }
+            forgetVersions(ofState: id, ref, codec, &versions)
         }
         for node in changes.states {
             let stateRef = nodeRef(codec, .engineState, ref, node.id)
@@ -194,9 +192,7 @@ extension GRDBMarmotStore {
     /// Forgets the version records of the engine of the group `ref` (its rows go with the group's).
     static func forgetEngineVersions(_ db: Database, _ ref: Data, _ codec: StoreCodec, _ versions: inout GroupVersions) throws {
         for id in try Int.fetchAll(db, sql: "SELECT node FROM engine_states_v2 WHERE group_ref = ?", arguments: [ref]) {
-            for domain in [LookupKey.Domain.engineState, .engineRatchets, .engineWitnesses] {
-                versions[nodeRef(codec, domain, ref, id)] = nil
-            }
+            forgetVersions(ofState: id, ref, codec, &versions)
         }
         versions[codec.lookup.hash(.engine, ref)] = nil
     }
@@ -209,6 +205,15 @@ extension GRDBMarmotStore {
         changes.shown = rows.shown
         changes.rest = rows.rest
         return changes
+    }
+
+    /// Forgets the version records of one state's three parts (state, secret trees, witnesses).
+    private static func forgetVersions(
+        ofState id: BranchGraph.NodeID, _ ref: Data, _ codec: StoreCodec, _ versions: inout GroupVersions
+    ) {
+        for domain in [LookupKey.Domain.engineState, .engineRatchets, .engineWitnesses] {
+            versions[nodeRef(codec, domain, ref, id)] = nil
+        }
     }
 
     /// The version record of one state's `domain` part.
