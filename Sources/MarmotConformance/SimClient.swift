@@ -167,7 +167,7 @@ final class SimClient {
                     counts.epochChanged += 1
                 }
                 epoch = to
-            case .publish(let bytes):
+            case .publish(let bytes, _):
                 world.bus.send(from: label, kind: .application, bytes: bytes, publication: nil)
             case .proposalStored, .parked, .deferred, .duplicate:
                 break

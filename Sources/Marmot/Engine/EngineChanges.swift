@@ -13,7 +13,7 @@ package struct EngineChanges: Sendable, Equatable {
     struct Tracked: Sendable {
         var seen: [Data: UInt64] = [:]
         var seenForgotten: Set<Data> = []
-        var shown: [Data: BranchGraph.NodeID] = [:]
+        var shown: [Data: ShownMessage] = [:]
         var shownForgotten: Set<Data> = []
         /// The policy, tips, parked, deferred, held messages or our sends changed.
         var rest = false
@@ -32,8 +32,8 @@ package struct EngineChanges: Sendable, Equatable {
     package var seen: [Data: UInt64] = [:]
     /// Digests forgotten (their epoch was pruned).
     package var seenForgotten: Set<Data> = []
-    /// Shown messages, by digest, with the state they opened at.
-    package var shown: [Data: BranchGraph.NodeID] = [:]
+    /// Shown messages, by digest, with the state they opened at and their inner event's id.
+    package var shown: [Data: ShownMessage] = [:]
     /// Shown messages forgotten (invalidated, or their state pruned).
     package var shownForgotten: Set<Data> = []
     /// `EngineRecord.encodedRest()` when any of it changed.
@@ -48,7 +48,7 @@ package struct EngineChanges: Sendable, Equatable {
     /// the bench and the log.
     package var byteCount: Int {
         states.reduce(0) { $0 + $1.state.count + $1.ratchets.count } + ratchets.values.reduce(0) { $0 + $1.count }
-            + witnesses.values.reduce(0) { $0 + $1.count * 40 } + (seen.count + shown.count) * 40 + (rest?.count ?? 0)
+            + witnesses.values.reduce(0) { $0 + $1.count * 40 } + seen.count * 40 + shown.count * 72 + (rest?.count ?? 0)
     }
 }
 
@@ -82,7 +82,7 @@ extension GroupEngine {
 package struct EngineRows: Sendable, Equatable {
     package var states: [BranchGraph.NodeID: EngineRecord.Node] = [:]
     package var seen: [Data: UInt64] = [:]
-    package var shown: [Data: BranchGraph.NodeID] = [:]
+    package var shown: [Data: ShownMessage] = [:]
     package var rest: Data?
 
     package init() {}

@@ -15,12 +15,14 @@ package enum EngineOutput: Sendable, Hashable {
     case commitApplied(CommitSummary, committer: PublicKey, epoch: UInt64)
     /// A proposal was stored for a later commit.
     case proposalStored(ProposalType)
-    /// Branch selection moved the group to another branch: messages shown on the abandoned one
-    /// are no longer canonical (ours of them come again as `publish`).
-    case branchSwitched(fromEpoch: UInt64, toEpoch: UInt64, invalidated: [Data])
+    /// Branch selection moved the group to another branch: the messages shown on the abandoned one
+    /// (`invalidated`, by inner event id) are no longer canonical; ours sent there come again as
+    /// `publish`.
+    case branchSwitched(fromEpoch: UInt64, toEpoch: UInt64, invalidated: [EventID])
     /// An application message of ours the engine made (a queued send, or one re-made on the winning
-    /// branch), for the runtime to publish.
-    case publish(Data)
+    /// branch), for the runtime to publish; `rumor` is its inner event's id, so the runtime's outbox
+    /// can note the envelope that now carries it.
+    case publish(Data, rumor: EventID)
     /// The input is kept until the state it needs exists (a later epoch, a parent commit not seen yet).
     case parked
     /// An application message that opens on no state we hold: kept and tried again as branches

@@ -37,7 +37,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var deferred: [Data]
     package var lostInputs: Int
     package var held: [BranchGraph.NodeID: [HeldMessage]]
-    package var shownAt: [Data: BranchGraph.NodeID]
+    package var shownAt: [Data: ShownMessage]
     package var sentAt: [BranchGraph.NodeID: [ChatRumor]]
     package var intents: [ChatRumor]
     package var awaiting: Set<CommitOrderingKey>
@@ -45,7 +45,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package init(
         policy: ConvergencePolicy, nodes: [Node], canonical: BranchGraph.NodeID, anchor: BranchGraph.NodeID,
         nextID: BranchGraph.NodeID, seen: [Data: UInt64], parked: [Data], deferred: [Data], lostInputs: Int,
-        held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: BranchGraph.NodeID],
+        held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: ShownMessage],
         sentAt: [BranchGraph.NodeID: [ChatRumor]], intents: [ChatRumor], awaiting: Set<CommitOrderingKey>
     ) {
         self.policy = policy
@@ -95,9 +95,10 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             }
         }
         w.writeVector { w in
-            for (digest, node) in shownAt.sorted(by: { Self.ordered($0.key, $1.key) }) {
+            for (digest, shown) in shownAt.sorted(by: { Self.ordered($0.key, $1.key) }) {
                 w.writeOpaque(digest)
-                w.write(UInt32(node))
+                w.write(UInt32(shown.node))
+                w.writeFixed(shown.rumor.bytes)
             }
         }
         writeRest(to: &w)
@@ -195,7 +196,9 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
                     witnesses: try Self.readWitnesses(&r))
             }
             let seen = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), try r.readUInt64()) })
-            let shownAt = try Self.unique(try r.readVectorElements { r in (try Self.readDigest(&r), Int(try r.readUInt32())) })
+            let shownAt = try Self.unique(try r.readVectorElements { r in
+                (try Self.readDigest(&r), ShownMessage(node: Int(try r.readUInt32()), rumor: try EventID(bytes: try r.readFixed(32))))
+            })
             return (nodes, seen, shownAt, try Self.readRest(&r))
         }
         self.init(nodes: nodes, seen: seen, shownAt: shownAt, rest: rest)
@@ -221,7 +224,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     /// A record from a row store's parts: its states, seen digests and shown messages, and its
     /// rest as `encodedRest()` wrote it.
     package init(
-        nodes: [Node], seen: [Data: UInt64], shownAt: [Data: BranchGraph.NodeID], rest data: Data
+        nodes: [Node], seen: [Data: UInt64], shownAt: [Data: ShownMessage], rest data: Data
     ) throws(EngineRecordError) {
         let rest = try Self.reading(data) { r in try Self.readRest(&r) }
         self.init(nodes: nodes.sorted { $0.id < $1.id }, seen: seen, shownAt: shownAt, rest: rest)
@@ -240,7 +243,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         var awaiting: Set<CommitOrderingKey>
     }
 
-    private init(nodes: [Node], seen: [Data: UInt64], shownAt: [Data: BranchGraph.NodeID], rest: Rest) {
+    private init(nodes: [Node], seen: [Data: UInt64], shownAt: [Data: ShownMessage], rest: Rest) {
         self.init(
             policy: rest.policy, nodes: nodes, canonical: rest.canonical, anchor: rest.anchor, nextID: rest.nextID, seen: seen,
             parked: rest.parked, deferred: rest.deferred, lostInputs: rest.lostInputs, held: rest.held, shownAt: shownAt,
@@ -327,7 +330,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
                 throw .damaged("state \(node.id) has no parent and is not the anchor")
             }
         }
-        let named = [canonical, anchor] + Array(held.keys) + Array(shownAt.values) + Array(sentAt.keys)
+        let named = [canonical, anchor] + Array(held.keys) + shownAt.values.map(\.node) + Array(sentAt.keys)
         guard named.allSatisfy(ids.contains) else { throw .damaged("the record names a state it does not hold") }
     }
 
@@ -361,6 +364,19 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             guard result.updateValue(value, forKey: key) == nil else { throw EngineRecordError.damaged("a key repeated") }
         }
         return result
+    }
+}
+
+/// An application message shown as canonical: the state it opened at (a branch that loses takes
+/// it along) and its inner event's id, by which a runtime marks the message it stored as
+/// invalidated when that branch loses (MDK 0.9.14 reports invalidated messages by id).
+package struct ShownMessage: Sendable, Hashable {
+    package var node: BranchGraph.NodeID
+    package var rumor: EventID
+
+    package init(node: BranchGraph.NodeID, rumor: EventID) {
+        self.node = node
+        self.rumor = rumor
     }
 }
 

@@ -26,9 +26,10 @@ package struct GroupEngine: Sendable {
     package private(set) var parked: [Data] = [] { didSet { changes.rest = true } }
     /// Application messages that opened only on a non-canonical branch, by the node they opened at.
     private var held: [BranchGraph.NodeID: [HeldMessage]] = [:] { didSet { changes.rest = true } }
-    /// Node each shown application message opened at (to invalidate it if that branch loses);
-    /// forgotten once that node is pruned (nothing can invalidate it then).
-    private var shownAt: [Data: BranchGraph.NodeID] = [:]
+    /// Each shown application message, by digest: the node it opened at and its inner event's id
+    /// (to invalidate it if that branch loses); forgotten once that node is pruned (nothing can
+    /// invalidate it then).
+    private var shownAt: [Data: ShownMessage] = [:]
     /// Our own application messages by the node they were sent from (re-made if it loses).
     private var sentAt: [BranchGraph.NodeID: [ChatRumor]] = [:] { didSet { changes.rest = true } }
     /// Sends waiting for our unconfirmed commits to settle.
@@ -150,9 +151,10 @@ package struct GroupEngine: Sendable {
     }
 
     /// Notes where a shown message opened (`shownAt`), and as a change for the store.
-    private mutating func show(_ digest: Data, at id: BranchGraph.NodeID) {
-        shownAt[digest] = id
-        changes.shown[digest] = id
+    private mutating func show(_ digest: Data, at id: BranchGraph.NodeID, rumor: EventID) {
+        let shown = ShownMessage(node: id, rumor: rumor)
+        shownAt[digest] = shown
+        changes.shown[digest] = shown
     }
 
     /// Forgets where shown messages opened.
@@ -245,7 +247,7 @@ package struct GroupEngine: Sendable {
             let at = graph.ancestor(of: id, atEpoch: app.epoch) ?? id
             graph.witness(AppWitness(epoch: app.epoch, sender: Data(sender.bytes)), at: at)
             if id == graph.canonical {
-                show(digest, at: at)
+                show(digest, at: at, rumor: rumor.id)
                 return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest)]
             }
             held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest))
@@ -285,7 +287,7 @@ package struct GroupEngine: Sendable {
         if !pruned.isEmpty {
             // Shown messages of pruned states can no longer be invalidated, held ones never show
             // and our sends there are never made again: none of it names a state that is gone.
-            unshow(shownAt.filter { pruned.contains($0.value) }.map(\.key))
+            unshow(shownAt.filter { pruned.contains($0.value.node) }.map(\.key))
             if held.keys.contains(where: pruned.contains) { held = held.filter { !pruned.contains($0.key) } }
             if sentAt.keys.contains(where: pruned.contains) { sentAt = sentAt.filter { !pruned.contains($0.key) } }
         }
@@ -313,14 +315,15 @@ package struct GroupEngine: Sendable {
         guard graph.canonical != before else { return [] }
         let newPath = graph.path(to: graph.canonical)
         let abandoned = oldPath.subtracting(newPath)
-        let invalidated = shownAt.filter { abandoned.contains($0.value) }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
-        unshow(invalidated)
+        let lost = shownAt.filter { abandoned.contains($0.value.node) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        unshow(lost.map(\.key))
+        let invalidated = lost.map(\.value.rumor)
         let resend = abandoned.sorted().flatMap { sentAt.removeValue(forKey: $0) ?? [] }
         var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated)]
         intents = resend + intents
         for id in newPath where !oldPath.contains(id) {
             for message in held.removeValue(forKey: id) ?? [] {
-                show(message.digest, at: id)
+                show(message.digest, at: id, rumor: message.rumor.id)
                 outputs.append(.application(sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest))
             }
         }
@@ -427,7 +430,7 @@ package struct GroupEngine: Sendable {
         var outputs: [EngineOutput] = []
         for intent in waiting {
             do {
-                outputs.append(.publish(try encrypt(intent)))
+                outputs.append(.publish(try encrypt(intent), rumor: intent.id))
             } catch {
                 outputs.append(.dropped("queued message not sent: \(error)"))
             }

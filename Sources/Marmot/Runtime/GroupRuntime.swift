@@ -21,6 +21,7 @@ package actor GroupRuntime {
     private let now: @Sendable () -> Int64
     private let window: GroupEvent.TimeWindow
     private let logger: Logger
+    private let keep: Keeper
     private var subscription: Task<Void, Never>?
     /// The `h` subscribed to (a commit can change it: the subscription follows), and the pool's
     /// subscription.
@@ -35,10 +36,12 @@ package actor GroupRuntime {
     package nonisolated let outputs: AsyncStream<EngineOutput>
 
     /// A runtime over `engine` (founded, joined or re-opened), with what the store lacks of it
-    /// written first: a new engine's every row, the group's row when there is none.
+    /// written first: a new engine's every row, the group's row when there is none. `keep` takes
+    /// each input's outputs before its rows are written (by default the group's messages are
+    /// stored, `storingMessages`).
     package init(
         engine: GroupEngine, store: GRDBMarmotStore, pool: RelayPool, now: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() },
-        window: GroupEvent.TimeWindow = .mdkDefault, logger: Logger
+        window: GroupEvent.TimeWindow = .mdkDefault, keep: Keeper? = nil, logger: Logger
     ) throws {
         var engine = engine
         if try store.group(mlsGroupID: engine.state.groupID) == nil { try store.saveGroup(try Self.groupRow(engine, now: now())) }
@@ -49,6 +52,7 @@ package actor GroupRuntime {
         self.now = now
         self.window = window
         self.logger = logger
+        self.keep = keep ?? Self.storingMessages(of: engine.state.groupID, in: store, me: engine.me)
         let (stream, continuation) = AsyncStream.makeStream(of: EngineOutput.self, bufferingPolicy: .unbounded)
         outputs = stream
         self.continuation = continuation
@@ -57,11 +61,11 @@ package actor GroupRuntime {
     /// Re-opens the group's engine from its rows in `store`; nil when none were written.
     package static func open(
         rules: any GroupRules, keys: Keys, groupID: GroupID, store: GRDBMarmotStore, pool: RelayPool,
-        now: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() }, logger: Logger
+        now: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() }, keep: Keeper? = nil, logger: Logger
     ) throws -> GroupRuntime? {
         guard let rows = try store.engineRows(mlsGroupID: groupID) else { return nil }
         let engine = try GroupEngine(rules: rules, keys: keys, record: try rows.record())
-        return try GroupRuntime(engine: engine, store: store, pool: pool, now: now, logger: logger)
+        return try GroupRuntime(engine: engine, store: store, pool: pool, now: now, keep: keep, logger: logger)
     }
 
     /// The group's row as the runtime writes it: its Marmot data, no MLS state (the engine's rows
@@ -115,9 +119,25 @@ package actor GroupRuntime {
             logger.debug("group event dropped", metadata: ["event": "\(event.id.hex)", "reason": "\(error)"])
             return []
         }
-        let outputs = engine.receive(bytes) + engine.settle()
-        save()
+        guard let outputs = step(event.id, { engine in engine.receive(bytes) + engine.settle() }) else { return [] }
         await report(outputs)
+        return outputs
+    }
+
+    /// Runs one input on the engine, hands its outputs to the keeper, then writes the rows that
+    /// changed; when the keeper fails, the input is undone (the engine is a value: it goes back to
+    /// the copy taken before) and nil is returned.
+    private func step(_ event: EventID?, _ input: (inout GroupEngine) -> [EngineOutput]) -> [EngineOutput]? {
+        let before = engine
+        let outputs = input(&engine)
+        do {
+            try keep(outputs, event)
+        } catch {
+            engine = before
+            logger.error("group input not kept; undone", metadata: ["event": "\(event?.hex ?? "-")", "reason": "\(error)"])
+            return nil
+        }
+        save()
         return outputs
     }
 
@@ -127,7 +147,7 @@ package actor GroupRuntime {
         var moved = false
         for output in outputs {
             switch output {
-            case .publish(let made): await publish(made)
+            case .publish(let made, _): await publish(made)
             case .dropped(let why): logger.info("group message dropped", metadata: ["reason": "\(why)"])
             case .commitApplied, .branchSwitched: moved = true
             default: break
@@ -208,8 +228,7 @@ package actor GroupRuntime {
         let own = try build(&engine)
         save()
         let sent = await publish(own.bytes)
-        var outputs = sent ? engine.confirm(own) : engine.abandon(own)
-        save()
+        var outputs = step(nil) { engine in sent ? engine.confirm(own) : engine.abandon(own) } ?? []
         // Our own commit moved the group too, when it is on the selected branch (the engine
         // reports others' commits only).
         let adopted = engine.graph.nodes.values.contains { $0.commit?.key == own.key && engine.graph.isCanonical($0.id) }

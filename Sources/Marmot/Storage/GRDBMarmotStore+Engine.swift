@@ -112,9 +112,12 @@ extension GRDBMarmotStore {
     /// The seen digests' rows: one per digest, holding where it showed when it is a shown
     /// message, so a message in a settled group adds one row.
     private static func writeDigests(_ db: Database, _ ref: Data, _ changes: EngineChanges, _ codec: StoreCodec) throws {
-        func value(_ digest: Data, _ digestRef: Data, shownAt id: BranchGraph.NodeID?) throws -> Data {
+        func value(_ digest: Data, _ digestRef: Data, shownAt shown: ShownMessage?) throws -> Data {
             var value = digest
-            if let id { withUnsafeBytes(of: UInt32(id).bigEndian) { value.append(contentsOf: $0) } }
+            if let shown {
+                withUnsafeBytes(of: UInt32(shown.node).bigEndian) { value.append(contentsOf: $0) }
+                value.append(contentsOf: shown.rumor.bytes)
+            }
             return try codec.cipher.seal(value, SealContext("engine_seen", "value", row: ref + digestRef))
         }
         for digest in changes.seenForgotten {
@@ -132,12 +135,12 @@ extension GRDBMarmotStore {
         }
         // Shown or no longer shown, seen before: only where it showed changes.
         let moved = changes.shown.filter { changes.seen[$0.key] == nil }.map { ($0.key, Optional($0.value)) }
-            + changes.shownForgotten.subtracting(changes.seenForgotten).filter { changes.shown[$0] == nil }.map { ($0, BranchGraph.NodeID?.none) }
-        for (digest, id) in moved {
+            + changes.shownForgotten.subtracting(changes.seenForgotten).filter { changes.shown[$0] == nil }.map { ($0, ShownMessage?.none) }
+        for (digest, shown) in moved {
             let digestRef = codec.lookup.hash(.engineDigest, digest)
             try db.cachedStatement(sql: "UPDATE engine_seen_v2 SET sealed_value = ? WHERE group_ref = ? AND digest_ref = ?")
-                .execute(arguments: [try value(digest, digestRef, shownAt: id), ref, digestRef])
-            guard db.changesCount == 1 || id == nil else { throw StorageError.corruptRow("engine_seen: a shown message never seen") }
+                .execute(arguments: [try value(digest, digestRef, shownAt: shown), ref, digestRef])
+            guard db.changesCount == 1 || shown == nil else { throw StorageError.corruptRow("engine_seen: a shown message never seen") }
         }
     }
 
@@ -179,12 +182,16 @@ extension GRDBMarmotStore {
         for row in try Row.fetchAll(db, sql: "SELECT digest_ref, epoch, sealed_value FROM engine_seen_v2 WHERE group_ref = ?", arguments: [ref]) {
             let digestRef: Data = row["digest_ref"]
             let value = try codec.cipher.open(row["sealed_value"], SealContext("engine_seen", "value", row: ref + digestRef))
-            guard value.count == 32 || value.count == 36, codec.lookup.hash(.engineDigest, value.prefix(32)) == digestRef else {
+            // The digest, then for a shown message the state it opened at and its inner event's id.
+            guard value.count == 32 || value.count == 68, codec.lookup.hash(.engineDigest, value.prefix(32)) == digestRef else {
                 throw StorageError.corruptRow("engine_seen.value")
             }
             let digest = Data(value.prefix(32))
             rows.seen[digest] = UInt64(bitPattern: row["epoch"])
-            if value.count == 36 { rows.shown[digest] = Int(value.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+            if value.count == 68 {
+                let node = Int(value.dropFirst(32).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+                rows.shown[digest] = ShownMessage(node: node, rumor: try EventID(bytes: value.suffix(32)))
+            }
         }
         return rows
     }

@@ -206,12 +206,41 @@ import Testing
         #expect(try alice.send("after the rename", createdAt: 1) == .queued)
         let outputs = alice.confirm(rename)
         #expect(alice.status == .settled)
-        let published = outputs.compactMap { if case .publish(let bytes) = $0 { bytes } else { nil } }
+        let published = outputs.compactMap { if case .publish(let bytes, _) = $0 { bytes } else { nil } }
         #expect(published.count == 1)
         var bob = party.engines["bob"]!
         _ = bob.receive(rename.bytes)
         let shown = bob.receive(try #require(published.first))
         #expect(shown.contains { if case .application(_, let rumor, 2, _) = $0 { rumor.content == "after the rename" } else { false } })
+    }
+
+    /// A member that showed a message of the branch that then lost is told which message to mark:
+    /// the switch names it by its inner event's id, as the runtime stored it.
+    @Test func aMessageShownOnALosingBranchIsInvalidatedByItsInnerEventID() throws {
+        let party = try Party(["alice", "bob", "carol"])
+        let fromAlice = try party.rename("alice", to: "alice's name")
+        let fromBob = try party.rename("bob", to: "bob's name")
+        let (winner, loser, winning, losing) = fromAlice.key < fromBob.key
+            ? ("alice", "bob", fromAlice, fromBob) : ("bob", "alice", fromBob, fromAlice)
+        var lost = party.engines[loser]!, won = party.engines[winner]!
+        _ = lost.confirm(losing)
+        _ = won.confirm(winning)
+        // One message on each branch: the witnesses weigh alike and the commits' keys decide.
+        let rumor = try ChatRumor(author: lost.me, content: "on the losing branch", createdAt: 1)
+        guard case .published(let bytes) = try lost.send(rumor),
+              case .published(let other) = try won.send("on the winning branch", createdAt: 1) else {
+            Issue.record("not sent at once")
+            return
+        }
+        var carol = party.engines["carol"]!
+        _ = carol.receive(losing.bytes)
+        #expect(carol.receive(bytes).contains { if case .application(_, let shown, _, _) = $0 { shown.id == rumor.id } else { false } })
+        _ = carol.receive(winning.bytes)
+        _ = carol.receive(other)
+        let switched = carol.settle().compactMap { if case .branchSwitched(_, _, let invalidated) = $0 { invalidated } else { nil } }
+        #expect(switched == [[rumor.id]])
+        #expect(carol.record.shownAt.values.map(\.rumor).contains(rumor.id) == false, "the winning branch's message is shown, the lost one no longer")
+        #expect(carol.record.shownAt.count == 1)
     }
 
     @Test func ourMessageOnALosingBranchIsMadeAgainOnTheWinner() throws {
@@ -229,7 +258,7 @@ import Testing
         _ = lost.receive(winning.bytes)
         let outputs = lost.settle()
         #expect(outputs.contains { if case .branchSwitched = $0 { true } else { false } })
-        let again = try #require(outputs.compactMap { if case .publish(let bytes) = $0 { bytes } else { nil } }.first)
+        let again = try #require(outputs.compactMap { if case .publish(let bytes, _) = $0 { bytes } else { nil } }.first)
         var other = party.engines[winner]!
         _ = other.confirm(winning)
         #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)

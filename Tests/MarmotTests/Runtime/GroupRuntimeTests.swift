@@ -127,4 +127,74 @@ struct GroupRuntimeTests {
         }
         await server.stop()
     }
+
+    /// The kind-445 envelope of `bytes`, sealed with the key of `engine`'s selected state.
+    static func envelope(_ bytes: Data, from engine: GroupEngine) throws -> Event {
+        var engine = engine
+        let canonical = engine.graph.canonical
+        guard let key = engine.eventKey(at: canonical) else { throw StorageError.corruptRow("no key for the selected state") }
+        let h = try #require(engine.metadata?.nostrGroupID)
+        return try engine.rules.groupEvent(try MLSMessage(tlsSerialized: bytes), nostrGroupID: h, key: key, createdAt: UnsignedEvent.now())
+    }
+
+    /// What Carol's store shows of the race's messages: each stored once, a message of the branch
+    /// that lost marked invalidated when the other branch wins, and an input whose outputs could
+    /// not be stored undone, so the event taken again shows its message after all.
+    @Test func messagesAreStoredBeforeTheEnginesRowsAndALostBranchsAreMarked() async throws {
+        let party = try GroupEngineTests.Party(["alice", "bob", "carol"])
+        let race = try party.race()
+        let aliceWins = race.a1.key < race.b1.key
+        let (winning, losing) = aliceWins ? (race.a1, race.b1) : (race.b1, race.a1)
+        let (onWinner, onLoser) = aliceWins ? (race.onA, race.onB) : (race.onB, race.onA)
+        let (winner, loser) = aliceWins ? (race.alice, race.bob) : (race.bob, race.alice)
+        let before = party.engines["carol"]!
+        let carol = party.engines["carol"]!
+        let store = try GRDBMarmotStore.inMemory(key: StorageKey(deriving: carol.keys.secretKey, installationSecret: .generate()))
+        let pool = RelayPool(relays: [], configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("pool"))
+        let failing = Failing()
+        let storing = GroupRuntime.storingMessages(of: carol.state.groupID, in: store, me: carol.me)
+        let runtime = try GroupRuntime(
+            engine: carol, store: store, pool: pool,
+            keep: { outputs, event in
+                if failing.take() { throw StorageError.corruptRow("the disk refused the write") }
+                try storing(outputs, event)
+            }, logger: ClientHarness.logger("runtime"))
+        let group = carol.state.groupID
+        // The race's messages are chat messages with known fields, so their inner event ids are too.
+        let ids = [
+            "alice": try ChatRumor(author: race.alice.me, content: "on a1", createdAt: 1_800_000_001).id,
+            "bob": try ChatRumor(author: race.bob.me, content: "on b1", createdAt: 1_800_000_002).id,
+        ]
+        func stored(_ message: Data, by engine: GroupEngine) throws -> StoredMessage? {
+            try store.message(mlsGroupID: group, rumorID: try #require(ids[engine.me == race.alice.me ? "alice" : "bob"]))
+        }
+
+        // The losing branch first: its message shows, stored as received.
+        _ = await runtime.handle(try Self.envelope(losing.bytes, from: before))
+        failing.arm()
+        let refused = try Self.envelope(onLoser, from: loser)
+        #expect(await runtime.handle(refused).isEmpty, "the store refused the message: the input is undone")
+        #expect(try stored(onLoser, by: loser) == nil)
+        let shown = await runtime.handle(refused)
+        #expect(shown.contains { if case .application = $0 { true } else { false } }, "taken again, it shows")
+        #expect(try stored(onLoser, by: loser)?.deliveryState == .received)
+
+        // The winning branch: Carol switches, the lost branch's message is marked, the winner's shows.
+        _ = await runtime.handle(try Self.envelope(winning.bytes, from: before))
+        let switched = await runtime.handle(try Self.envelope(onWinner, from: winner))
+        #expect(switched.contains { if case .branchSwitched(_, _, let lost) = $0 { lost.count == 1 } else { false } })
+        #expect(try stored(onLoser, by: loser)?.deliveryState == .invalidated)
+        #expect(try stored(onWinner, by: winner)?.deliveryState == .received)
+        let rows = try #require(try store.engineRows(mlsGroupID: group))
+        #expect(try rows.record().encoded() == (await runtime.engine).record.encoded())
+        await runtime.stop()
+    }
+
+    /// A switch that fails the next write it is armed for.
+    final class Failing: @unchecked Sendable {
+        private let lock = NSLock()
+        private var armed = false
+        func arm() { lock.withLock { armed = true } }
+        func take() -> Bool { lock.withLock { defer { armed = false }; return armed } }
+    }
 }
