@@ -42,6 +42,22 @@ package struct OwnCommit: Sendable {
     package let key: CommitOrderingKey
     /// The commit's MLSMessage bytes, as published.
     package var bytes: Data { pending.message.tlsSerialized }
+    /// The commit as the engine keeps it until it is confirmed or abandoned.
+    package var unconfirmed: UnconfirmedCommit {
+        UnconfirmedCommit(parent: parent, key: key, bytes: bytes, newGroup: pending.newGroup)
+    }
+}
+
+/// A commit of ours built and not yet confirmed or abandoned, as the engine keeps it, across a
+/// restart too (`EngineRecord.Awaiting`): a runtime that restarts publishes it again
+/// (`GroupEngine.unconfirmed`), and a relay giving it back adopts it.
+package struct UnconfirmedCommit: Sendable {
+    package let parent: BranchGraph.NodeID
+    package let key: CommitOrderingKey
+    /// The commit's MLSMessage bytes.
+    package let bytes: Data
+    /// The group in the epoch it leads to.
+    package let newGroup: MLSGroup
 }
 
 /// What `GroupEngine.send` did with a message of ours.

@@ -40,13 +40,24 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var shownAt: [Data: ShownMessage]
     package var sentAt: [BranchGraph.NodeID: [ChatRumor]]
     package var intents: [ChatRumor]
-    package var awaiting: Set<CommitOrderingKey>
+    package var awaiting: [Awaiting]
+
+    /// A commit of ours built and not yet confirmed: the state it was made on, its ordering key,
+    /// its MLSMessage bytes and the state it leads to (serialized whole), so that after a restart
+    /// it is published again, or adopted when a relay gives it back (MIP-03: published before it
+    /// is applied; one a relay took must not be lost).
+    package struct Awaiting: Sendable, Equatable {
+        package var parent: BranchGraph.NodeID
+        package var key: CommitOrderingKey
+        package var bytes: Data
+        package var state: Data
+    }
 
     package init(
         policy: ConvergencePolicy, nodes: [Node], canonical: BranchGraph.NodeID, anchor: BranchGraph.NodeID,
         nextID: BranchGraph.NodeID, seen: [Data: UInt64], parked: [Data], deferred: [Data], lostInputs: Int,
         held: [BranchGraph.NodeID: [HeldMessage]], shownAt: [Data: ShownMessage],
-        sentAt: [BranchGraph.NodeID: [ChatRumor]], intents: [ChatRumor], awaiting: Set<CommitOrderingKey>
+        sentAt: [BranchGraph.NodeID: [ChatRumor]], intents: [ChatRumor], awaiting: [Awaiting]
     ) {
         self.policy = policy
         self.nodes = nodes
@@ -67,8 +78,9 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var description: String { "EngineRecord(\(nodes.count) states, contents redacted)" }
 
     /// The first byte of every record: a record of another format is refused, not misread.
-    /// Format 2: the states in two parts. Format 1 (whole states) was never written to a store.
-    static let format: UInt8 = 2
+    /// Format 3: the states in two parts, shown messages with their inner event ids, our
+    /// unconfirmed commits whole. Formats 1 and 2 were written only by tests, never by the product.
+    static let format: UInt8 = 3
 
     // MARK: Encoding
 
@@ -162,7 +174,14 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             }
         }
         w.writeVector { w in for send in intents { Self.write(send, to: &w) } }
-        w.writeVector { w in for key in awaiting.sorted() { Self.write(key, to: &w) } }
+        w.writeVector { w in
+            for commit in awaiting.sorted(by: { $0.key < $1.key }) {
+                Self.write(commit.key, to: &w)
+                w.write(UInt32(commit.parent))
+                w.writeOpaque(commit.bytes)
+                w.writeOpaque(commit.state)
+            }
+        }
     }
 
     private static func write(_ key: CommitOrderingKey, to w: inout TLSWriter) {
@@ -240,7 +259,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         var held: [BranchGraph.NodeID: [HeldMessage]]
         var sentAt: [BranchGraph.NodeID: [ChatRumor]]
         var intents: [ChatRumor]
-        var awaiting: Set<CommitOrderingKey>
+        var awaiting: [Awaiting]
     }
 
     private init(nodes: [Node], seen: [Data: UInt64], shownAt: [Data: ShownMessage], rest: Rest) {
@@ -270,7 +289,11 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
             policy: policy, canonical: canonical, anchor: anchor, nextID: nextID, parked: parked, deferred: deferred,
             lostInputs: lostInputs, held: try Self.unique(heldPairs),
             sentAt: try Self.unique(try r.readVectorElements { r in (Int(try r.readUInt32()), try r.readVectorElements(Self.readSend)) }),
-            intents: try r.readVectorElements(Self.readSend), awaiting: Set(try r.readVectorElements(Self.readKey)))
+            intents: try r.readVectorElements(Self.readSend),
+            awaiting: try r.readVectorElements { r in
+                let key = try Self.readKey(&r)
+                return Awaiting(parent: Int(try r.readUInt32()), key: key, bytes: try r.readOpaque(), state: try r.readOpaque())
+            })
     }
 
     /// A state's place in the graph as a row store keeps it beside the state: its parent and the

@@ -14,7 +14,8 @@ extension GroupEngine {
         let state = try rules.foundingState(groupID: groupID, keys: keys, metadata: metadata, invitees: invitees)
         var engine = GroupEngine(rules: rules, keys: keys, state: state)
         guard !invitees.isEmpty else { return (engine, nil) }
-        return (engine, try engine.commit(adding: invitees))
+        let founding = try engine.commit(adding: invitees)
+        return (engine, founding)
     }
 
     /// Joins from a Welcome sealed by `sender`, refused unless the version's join rule accepts it

@@ -35,7 +35,7 @@ package struct GroupEngine: Sendable {
     /// Sends waiting for our unconfirmed commits to settle.
     private var intents: [ChatRumor] = [] { didSet { changes.rest = true } }
     /// Our commits built and not yet confirmed or abandoned.
-    private var awaiting: Set<CommitOrderingKey> = [] { didSet { changes.rest = true } }
+    private var awaiting: [CommitOrderingKey: UnconfirmedCommit] = [:] { didSet { changes.rest = true } }
     /// Application messages that opened on no state we hold (yet): a branch they belong to may
     /// still arrive, so they are tried again as the graph grows (MDK 0.9.14 `PeelDeferred`); not
     /// counted as waiting, since anyone who knows the group can send such bytes.
@@ -82,7 +82,9 @@ package struct GroupEngine: Sendable {
             policy: graph.policy, nodes: withNodes ? graph.recordNodes : [], canonical: graph.canonical,
             anchor: graph.anchor, nextID: graph.version, seen: withNodes ? seen : [:], parked: parked, deferred: deferred,
             lostInputs: lostInputs, held: held, shownAt: withNodes ? shownAt : [:], sentAt: sentAt, intents: intents,
-            awaiting: awaiting)
+            awaiting: awaiting.values.map {
+                EngineRecord.Awaiting(parent: $0.parent, key: $0.key, bytes: $0.bytes, state: $0.newGroup.serialized())
+            })
     }
 
     /// The graph's changes and those noted beside them since the last call, and a fresh start
@@ -106,7 +108,12 @@ package struct GroupEngine: Sendable {
         shownAt = record.shownAt
         sentAt = record.sentAt
         intents = record.intents
-        awaiting = record.awaiting
+        for commit in record.awaiting {
+            guard let state = try? MLSGroup(serialized: commit.state) else {
+                throw .damaged("an unconfirmed commit's state does not read")
+            }
+            awaiting[commit.key] = UnconfirmedCommit(parent: commit.parent, key: commit.key, bytes: commit.bytes, newGroup: state)
+        }
     }
 
     // MARK: Inbound
@@ -185,6 +192,12 @@ package struct GroupEngine: Sendable {
     package mutating func refetched() { lostInputs = 0 }
 
     private mutating func receiveCommit(_ message: MLSMessage, bytes: Data, digest: Data, epoch: UInt64) -> [EngineOutput] {
+        // Our own commit, given back by a relay while we wait to confirm it (after a restart, say):
+        // a relay took it, so it is in force (MLS cannot process our own commit as another's).
+        if let ours = awaiting.values.first(where: { $0.key.digest == digest }) {
+            adopt(ours)
+            return []
+        }
         let parents = graph.nodes(atEpoch: epoch)
         guard !parents.isEmpty else {
             return epoch > graph.tip.epoch ? [.parked] : [.dropped("commit of epoch \(epoch), before the retained history")]
@@ -370,8 +383,9 @@ package struct GroupEngine: Sendable {
         guard let key = rules.orderingKey(pending.summary, message: pending.message, before: state) else {
             throw .unauthorized("our leaf has no Nostr identity")
         }
-        awaiting.insert(key)
-        return OwnCommit(parent: graph.canonical, pending: pending, key: key)
+        let own = OwnCommit(parent: graph.canonical, pending: pending, key: key)
+        awaiting[key] = own.unconfirmed
+        return own
     }
 
     /// A fresh signature key for our leaf with the leaf extensions the group's version wants.
@@ -387,20 +401,41 @@ package struct GroupEngine: Sendable {
 
     /// Adopts our published commit. When another commit of the same epoch was applied meanwhile,
     /// ours becomes a competing branch and selection decides.
-    package mutating func confirm(_ own: OwnCommit) -> [EngineOutput] {
-        guard graph.nodes[own.parent] != nil else { return [.dropped("the commit's parent state was pruned")] }
-        remember(own.key.digest, epoch: own.key.sourceEpoch)
-        let onTip = own.parent == graph.canonical
-        let id = graph.extend(from: own.parent, to: own.pending.newGroup, commit: .init(key: own.key))
-        if onTip { graph.adopt(id) }
-        awaiting.remove(own.key)
+    package mutating func confirm(_ own: OwnCommit) -> [EngineOutput] { confirm(own.unconfirmed) }
+
+    /// Adopts a commit of ours a relay took (`confirm(_:)`), as kept while unconfirmed: after a
+    /// restart the runtime confirms those it publishes again.
+    package mutating func confirm(_ commit: UnconfirmedCommit) -> [EngineOutput] {
+        // Adopted already (a relay gave it back meanwhile): nothing more to do.
+        guard !graph.contains(commit.key) else {
+            awaiting[commit.key] = nil
+            return []
+        }
+        guard adopt(commit) else { return [.dropped("the commit's parent state was pruned")] + drainIntents() }
         return settle()
     }
+
+    /// Puts our commit in the graph (on the tip when it was made there) and stops waiting for it;
+    /// false when the state it was made on was pruned meanwhile.
+    @discardableResult
+    private mutating func adopt(_ commit: UnconfirmedCommit) -> Bool {
+        awaiting[commit.key] = nil
+        guard graph.nodes[commit.parent] != nil else { return false }
+        remember(commit.key.digest, epoch: commit.key.sourceEpoch)
+        let onTip = commit.parent == graph.canonical
+        let id = graph.extend(from: commit.parent, to: commit.newGroup, commit: .init(key: commit.key))
+        if onTip { graph.adopt(id) }
+        return true
+    }
+
+    /// Our commits built and not yet confirmed or abandoned, oldest epoch first: a restarted
+    /// runtime publishes them again.
+    package var unconfirmed: [UnconfirmedCommit] { awaiting.values.sorted { $0.key < $1.key } }
 
     /// Forgets a commit of ours that no relay took (MIP-03: it never happened); queued sends go
     /// out on the state we stay in.
     package mutating func abandon(_ own: OwnCommit) -> [EngineOutput] {
-        awaiting.remove(own.key)
+        awaiting[own.key] = nil
         return drainIntents()
     }
 

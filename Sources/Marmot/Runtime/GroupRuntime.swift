@@ -30,6 +30,8 @@ package actor GroupRuntime {
     /// Our events handed to relays and not yet seen back: a relay's echo of our commit can come
     /// while it is being published, before the engine adopted it, and is not an input.
     private var published: Set<EventID> = []
+    /// The selected state the group's row and subscription were last brought in step with.
+    private var followed: BranchGraph.NodeID
     private let continuation: AsyncStream<EngineOutput>.Continuation
     /// What the engine reports, input after input: messages to show, commits applied, branch
     /// switches with the messages they invalidate.
@@ -47,6 +49,7 @@ package actor GroupRuntime {
         if try store.group(mlsGroupID: engine.state.groupID) == nil { try store.saveGroup(try Self.groupRow(engine, now: now())) }
         try store.saveEngineChanges(engine.takeChanges(), mlsGroupID: engine.state.groupID)
         self.engine = engine
+        followed = engine.graph.canonical
         self.store = store
         self.pool = pool
         self.now = now
@@ -80,7 +83,8 @@ package actor GroupRuntime {
 
     // MARK: Inbound
 
-    /// Subscribes to the group's kind-445 events (stored ones first) and handles each as it comes.
+    /// Subscribes to the group's kind-445 events (stored ones first) and handles each as it comes,
+    /// then publishes again our commits a restart left unconfirmed.
     package func start() async {
         guard subscription == nil, let h = engine.metadata?.nostrGroupID else { return }
         subscribedH = h
@@ -91,6 +95,21 @@ package actor GroupRuntime {
                 guard case .event(let event, _) = message else { continue }
                 await self?.handle(event)
             }
+        }
+        await resumeUnconfirmed()
+    }
+
+    /// Our commits built before a restart and never confirmed: whether a relay took one is not
+    /// known, so each is published again (members that have it drop the copy as a duplicate) and
+    /// confirmed once a relay takes it; one no relay takes now stays waiting (a relay may have
+    /// taken it before the restart: it is adopted when given back, MIP-03), never forgotten.
+    private func resumeUnconfirmed() async {
+        for commit in engine.unconfirmed {
+            guard await publish(commit.bytes, at: commit.parent) else {
+                logger.warning("our unconfirmed commit was not published again; it waits", metadata: ["epoch": "\(commit.key.sourceEpoch)"])
+                continue
+            }
+            if let outputs = step(nil, { engine in engine.confirm(commit) }) { await report(outputs) }
         }
     }
 
@@ -154,7 +173,8 @@ package actor GroupRuntime {
             }
             continuation.yield(output)
         }
-        if moved { await followSelectedState() }
+        // Also when the tip moved with no output saying so (our own commit given back by a relay).
+        if moved || engine.graph.canonical != followed { await followSelectedState() }
         await commitSelfRemoves()
     }
 
@@ -182,6 +202,7 @@ package actor GroupRuntime {
     /// The group's row takes the selected state's data (name, description, admins, relays, `h`,
     /// epoch, whether we are still a member), and the subscription its `h`.
     private func followSelectedState() async {
+        followed = engine.graph.canonical
         do {
             if var row = try store.group(mlsGroupID: engine.state.groupID), let data = engine.metadata {
                 row.name = data.name
@@ -250,8 +271,12 @@ package actor GroupRuntime {
     /// Publishes `bytes` (an MLSMessage of ours) in a kind-445 envelope sealed with the key of the
     /// state it was made on, the canonical tip's; whether a relay took it.
     @discardableResult
-    private func publish(_ bytes: Data) async -> Bool {
-        guard let h = engine.metadata?.nostrGroupID, let key = engine.eventKey(at: engine.graph.canonical) else { return false }
+    private func publish(_ bytes: Data) async -> Bool { await publish(bytes, at: engine.graph.canonical) }
+
+    /// Publishes `bytes` sealed with the key of the state `node` (the one it was made on).
+    private func publish(_ bytes: Data, at node: BranchGraph.NodeID) async -> Bool {
+        guard let h = engine.graph.nodes[node].flatMap({ engine.rules.metadataIfValid($0.mls.extensions) })?.nostrGroupID,
+              let key = engine.eventKey(at: node) else { return false }
         do {
             let event = try engine.rules.groupEvent(try MLSMessage(tlsSerialized: bytes), nostrGroupID: h, key: key, createdAt: now())
             published.insert(event.id)

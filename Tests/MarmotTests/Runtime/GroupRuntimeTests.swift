@@ -190,6 +190,42 @@ struct GroupRuntimeTests {
         await runtime.stop()
     }
 
+    /// Alice built a rename and crashed before publishing it (her rows hold the commit, her sends
+    /// queue behind it). Re-opened from her rows, her runtime publishes it and confirms it, the
+    /// queued message goes out on the new epoch, and Bob takes both.
+    @Test func aCommitLeftUnconfirmedByACrashIsPublishedAtTheRestart() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let party = try GroupEngineTests.Party(["alice", "bob"])
+        var engine = party.engines["alice"]!
+        var data = try #require(engine.metadata)
+        data.name = "named before the crash"
+        _ = try engine.commit(proposals: try engine.rules.proposals(changing: engine.state.extensions, to: data))
+        let me = engine.me
+        #expect(try engine.send(try ChatRumor(author: me, content: "queued before the crash", createdAt: UnsignedEvent.now())) == .queued)
+        let store = try GRDBMarmotStore.inMemory(key: StorageKey(deriving: engine.keys.secretKey, installationSecret: .generate()))
+        let pool = RelayPool(relays: [url], configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("pool"))
+        await pool.connect()
+        // What the crash left: the rows, nothing published.
+        _ = try GroupRuntime(engine: engine, store: store, pool: pool, logger: ClientHarness.logger("runtime"))
+        let bob = try await Self.member(party.engines["bob"]!, url: url)
+
+        let reopened = try #require(try GroupRuntime.open(
+            rules: engine.rules, keys: engine.keys, groupID: engine.state.groupID, store: store, pool: pool,
+            logger: ClientHarness.logger("runtime")))
+        #expect(await reopened.engine.status == .resolving(pendingCommits: 1))
+        let alice = try await Self.started(reopened, store: store, pool: pool)
+        #expect(await bob.shown.next(timeout: 10) == "queued before the crash")
+        _ = try await Self.converged([alice, bob])
+        #expect(await bob.runtime.engine.metadata?.name == "named before the crash")
+        #expect(try store.group(mlsGroupID: engine.state.groupID)?.name == "named before the crash")
+        #expect(try store.engineRows(mlsGroupID: engine.state.groupID)?.record().awaiting.isEmpty == true)
+        for member in [alice, bob] {
+            await member.runtime.stop()
+            await member.pool.disconnect()
+        }
+        await server.stop()
+    }
+
     /// A switch that fails the next write it is armed for.
     final class Failing: @unchecked Sendable {
         private let lock = NSLock()
