@@ -66,9 +66,24 @@ package actor GroupRuntime {
         rules: any GroupRules, keys: Keys, groupID: GroupID, store: GRDBMarmotStore, pool: RelayPool,
         now: @escaping @Sendable () -> Int64 = { UnsignedEvent.now() }, keep: Keeper? = nil, logger: Logger
     ) throws -> GroupRuntime? {
-        guard let rows = try store.engineRows(mlsGroupID: groupID) else { return nil }
+        guard let rows = try store.engineRows(mlsGroupID: groupID) else {
+            guard let stored = try store.group(mlsGroupID: groupID), !stored.mlsState.isEmpty else { return nil }
+            return try GroupRuntime(
+                engine: try migrated(stored, rules: rules, keys: keys, store: store), store: store, pool: pool, now: now, keep: keep,
+                logger: logger)
+        }
         let engine = try GroupEngine(rules: rules, keys: keys, record: try rows.record())
         return try GroupRuntime(engine: engine, store: store, pool: pool, now: now, keep: keep, logger: logger)
+    }
+
+    /// A group the client kept as one MLS state in its row (before issue 24's engine), moved into an
+    /// engine anchored at that state: its rows written and the row's state cleared in one
+    /// transaction. A fork the client held open is not carried over (the engine re-learns any
+    /// branch from the group's events: commits of an epoch before its anchor are past it).
+    static func migrated(_ stored: StoredGroup, rules: any GroupRules, keys: Keys, store: GRDBMarmotStore) throws -> GroupEngine {
+        var engine = GroupEngine(rules: rules, keys: keys, state: try stored.decodedState())
+        try store.moveGroupState(to: engine.takeChanges(), group: stored)
+        return engine
     }
 
     /// The group's row as the runtime writes it: its Marmot data, no MLS state (the engine's rows

@@ -29,6 +29,23 @@ extension GRDBMarmotStore {
         }
     }
 
+    /// Moves a group kept as one MLS state in its row into an engine's rows, in one transaction:
+    /// the engine's rows are written and the group's row loses its state (`group`, with
+    /// `mlsState` empty), so no copy of secrets the engine deletes stays behind (RFC 9420 §9.2).
+    package func moveGroupState(to changes: EngineChanges, group: StoredGroup) throws(StorageError) {
+        let ref = codec.groupRef(group.mlsGroupID.bytes)
+        let codec = self.codec
+        var row = group
+        row.mlsState = Data()
+        row.mlsRatchets = nil
+        try write { db in
+            var versions = try Self.groupVersions(db, codec)
+            try Self.writeGroup(db, row, codec, &versions)
+            try Self.writeEngine(db, ref, changes, codec, &versions)
+            try Self.saveGroupVersions(db, codec, versions)
+        }
+    }
+
     /// The rows of the engine of `mlsGroupID`, nil when none was written.
     package func engineRows(mlsGroupID: GroupID) throws(StorageError) -> EngineRows? {
         let ref = codec.groupRef(mlsGroupID.bytes)

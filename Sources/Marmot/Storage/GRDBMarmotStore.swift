@@ -83,19 +83,24 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     // MARK: Groups
 
     public func saveGroup(_ group: StoredGroup) throws {
-        let ref = codec.groupRef(group.mlsGroupID.bytes)
         let codec = self.codec
         try write { db in
             var versions = try Self.groupVersions(db, codec)
-            let version = (versions[ref] ?? 0) + 1
-            let ratchetsRef = codec.ratchetsRef(ref)
-            let ratchetVersion = (versions[ratchetsRef] ?? 0) + 1
-            let row = try codec.groupRow(group, version: version, ratchetVersion: ratchetVersion)
-            try row.save(db)
-            versions[ref] = version
-            versions[ratchetsRef] = group.mlsRatchets == nil ? nil : ratchetVersion
+            try Self.writeGroup(db, group, codec, &versions)
             try Self.saveGroupVersions(db, codec, versions)
         }
+    }
+
+    /// Writes a group's row with the next version of its row (and of its secret trees when kept apart).
+    static func writeGroup(_ db: Database, _ group: StoredGroup, _ codec: StoreCodec, _ versions: inout GroupVersions) throws {
+        let ref = codec.groupRef(group.mlsGroupID.bytes)
+        let version = (versions[ref] ?? 0) + 1
+        let ratchetsRef = codec.ratchetsRef(ref)
+        let ratchetVersion = (versions[ratchetsRef] ?? 0) + 1
+        let row = try codec.groupRow(group, version: version, ratchetVersion: ratchetVersion)
+        try row.save(db)
+        versions[ref] = version
+        versions[ratchetsRef] = group.mlsRatchets == nil ? nil : ratchetVersion
     }
 
     public func saveGroupRatchets(mlsGroupID: GroupID, ratchets: Data) throws {

@@ -226,6 +226,46 @@ struct GroupRuntimeTests {
         await server.stop()
     }
 
+    /// A v2 group the client kept as one MLS state in its row (before the engine) re-opens as an
+    /// engine anchored at that state: the engine's rows are written and the row's state cleared
+    /// (no second copy of secrets the engine deletes), and the group carries on.
+    @Test func aGroupKeptAsOneStateMovesIntoAnEngine() async throws {
+        let party = try GroupEngineTests.Party(["alice", "bob"])
+        var alice = party.engines["alice"]!
+        let bob = party.engines["bob"]!
+        let store = try GRDBMarmotStore.inMemory(key: StorageKey(deriving: bob.keys.secretKey, installationSecret: .generate()))
+        let data = try #require(bob.metadata)
+        var row = StoredGroup(
+            mlsGroupID: bob.state.groupID, nostrGroupID: data.nostrGroupID, mlsState: Data(), epoch: bob.epoch, name: data.name,
+            groupDescription: data.groupDescription, admins: data.admins, relays: data.relays, status: .active, createdAt: 1,
+            version: .v2)
+        row.setState(bob.state)
+        try store.saveGroup(row)
+        let pool = RelayPool(relays: [], configuration: ClientHarness.poolConfiguration, logger: ClientHarness.logger("pool"))
+
+        let runtime = try #require(try GroupRuntime.open(
+            rules: bob.rules, keys: bob.keys, groupID: bob.state.groupID, store: store, pool: pool,
+            logger: ClientHarness.logger("runtime")))
+        #expect(await runtime.engine.state.epochAuthenticator == bob.state.epochAuthenticator)
+        let kept = try #require(try store.group(mlsGroupID: bob.state.groupID))
+        #expect(kept.mlsState.isEmpty && kept.mlsRatchets == nil, "the row no longer holds the state")
+        #expect(kept.name == data.name && kept.epoch == bob.epoch)
+        #expect(try store.engineRows(mlsGroupID: bob.state.groupID)?.record().encoded() == (await runtime.engine).record.encoded())
+
+        let rename = try GroupEngineTests.renameConfirmed(&alice, to: "renamed after the move")
+        _ = await runtime.handle(try Self.envelope(rename.bytes, from: party.engines["alice"]!))
+        let hello = try alice.encrypt("hello after the move", createdAt: 1_800_000_001)
+        let shown = await runtime.handle(try Self.envelope(hello, from: alice))
+        #expect(shown.contains { if case .application(_, let rumor, _, _) = $0 { rumor.content == "hello after the move" } else { false } })
+        #expect(try store.group(mlsGroupID: bob.state.groupID)?.name == "renamed after the move")
+        // Opened again, it reads its rows (no second move).
+        await runtime.stop()
+        let again = try #require(try GroupRuntime.open(
+            rules: bob.rules, keys: bob.keys, groupID: bob.state.groupID, store: store, pool: pool,
+            logger: ClientHarness.logger("runtime")))
+        #expect(await again.engine.epoch == bob.epoch + 1)
+    }
+
     /// A switch that fails the next write it is armed for.
     final class Failing: @unchecked Sendable {
         private let lock = NSLock()
