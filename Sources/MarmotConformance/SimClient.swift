@@ -149,7 +149,7 @@ final class SimClient {
         var epoch = previousEpoch ?? engines[group]?.epoch ?? 0
         for output in outputs {
             switch output {
-            case .application(_, let rumor, _, _):
+            case .application(_, let rumor, _, _, _):
                 payloads.append(rumor.content)
                 counts.messageReceived += 1
             case .commitApplied(let summary, _, let newEpoch):

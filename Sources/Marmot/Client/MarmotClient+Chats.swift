@@ -106,6 +106,7 @@ extension MarmotClient {
         await acquire()
         await unsubscribe(.group(id))
         sessions[id] = nil
+        dropEngine(id)
         do { try store.deleteGroup(mlsGroupID: id) } catch { logger.error("cannot delete undelivered group \(id): \(error)") }
         await syncPoolRelays()
         release()
@@ -176,8 +177,10 @@ extension MarmotClient {
         sessions[groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
         do {
             try storeCurrentEventKey(groupID)
+            try anchorEngine(groupID)
         } catch {
             sessions[groupID] = nil
+            dropEngine(groupID)
             try? store.deleteGroup(mlsGroupID: groupID)
             throw MarmotClientError.storage("\(error)")
         }

@@ -46,6 +46,7 @@ extension MarmotClient {
     /// it, traffic that opens only in its epoch adopts it (the alternate branch), and another
     /// member's commit for the same epoch supersedes it.
     func publishCommit(_ pending: PendingCommit, from mls: MLSGroup, session: GroupSession) async throws -> CommitOutcome {
+        if engines[session.id] != nil { return try await publishEngineCommit(pending, from: mls, session: session) }
         let id = session.id
         // Every peer runs `authorize` on it: a commit they would all drop is never published (it
         // would leave us alone on a branch of our own).
@@ -164,6 +165,10 @@ extension MarmotClient {
         for id in sessions.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
             await acquire()
             defer { release() }
+            if engines[id] != nil {
+                await resumeEngineCommits(id)
+                continue
+            }
             guard let record = try? loadPendingCommit(id) else { continue }
             guard sessions[id]?.mls.epoch == record.epoch else {
                 try? savePendingCommit(nil, group: id)
@@ -421,6 +426,12 @@ extension MarmotClient {
         _ applied: EpochSnapshot, before: MLSGroup, ours: MLSGroup, winner: MLSGroup, session: GroupSession, into result: inout Applied
     ) {
         guard (try? store.processedEvent(id: applied.commitEventID))?.outcome == .own, ours.epoch == applied.epoch + 1 else { return }
+        reissueLost(before: before, ours: ours, winner: winner, session: session, into: &result)
+    }
+
+    /// What our commit changed from `before` to our branch's `ours` (group data we changed, members
+    /// we added or removed), to make again on `winner`'s branch when it is still missing there.
+    func reissueLost(before: MLSGroup, ours: MLSGroup, winner: MLSGroup, session: GroupSession, into result: inout Applied) {
         if let winning = session.rules.metadataIfValid(winner.extensions),
            let previous = session.rules.metadataIfValid(before.extensions),
            let changed = session.rules.metadataIfValid(ours.extensions)

@@ -11,6 +11,7 @@ extension MarmotClient {
     /// still to come; not a message held on a branch that is not selected), else `settled`. Events that
     /// do not decrypt are not counted: anyone who knows the `h` tag can send those.
     public func convergence(of id: GroupID) -> ConvergenceStatus {
+        if let engine = engines[id] { return engine.status }
         if let why = blockedGroups[id] { return .blocked(why) }
         if pendingCommitGroups.contains(id) { return .resolving(pendingCommits: 1) }
         let waiting = parked[id]?.waitingCount ?? 0

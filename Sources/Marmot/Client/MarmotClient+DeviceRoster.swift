@@ -61,14 +61,13 @@ extension MarmotClient {
         let event: Event
         do {
             let rumor = try ChatRumor(author: publicKey, content: announcement.encoded(), kind: DeviceAnnouncement.kind, createdAt: now())
-            var mls = notes.mls
-            let sealed = try mls.encrypt(rumor.plaintext)
+            let (sealed, key, keepState) = try sealOwn(rumor, in: notes)
             event = try notes.rules.groupEvent(
-                sealed, nostrGroupID: notes.stored.nostrGroupID, key: try notes.currentEventKey(),
+                sealed, nostrGroupID: notes.stored.nostrGroupID, key: key,
                 createdAt: notes.rules.outerCreatedAt(inner: rumor.createdAt, now: now()),
                 expiration: expiry(createdAt: rumor.createdAt, in: notes))
             try storage {
-                try persist(mls, for: notes.id)
+                try keepState()
                 try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: notes.id))
             }
         } catch {

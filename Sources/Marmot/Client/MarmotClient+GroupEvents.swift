@@ -19,6 +19,12 @@ extension MarmotClient {
         var closed = false
         /// Our messages to send again after switching to the other member's branch of a fork.
         var resend: [EventID] = []
+        /// Our messages the group engine made again on the branch that won (or a send it queued
+        /// behind our commit), sealed and stored: to deliver.
+        var made: [(StoredMessage, Event)] = []
+        /// Others' commits the group engine applied (epoch, committer), reported once the group
+        /// took the state they lead to.
+        var committed: [(epoch: UInt64, committer: PublicKey)] = []
         /// A SelfRemove proposal arrived: as admin we commit it.
         var proposalToCommit = false
         /// A proposal was kept pending (a parked commit that refers to it may apply now).
@@ -86,7 +92,10 @@ extension MarmotClient {
     /// switch one of them makes sends our messages again too), our messages sent again on a new
     /// branch, a pending leave to commit, and our lost changes made again.
     /// Those opened here are tried until none opens (`retryParked`), so theirs do not retry again.
-    private func takeEffects(of applied: Applied, retrying: Bool = true) async {
+    func takeEffects(of applied: Applied, retrying: Bool = true) async {
+        if let chat = sessions[applied.group]?.chat {
+            for commit in applied.committed { emit(.commitApplied(chat, epoch: commit.epoch, committer: commit.committer)) }
+        }
         if !applied.newRelays.isEmpty || applied.closed { await syncPoolRelays() }
         if applied.newNostrGroupID { await resubscribe(applied.group) }
         // Before any commit of our own: a parked commit of that proposal may apply now.
@@ -97,6 +106,7 @@ extension MarmotClient {
             refetchPushedOut(applied.group, since: since)
         }
         if !applied.resend.isEmpty { await resend(applied.resend, in: applied.group) }
+        for (message, event) in applied.made { _ = await deliver(message, event: event) }
         // During a catch-up the commit of that leave may be among the stored events still to
         // come: it is committed, if still pending, once they are read (`flush`).
         if applied.proposalToCommit, !feeds.values.contains(where: { $0.flushing && $0.covers(applied.group) }) {
@@ -122,6 +132,7 @@ extension MarmotClient {
         guard let session = sessionFor(event) else {
             throw GroupEventPeeler.dropUnknown(event, now: now(), window: options.eventWindow)
         }
+        if engines[session.id] != nil { return try applyEngineEvent(event, session: session) }
         let branches = Array((branchBooks[session.id]?.alternates ?? []).reversed())
         let peeled = try peeler(for: session, alternates: branches).peel(event, now: now())
         if let opened = peeled.alternate,
@@ -205,24 +216,36 @@ extension MarmotClient {
             throw .invalidRumor(.malformed("sender credential is not a Nostr key"))
         }
         let rumor = try session.rules.rumor(application.data, sender: sender)
+        try keepReceived(rumor, sender: sender, leaf: application.sender, epoch: application.epoch, outerEventID: event.id, session: session)
+        if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
+        noteWitness(sender, epoch: application.epoch, in: session.id)
+        return Applied(group: session.id, outcome: .processed)
+    }
+
+    /// Keeps a message of the group that opened on its selected state (`rumor`, by `sender`, read
+    /// in `epoch`): a device announcement is taken, anything else stored (unless already past its
+    /// expiry) and shown.
+    func keepReceived(
+        _ rumor: ChatRumor, sender: PublicKey, leaf: LeafIndex, epoch: UInt64, outerEventID: EventID?, session: GroupSession
+    ) throws(DropReason) {
         if rumor.kind == DeviceAnnouncement.kind {
             // Our devices' control message (issue 29): only our own account, only in Notes.
             guard session.id == notesGroupID(), sender == publicKey else {
                 throw .invalidRumor(.malformed("a device announcement outside this account's Notes chat"))
             }
-            takeAnnouncement(rumor.content, from: application.sender, in: session.id)
-            return Applied(group: session.id, outcome: .processed)
+            takeAnnouncement(rumor.content, from: leaf, in: session.id)
+            return
         }
         var message = StoredMessage(
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
-            deliveryState: sender == publicKey ? .sent : .received, outerEventID: event.id)
-        message.epoch = application.epoch
+            deliveryState: sender == publicKey ? .sent : .received, outerEventID: outerEventID)
+        message.epoch = epoch
         // Retention of the state it was sent in (the one that opened it); one already past its
         // expiry is not kept at all (MDK `AppPayloadRetentionExpired`).
         message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)
         if let expiresAt = message.expiresAt, expiresAt <= now() {
             logger.info("message \(rumor.id.hex) in \(session.id) arrived after its expiry; not kept")
-            return Applied(group: session.id, outcome: .processed)
+            return
         }
         do {
             try store.saveMessage(message)
@@ -231,13 +254,10 @@ extension MarmotClient {
         }
         noteExpiry(message.expiresAt)
         noteModeration(&message, in: session)
-        noteMediaEpoch(message, epoch: application.epoch)
+        noteMediaEpoch(message, epoch: epoch)
         message = withAttachments([message])[0]
-        if sender != publicKey { noteReceivedOnBranch(rumor.id, in: session) }
-        noteWitness(sender, epoch: application.epoch, in: session.id)
         refreshRow(session.id)
         if let chat = sessions[session.id]?.chat { emit(.messageReceived(chat, message)) }
-        return Applied(group: session.id, outcome: .processed)
     }
 
     /// Applies another member's commit: authorization, the epoch snapshot for the race rule, the new

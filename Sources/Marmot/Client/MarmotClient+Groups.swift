@@ -241,22 +241,15 @@ extension MarmotClient {
             _ = try await selfDemoteExclusive(id)
             session = try self.session(id)
         }
-        var mls = session.mls
-        let message: MLSMessage
-        do {
-            message = try mls.proposeSelfRemove()
-        } catch {
-            throw MarmotClientError.mls(error)
-        }
+        let (message, key, keepState) = try proposeOwnLeave(in: session)
         let event: Event
         do {
-            event = try session.rules.groupEvent(
-                message, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(), createdAt: now())
+            event = try session.rules.groupEvent(message, nostrGroupID: session.stored.nostrGroupID, key: key, createdAt: now())
         } catch {
             throw MarmotClientError.encoding("leave proposal event: \(error)")
         }
         try storage {
-            try persist(mls, for: id)
+            try keepState()
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
         }
         let result = await pool.publish(event, to: route(id))

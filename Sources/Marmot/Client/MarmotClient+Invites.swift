@@ -93,6 +93,7 @@ extension MarmotClient {
                 try store.setSetting(ClientSettings.invite(id), nil)
             }
             sessions[id] = session
+            try anchorEngine(id)
             logger.info("declined the invitation back into \(id); its old state is kept")
             return
         }
@@ -102,6 +103,7 @@ extension MarmotClient {
             try store.setSetting(ClientSettings.formerState(id), nil)
         }
         sessions[id] = nil
+        dropEngine(id)
         parked[id] = nil
         logger.info("declined the invitation to \(id)")
     }

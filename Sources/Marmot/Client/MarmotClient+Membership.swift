@@ -112,6 +112,7 @@ extension MarmotClient {
         let session = try session(id)
         guard session.mls.isActive, session.stored.status == .active else { throw MarmotClientError.chatInactive(id) }
         if try loadPendingCommit(id) != nil { throw MarmotClientError.commitPending(id) }
+        if case .resolving = engines[id]?.status { throw MarmotClientError.commitPending(id) }
         var mls = session.mls
         let pending: PendingCommit
         do {

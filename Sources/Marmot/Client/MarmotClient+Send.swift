@@ -134,19 +134,13 @@ extension MarmotClient {
     func prepare(_ rumor: ChatRumor, in id: GroupID) throws -> (StoredMessage, Event) {
         let session = try session(id)
         guard session.mls.isActive, session.stored.status != .inactive else { throw MarmotClientError.chatInactive(id) }
-        var mls = session.mls
-        let sealed: MLSMessage
-        do {
-            sealed = try mls.encrypt(rumor.plaintext)
-        } catch {
-            throw MarmotClientError.mls(error)
-        }
+        let (sealed, key, keepState) = try sealOwn(rumor, in: session)
         // The retention of the state it is encrypted in decides when it expires, for everyone.
         let expiresAt = expiry(createdAt: rumor.createdAt, in: session)
         let event: Event
         do {
             event = try session.rules.groupEvent(
-                sealed, nostrGroupID: session.stored.nostrGroupID, key: try session.currentEventKey(),
+                sealed, nostrGroupID: session.stored.nostrGroupID, key: key,
                 createdAt: session.rules.outerCreatedAt(inner: rumor.createdAt, now: now()), expiration: expiresAt)
         } catch {
             throw MarmotClientError.encoding("group event: \(error)")
@@ -155,7 +149,7 @@ extension MarmotClient {
         message.expiresAt = expiresAt
         message.epoch = session.mls.epoch
         try storage {
-            try persistRatchets(mls, for: id)
+            try keepState()
             try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
             try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
             try store.saveMessage(message)

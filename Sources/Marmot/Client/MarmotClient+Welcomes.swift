@@ -129,6 +129,7 @@ extension MarmotClient {
             try store.setSetting(ClientSettings.invite(mls.groupID), invite.encoded())
             sessions[mls.groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
             try storeCurrentEventKey(mls.groupID)
+            try anchorEngine(mls.groupID)
         } catch {
             sessions[mls.groupID] = former
             if let former {

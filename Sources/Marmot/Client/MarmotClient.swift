@@ -118,6 +118,8 @@ public actor MarmotClient {
     let eventSink: AsyncStream<MarmotClientEvent>.Continuation
 
     var sessions: [GroupID: GroupSession] = [:]
+    /// The group engines of the groups whose version runs on one (v2; `MarmotClient+Engine`).
+    var engines: [GroupID: GroupEngine] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     /// Each group's events waiting to be taken in (`ParkedEvents`).
     var parked: [GroupID: ParkedEvents] = [:]
@@ -246,7 +248,17 @@ public actor MarmotClient {
         for (group, state) in zip(stored, states) {
             let id = group.mlsGroupID
             do {
-                let mls = try state.get()
+                var group = group
+                let mls: MLSGroup
+                if let engine = try openEngine(group) {
+                    // A group on the engine: its states are the engine's (the row keeps none).
+                    engines[id] = engine
+                    mls = engine.state
+                    group.mlsState = Data()
+                    group.mlsRatchets = nil
+                } else {
+                    mls = try state.get()
+                }
                 let keys = try (eventKeys?[id] ?? store.groupEventKeys(mlsGroupID: id)).filter { $0.epoch <= mls.epoch }
                 sessions[id] = GroupSession(mls: mls, stored: group, eventKeys: keys)
                 if present.contains(ClientSettings.pendingCommit(id)), (try? store.setting(ClientSettings.pendingCommit(id))) != nil {
@@ -265,6 +277,8 @@ public actor MarmotClient {
     static func decodeStates(_ rows: [StoredGroup]) -> [Result<MLSGroup, any Error>] {
         let results = DecodedStates(count: rows.count)
         DispatchQueue.concurrentPerform(iterations: rows.count) { index in
+            // A group on the engine is read from the engine's rows (`openEngine`).
+            guard !rows[index].version.rules.settlesByEvidence else { return results.set(index, .failure(StorageError.corruptRow("on the engine"))) }
             results.set(index, Result { try rows[index].decodedState() })
         }
         return results.values
@@ -503,6 +517,8 @@ public actor MarmotClient {
     /// `saveMessage` maintains are kept.
     func persist(_ mls: MLSGroup, for id: GroupID, groupData: GroupMetadata? = nil, status: GroupStatus? = nil) throws {
         guard var session = sessions[id] else { throw MarmotClientError.unknownChat(id) }
+        // A group on the engine changes only through it (`MarmotClient+Engine`).
+        guard engines[id] == nil else { throw MarmotClientError.storage("the state of \(id) is its engine's") }
         // The store moves the activity columns as messages arrive; the rest of the row is ours.
         var row = session.stored
         if let activity = try store.groupActivity(mlsGroupID: id) { row.activity = activity }

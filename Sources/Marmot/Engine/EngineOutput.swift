@@ -7,10 +7,11 @@ import Nostr
 ///
 /// The engine does no I/O; each output says what happened to the group so the runtime (the client
 /// over relays, or the conformance runner over its bus) can act on it.
-package enum EngineOutput: Sendable, Hashable {
+package enum EngineOutput: Sendable, Equatable {
     /// An application message that is now canonical: shown once, in this order. `rumor` is its inner
     /// event as the version's rules read it (a chat message, a reaction, a reply, an edit…).
-    case application(sender: PublicKey, rumor: ChatRumor, epoch: UInt64, digest: Data)
+    /// `leaf` is the sender's leaf in the state it opened on (one account's devices share a key).
+    case application(sender: PublicKey, rumor: ChatRumor, epoch: UInt64, digest: Data, leaf: LeafIndex)
     /// Another member's commit moved the canonical tip.
     case commitApplied(CommitSummary, committer: PublicKey, epoch: UInt64)
     /// A proposal was stored for a later commit.
@@ -30,8 +31,8 @@ package enum EngineOutput: Sendable, Hashable {
     case deferred
     /// The same bytes were processed before.
     case duplicate
-    /// The input was refused; the reason is for the log.
-    case dropped(String)
+    /// The input was refused, for this reason.
+    case dropped(DropReason)
 }
 
 /// A commit of ours that is built but not yet published: adopted by `confirm` once a relay took it,

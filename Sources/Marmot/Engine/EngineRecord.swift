@@ -163,6 +163,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
                         w.writeOpaque(message.rumor.plaintext)
                         w.write(message.epoch)
                         w.writeOpaque(message.digest)
+                        w.write(message.leaf.rawValue)
                     }
                 }
             }
@@ -282,7 +283,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
                 let sender = try PublicKey(bytes: try r.readFixed(32))
                 return HeldMessage(
                     sender: sender, rumor: try Self.readRumor(&r, by: sender), epoch: try r.readUInt64(),
-                    digest: try Self.readDigest(&r))
+                    digest: try Self.readDigest(&r), leaf: LeafIndex(try r.readUInt32()))
             })
         }
         return Rest(
@@ -411,6 +412,8 @@ package struct HeldMessage: Sendable, Hashable {
     package let epoch: UInt64
     /// SHA-256 of the MLS message.
     package let digest: Data
+    /// The sender's leaf in the state it opened on.
+    package let leaf: LeafIndex
 }
 
 /// Why an engine record cannot be read.

@@ -128,9 +128,9 @@ package struct GroupEngine: Sendable {
             message = try MLSMessage(tlsSerialized: bytes)
             header = try MLSGroup.header(of: message)
         } catch {
-            return [.dropped("not a group message: \(error)")]
+            return [.dropped(.malformedMessage("not a group message: \(error)"))]
         }
-        guard header.group == state.groupID else { return [.dropped("message of another group")] }
+        guard header.group == state.groupID else { return [.dropped(.malformedMessage("message of another group"))] }
         let outputs: [EngineOutput]
         switch header.type {
         case .commit: outputs = receiveCommit(message, bytes: bytes, digest: digest, epoch: header.epoch)
@@ -142,7 +142,7 @@ package struct GroupEngine: Sendable {
         } else if outputs == [.deferred] {
             guard deferred.contains(bytes) || deferred.count < deferredLimit else {
                 remember(digest, epoch: header.epoch)
-                return [.dropped("undecryptable, and \(deferredLimit) such messages already wait")]
+                return [.dropped(.malformedMessage("undecryptable, and \(deferredLimit) such messages already wait"))]
             }
             if !deferred.contains(bytes) { deferred.append(bytes) }
         } else if !outputs.contains(.duplicate) {
@@ -200,26 +200,28 @@ package struct GroupEngine: Sendable {
         }
         let parents = graph.nodes(atEpoch: epoch)
         guard !parents.isEmpty else {
-            return epoch > graph.tip.epoch ? [.parked] : [.dropped("commit of epoch \(epoch), before the retained history")]
+            return epoch > graph.tip.epoch ? [.parked] : [.dropped(.staleCommit(epoch: epoch))]
         }
-        var refusal = "no retained state of epoch \(epoch) accepts it"
+        var refusal = DropReason.malformedMessage("no retained state of epoch \(epoch) accepts it")
         for parent in parents {
             guard let before = graph.nodes[parent]?.mls else { continue }
             let result: ProcessedMessage
             let next: MLSGroup
             do { (result, next) = try before.processing(message) } catch {
-                refusal = "\(error)"
+                // Refused for its framing (v2: handshakes are PublicMessages): no state takes it.
+                if case .wireFormatNotAllowed = error { return [.dropped(.mls(error))] }
+                refusal = .mls(error)
                 continue
             }
-            guard case .commit(let summary) = result else { return [.dropped("a commit did not process as one")] }
+            guard case .commit(let summary) = result else { return [.dropped(.malformedMessage("a commit did not process as one"))] }
             do {
                 try rules.authorize(summary, message: message, before: before, after: next)
             } catch {
-                return [.dropped("unauthorized commit: \(error)")]
+                return [.dropped(error)]
             }
             guard let key = rules.orderingKey(summary, message: message, before: before),
                   let committer = try? PublicKey(bytes: key.committer) else {
-                return [.dropped("the committer has no Nostr identity")]
+                return [.dropped(.unauthorizedCommit("the committer has no Nostr identity"))]
             }
             let id = graph.extend(from: parent, to: next, commit: .init(key: key))
             guard parent == graph.canonical else { return [] }
@@ -232,7 +234,7 @@ package struct GroupEngine: Sendable {
 
     private mutating func receiveProposal(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
         let targets = graph.nodes(atEpoch: epoch)
-        guard !targets.isEmpty else { return epoch > graph.tip.epoch ? [.parked] : [.dropped("proposal of a past epoch")] }
+        guard !targets.isEmpty else { return epoch > graph.tip.epoch ? [.parked] : [.dropped(.malformedMessage("proposal of a past epoch"))] }
         var stored: ProposalType?
         for id in targets {
             guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message) else { continue }
@@ -241,7 +243,7 @@ package struct GroupEngine: Sendable {
                 stored = pending.proposal.type
             }
         }
-        return stored.map { [.proposalStored($0)] } ?? [.dropped("the proposal opens on no state of epoch \(epoch)")]
+        return stored.map { [.proposalStored($0)] } ?? [.dropped(.malformedMessage("the proposal opens on no state of epoch \(epoch)"))]
     }
 
     private mutating func receiveApplication(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
@@ -252,24 +254,24 @@ package struct GroupEngine: Sendable {
             guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message),
                   case .application(let app) = processed.0 else { continue }
             graph.update(id, processed.1, ratchetsOnly: true)
-            guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped("sender without identity")] }
+            guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped(.invalidRumor(.malformed("sender credential is not a Nostr key")))] }
             let rumor: ChatRumor
             do { rumor = try rules.rumor(app.data, sender: sender) } catch {
-                return [.dropped("inner event: \(error)")]
+                return [.dropped(error)]
             }
             let at = graph.ancestor(of: id, atEpoch: app.epoch) ?? id
             graph.witness(AppWitness(epoch: app.epoch, sender: Data(sender.bytes)), at: at)
             if id == graph.canonical {
                 show(digest, at: at, rumor: rumor.id)
-                return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest)]
+                return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender)]
             }
-            held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest))
+            held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender))
             return []
         }
         if epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch }) { return [.parked] }
         // Below the anchor nothing can open it any more; otherwise a branch it belongs to may
         // still come (its commits can arrive after it).
-        return epoch < graph.nodes[graph.anchor]!.epoch ? [.dropped("undecryptable in every retained state")] : [.deferred]
+        return epoch < graph.nodes[graph.anchor]!.epoch ? [.dropped(.malformedMessage("undecryptable in every retained state"))] : [.deferred]
     }
 
     // MARK: Settling
@@ -337,7 +339,8 @@ package struct GroupEngine: Sendable {
         for id in newPath where !oldPath.contains(id) {
             for message in held.removeValue(forKey: id) ?? [] {
                 show(message.digest, at: id, rumor: message.rumor.id)
-                outputs.append(.application(sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest))
+                outputs.append(.application(
+                    sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest, leaf: message.leaf))
             }
         }
         return outputs
@@ -374,15 +377,23 @@ package struct GroupEngine: Sendable {
             throw .mls("\(error)")
         }
         if selfRemovesOnly && pending.summary.selfRemoved.isEmpty { throw .mls("no SelfRemove to commit") }
+        return try own(pending, madeFrom: mls)
+    }
+
+    /// Takes a commit of ours built on the canonical tip by the caller (`mls`: the tip as building
+    /// it left it, its handshake key used): refused before anything is published when the rules
+    /// every member runs would refuse it, else kept as unconfirmed until `confirm` or `abandon`.
+    package mutating func own(_ pending: PendingCommit, madeFrom mls: MLSGroup) throws(EngineError) -> OwnCommit {
+        guard mls.epoch == state.epoch, mls.groupID == state.groupID else { throw .mls("the commit was not made on the selected state") }
         do {
             try rules.authorize(pending.summary, message: pending.message, before: state, after: pending.newGroup)
         } catch {
             throw .unauthorized("\(error)")
         }
-        graph.update(graph.canonical, mls)
         guard let key = rules.orderingKey(pending.summary, message: pending.message, before: state) else {
             throw .unauthorized("our leaf has no Nostr identity")
         }
+        graph.update(graph.canonical, mls)
         let own = OwnCommit(parent: graph.canonical, pending: pending, key: key)
         awaiting[key] = own.unconfirmed
         return own
@@ -411,7 +422,7 @@ package struct GroupEngine: Sendable {
             awaiting[commit.key] = nil
             return []
         }
-        guard adopt(commit) else { return [.dropped("the commit's parent state was pruned")] + drainIntents() }
+        guard adopt(commit) else { return [.dropped(.malformedMessage("our commit's parent state was pruned"))] + drainIntents() }
         return settle()
     }
 
@@ -467,7 +478,7 @@ package struct GroupEngine: Sendable {
             do {
                 outputs.append(.publish(try encrypt(intent), rumor: intent.id))
             } catch {
-                outputs.append(.dropped("queued message not sent: \(error)"))
+                outputs.append(.dropped(.malformedMessage("queued message of ours not sent: \(error)")))
             }
         }
         return outputs
@@ -482,6 +493,9 @@ package struct GroupEngine: Sendable {
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
             sentAt[graph.canonical, default: []].append(rumor)
+            // Our message witnesses our branch as every member that reads it counts it (MDK 0.9.14
+            // feeds its own stamped application messages to selection like others').
+            graph.witness(AppWitness(epoch: mls.epoch, sender: Data(me.bytes)), at: graph.canonical)
             let bytes = message.tlsSerialized
             remember(Data(SHA256.hash(data: bytes)), epoch: mls.epoch)
             return bytes

@@ -56,6 +56,10 @@ package protocol GroupRules: Sendable {
     /// selection is a function of the branches held, so another may now be selected; v1: only
     /// the other member's traffic moves us).
     var weighsBranchesAgainAfterSwitch: Bool { get }
+    /// Whether the group runs on the group engine (`GroupEngine`: branches selected by protocol
+    /// evidence, MDK 0.9.14; v2), rather than on the client's race rule with its snapshots
+    /// (MDK 0.8.0's arrival order, bounded and authorized on both branches; v1).
+    var settlesByEvidence: Bool { get }
     /// Refuses outright another branch (`theirs`, its commits after the fork) whose committers
     /// lack the authority they used on the state we are in (`tip`), so neither a removed member
     /// (N1) nor a demoted admin (N2) can use a retained state of an epoch where it still had that

@@ -18,7 +18,7 @@ extension GroupRuntime {
         { outputs, event in
             for output in outputs {
                 switch output {
-                case .application(let sender, let rumor, let epoch, _):
+                case .application(let sender, let rumor, let epoch, _, _):
                     let mine = sender == me
                     var message = StoredMessage(
                         rumor: rumor, mlsGroupID: groupID, isMine: mine, deliveryState: mine ? .sent : .received, outerEventID: event)

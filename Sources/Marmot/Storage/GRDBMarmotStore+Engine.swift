@@ -32,6 +32,8 @@ extension GRDBMarmotStore {
     /// Moves a group kept as one MLS state in its row into an engine's rows, in one transaction:
     /// the engine's rows are written and the group's row loses its state (`group`, with
     /// `mlsState` empty), so no copy of secrets the engine deletes stays behind (RFC 9420 §9.2).
+    /// An engine the group had is replaced (a Welcome back into a group we had left): its rows go,
+    /// and the new ones take versions above theirs, so none of the old can be put back.
     package func moveGroupState(to changes: EngineChanges, group: StoredGroup) throws(StorageError) {
         let ref = codec.groupRef(group.mlsGroupID.bytes)
         let codec = self.codec
@@ -40,6 +42,7 @@ extension GRDBMarmotStore {
         row.mlsRatchets = nil
         try write { db in
             var versions = try Self.groupVersions(db, codec)
+            try db.execute(sql: "DELETE FROM engines_v2 WHERE group_ref = ?", arguments: [ref])
             try Self.writeGroup(db, row, codec, &versions)
             try Self.writeEngine(db, ref, changes, codec, &versions)
             try Self.saveGroupVersions(db, codec, versions)

@@ -208,6 +208,16 @@ extension MarmotClient {
         try loadSnapshot(group: id, epoch: epoch).map { ($0.commitEventID, $0.commitCreatedAt) }
     }
 
+    /// For a group on the engine (v2): the commit its selected branch took out of `epoch` (its
+    /// committer, and the SHA-256 of its MLS bytes as its digest).
+    func canonicalCommitForTesting(_ id: GroupID, epoch: UInt64) -> CommitOrderingKey? {
+        guard let graph = engines[id]?.graph else { return nil }
+        return graph.path(to: graph.canonical).compactMap { graph.nodes[$0] }.first { $0.epoch == epoch + 1 }?.commit?.key
+    }
+
+    /// For a group on the engine: the messages it parked (they opened and wait for a state).
+    func engineParkedForTesting(_ id: GroupID) -> Int { engines[id]?.parked.count ?? 0 }
+
     /// Deletes the snapshot kept for `epoch`, as its age limit (`Options.snapshotMaxAge`) does.
     func forgetSnapshotForTesting(_ id: GroupID, epoch: UInt64) throws {
         try store.setSetting(EpochSnapshot.settingKey(id, epoch: epoch), nil)

@@ -112,7 +112,7 @@ import Testing
 
         // Bob takes the commit and the message made after the restart.
         _ = bob.receive(own.bytes)
-        #expect(bob.receive(made[0]).contains { if case .application(_, let rumor, _, _) = $0 { rumor.content == "queued behind it" } else { false } })
+        #expect(bob.receive(made[0]).contains { if case .application(_, let rumor, _, _, _) = $0 { rumor.content == "queued behind it" } else { false } })
         #expect(bob.state.epochAuthenticator == confirmed.state.epochAuthenticator)
     }
 

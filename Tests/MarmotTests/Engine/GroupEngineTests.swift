@@ -211,7 +211,7 @@ import Testing
         var bob = party.engines["bob"]!
         _ = bob.receive(rename.bytes)
         let shown = bob.receive(try #require(published.first))
-        #expect(shown.contains { if case .application(_, let rumor, 2, _) = $0 { rumor.content == "after the rename" } else { false } })
+        #expect(shown.contains { if case .application(_, let rumor, 2, _, _) = $0 { rumor.content == "after the rename" } else { false } })
     }
 
     /// A member that showed a message of the branch that then lost is told which message to mark:
@@ -234,7 +234,7 @@ import Testing
         }
         var carol = party.engines["carol"]!
         _ = carol.receive(losing.bytes)
-        #expect(carol.receive(bytes).contains { if case .application(_, let shown, _, _) = $0 { shown.id == rumor.id } else { false } })
+        #expect(carol.receive(bytes).contains { if case .application(_, let shown, _, _, _) = $0 { shown.id == rumor.id } else { false } })
         _ = carol.receive(winning.bytes)
         _ = carol.receive(other)
         let switched = carol.settle().compactMap { if case .branchSwitched(_, _, let invalidated) = $0 { invalidated } else { nil } }
@@ -249,20 +249,22 @@ import Testing
         let fromBob = try party.rename("bob", to: "bob's name")
         let (winner, loser, winning, losing) = fromAlice.key < fromBob.key
             ? ("alice", "bob", fromAlice, fromBob) : ("bob", "alice", fromBob, fromAlice)
-        var lost = party.engines[loser]!
+        var lost = party.engines[loser]!, other = party.engines[winner]!
         _ = lost.confirm(losing)
-        guard case .published(let first) = try lost.send("sent on the losing branch", createdAt: 1) else {
+        _ = other.confirm(winning)
+        // One message on each branch (ours witnesses ours, as MDK counts its own): the keys decide.
+        guard case .published(let first) = try lost.send("sent on the losing branch", createdAt: 1),
+              case .published(let theirs) = try other.send("sent on the winning branch", createdAt: 1) else {
             Issue.record("not sent at once")
             return
         }
         _ = lost.receive(winning.bytes)
+        _ = lost.receive(theirs)
         let outputs = lost.settle()
         #expect(outputs.contains { if case .branchSwitched = $0 { true } else { false } })
         let again = try #require(outputs.compactMap { if case .publish(let bytes, _) = $0 { bytes } else { nil } }.first)
-        var other = party.engines[winner]!
-        _ = other.confirm(winning)
         #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)
-        #expect(other.receive(again).contains { if case .application(_, let rumor, 2, _) = $0 { rumor.content == "sent on the losing branch" } else { false } })
+        #expect(other.receive(again).contains { if case .application(_, let rumor, 2, _, _) = $0 { rumor.content == "sent on the losing branch" } else { false } })
     }
 
     /// N2 in v2: Alice demotes Bob at epoch 1. From his copy of epoch 1, Bob (still an admin there)
@@ -338,7 +340,7 @@ import Testing
             return
         }
         let shown = bob.receive(bytes)
-        #expect(shown == [.application(sender: alice.me, rumor: reaction, epoch: 1, digest: Data(SHA256.hash(data: bytes)))])
+        #expect(shown == [.application(sender: alice.me, rumor: reaction, epoch: 1, digest: Data(SHA256.hash(data: bytes)), leaf: alice.state.ownLeafIndex)])
         let kept = try EngineRecordTests.restarted(alice).record.sentAt.values.flatMap { $0 }
         #expect(kept == [reaction])
 

@@ -34,7 +34,7 @@ struct GroupRuntimeTests {
         let shown = Inbox<String>()
         Task {
             for await output in runtime.outputs {
-                if case .application(_, let rumor, _, _) = output { await shown.put(rumor.content) }
+                if case .application(_, let rumor, _, _, _) = output { await shown.put(rumor.content) }
             }
         }
         await runtime.start()
@@ -256,7 +256,7 @@ struct GroupRuntimeTests {
         _ = await runtime.handle(try Self.envelope(rename.bytes, from: party.engines["alice"]!))
         let hello = try alice.encrypt("hello after the move", createdAt: 1_800_000_001)
         let shown = await runtime.handle(try Self.envelope(hello, from: alice))
-        #expect(shown.contains { if case .application(_, let rumor, _, _) = $0 { rumor.content == "hello after the move" } else { false } })
+        #expect(shown.contains { if case .application(_, let rumor, _, _, _) = $0 { rumor.content == "hello after the move" } else { false } })
         #expect(try store.group(mlsGroupID: bob.state.groupID)?.name == "renamed after the move")
         // Opened again, it reads its rows (no second move).
         await runtime.stop()

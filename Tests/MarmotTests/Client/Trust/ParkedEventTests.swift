@@ -49,11 +49,13 @@ import Testing
 
         await alice.client.deliverForTesting(commit)
         let client = alice.client
-        try await waitUntil("the commit parked") { await client.parkedCountForTesting(id) == 1 }
+        // The commit opened: the group engine keeps it, apart from events no key opens.
+        try await waitUntil("the commit parked") { await client.engineParkedForTesting(id) == 1 }
         for _ in 0..<ClientHarness.options.parkedEventLimit + 10 {
             await alice.client.deliverForTesting(try RaceFixtures.junk(h: h, version: .v2))
         }
         #expect(await alice.client.parkedCountForTesting(id) == ClientHarness.options.parkedEventLimit)
+        #expect(await alice.client.engineParkedForTesting(id) == 1, "the junk did not push the commit out")
         for event in [proposal, message] { await alice.client.deliverForTesting(event) }
         _ = try await alice.waitForMessage("after the junk", timeout: 15)
         #expect(await alice.epochState(id)?.authenticator == (await bob.epochState(id))?.authenticator)

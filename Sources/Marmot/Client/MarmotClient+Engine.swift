@@ -1,0 +1,416 @@
+import Crypto
+import Foundation
+import MarmotWire
+import MLS
+import Nostr
+import NostrClient
+
+/// Groups whose version settles races by protocol evidence (v2, MDK 0.9.14) run on the group
+/// engine (issue 24): every retained state of every branch, parked and deferred messages, held
+/// messages, our sends and unconfirmed commits are the engine's, kept in the store's engine rows;
+/// the client peels with the engine's keys, feeds it, and does what its outputs say (messages
+/// stored and shown, system lines, invalidated messages marked, our lost sends published again,
+/// the group's row, relays and subscription following the selected state). `session.mls` is the
+/// engine's selected state, read-only: every change goes through the engine.
+extension MarmotClient {
+    /// The store's engine rows (the client's store is the GRDB one).
+    var engineStore: GRDBMarmotStore {
+        get throws(MarmotClientError) {
+            guard let store = store as? GRDBMarmotStore else { throw .storage("this store keeps no group engines") }
+            return store
+        }
+    }
+
+    /// The engine of a group whose version runs on one: re-opened from its rows, or, for a group
+    /// kept as one state in its row (before the engine, or just founded or joined), anchored at
+    /// that state, its rows written and the row's state cleared in one transaction. Nil for v1.
+    func openEngine(_ stored: StoredGroup) throws -> GroupEngine? {
+        let rules = stored.version.rules
+        guard rules.settlesByEvidence else { return nil }
+        let store = try engineStore
+        if let rows = try store.engineRows(mlsGroupID: stored.mlsGroupID) {
+            return try GroupEngine(rules: rules, keys: keys, record: try rows.record())
+        }
+        return try GroupRuntime.migrated(stored, rules: rules, keys: keys, store: store)
+    }
+
+    /// Puts group `id` on its engine when its version runs on one (at load, creation and join).
+    func attachEngine(_ id: GroupID) throws {
+        guard let session = sessions[id], engines[id] == nil, let engine = try openEngine(session.stored) else { return }
+        engines[id] = engine
+        sessions[id]?.mls = engine.state
+        sessions[id]?.stored.mlsState = Data()
+        sessions[id]?.stored.mlsRatchets = nil
+    }
+
+    // MARK: Steps
+
+    /// Runs one input on group `id`'s engine, takes its outputs (`take`), writes the engine's
+    /// changed rows, and brings the session and the group's row in step with the selected state.
+    /// Outputs are taken before the rows are written: a failure undoes the input (the engine is a
+    /// value, put back as it was), so a crash can show a message twice but never lose one.
+    func engineStep(
+        _ id: GroupID, _ input: (inout GroupEngine) throws(EngineError) -> [EngineOutput],
+        take: ([EngineOutput], GroupEngine) throws -> Void
+    ) throws -> [EngineOutput] {
+        guard var engine = engines[id] else { throw MarmotClientError.unknownChat(id) }
+        let outputs = try input(&engine)
+        try take(outputs, engine)
+        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+        engines[id] = engine
+        try followEngine(id)
+        return outputs
+    }
+
+    /// The session and the group's row take the engine's selected state: its data (name,
+    /// description, admins, relays, `h`), epoch, and whether we are still in it.
+    func followEngine(_ id: GroupID) throws {
+        guard let engine = engines[id], var session = sessions[id] else { return }
+        session.mls = engine.state
+        var row = session.stored
+        if let activity = try store.groupActivity(mlsGroupID: id) { row.activity = activity }
+        if let data = engine.metadata {
+            row.nostrGroupID = data.nostrGroupID
+            row.name = data.name
+            row.groupDescription = data.groupDescription
+            row.admins = data.admins
+            row.relays = data.relays
+        }
+        row.epoch = engine.epoch
+        if !engine.isActive || engine.metadata?.disbanded == true { row.status = .inactive }
+        if row != session.stored || session.stored.epoch != engine.epoch {
+            try store.saveGroup(row)
+        }
+        session.stored = row
+        sessions[id] = session
+    }
+
+    // MARK: Inbound
+
+    /// A kind-445 event of an engine group: peeled with the keys of every retained state, fed to
+    /// the engine and settled; its outputs become the client's (`takeOutputs`).
+    func applyEngineEvent(_ event: Event, session: GroupSession) throws(DropReason) -> Applied {
+        let id = session.id
+        guard var engine = engines[id], let peeler = engine.peeler(window: options.eventWindow) else {
+            throw .unknownGroup(session.stored.nostrGroupID)
+        }
+        engines[id] = engine  // the keys it derived
+        let peeled = try peeler.peel(event, now: now())
+        let before = session
+        let version = engine.graph.version
+        let oldPath = engine.graph.path(to: engine.graph.canonical)
+        var applied = Applied(group: id, outcome: .processed)
+        let outputs: [EngineOutput]
+        do {
+            outputs = try engineStep(id, { engine in engine.receive(peeled.bytes) + engine.settle() }) { outputs, engine in
+                applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: peeled.bytes)
+            }
+        } catch let error as DropReason {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+        if outputs.count == 1, case .dropped(let why) = outputs[0] { throw why }
+        // A state was added (on any branch): events that did not peel may open now.
+        applied.branchGrew = applied.branchGrew || engines[id]?.graph.version != version
+        if applied.switchedBranch { noteLostOwnCommit(id, oldPath: oldPath, before: before, into: &applied) }
+        return applied
+    }
+
+    /// After a branch switch: the first commit of ours on the branch the group left, what it changed
+    /// made again on the winner when still missing there (issue 24, N4: only as a new commit of
+    /// ours, authorized on the winning state; the winner's own changes are never reverted).
+    private func noteLostOwnCommit(_ id: GroupID, oldPath: [BranchGraph.NodeID], before: GroupSession, into applied: inout Applied) {
+        guard let engine = engines[id] else { return }
+        let graph = engine.graph
+        let kept = Set(graph.path(to: graph.canonical))
+        let me = Data(publicKey.bytes)
+        for nodeID in oldPath where !kept.contains(nodeID) {
+            guard let node = graph.nodes[nodeID], node.commit?.key.committer == me,
+                  let parent = node.parent.flatMap({ graph.nodes[$0] }) else { continue }
+            reissueLost(before: parent.mls, ours: before.mls, winner: engine.state, session: before, into: &applied)
+            return
+        }
+    }
+
+    /// Does what the engine's outputs say, before its rows are written: messages stored and shown,
+    /// system lines for the changes commits and branch switches made, messages of a branch the
+    /// group left marked invalidated, our messages the engine made again readied for delivery.
+    /// `before` is the session before the input; `carried` the bytes the event carried (the
+    /// message it carried is stored with its id).
+    func takeOutputs(
+        _ outputs: [EngineOutput], engine: GroupEngine, before: GroupSession, event: Event?, carried: Data?
+    ) throws -> Applied {
+        let id = before.id
+        var applied = Applied(group: id, outcome: .processed)
+        let after = engine.metadata
+        let carriedDigest = carried.map { Data(SHA256.hash(data: $0)) }
+        var shown = before.metadata
+        for output in outputs {
+            switch output {
+            case .application(let sender, let rumor, let epoch, let digest, let leaf):
+                try keepReceived(
+                    rumor, sender: sender, leaf: leaf, epoch: epoch, outerEventID: digest == carriedDigest ? event?.id : nil,
+                    session: sessionView(before, engine: engine))
+            case .commitApplied(let summary, let committer, let epoch):
+                noteDeviceLeaves(summary, in: id)
+                // The group-data lines go from what was shown to where this input left the group,
+                // once (a second commit of the same input shows its members' lines only).
+                if let event {
+                    noteMembershipChanges(summary, committer: committer, previous: shown, current: after, commit: event, group: id)
+                }
+                shown = after
+                logger.info("commit from \(committer.hex) moved \(id) to epoch \(epoch)")
+                applied.committed.append((epoch, committer))
+                applied.newEpoch = true
+                if summary.removedSelf || after?.disbanded == true { applied.closed = true }
+            case .branchSwitched(let from, let to, let invalidated):
+                logger.notice("\(id) left its branch at epoch \(from) for the one at epoch \(to) (\(engine.lastDecision?.decisiveRule?.rawValue ?? "selection"))")
+                invalidateReceived(invalidated, in: id)
+                // What the group shows now is the winning branch's data (issue 24, N6).
+                if let event, let previous = shown, let after, previous != after,
+                   let committer = engine.graph.tip.commit.flatMap({ try? PublicKey(bytes: $0.key.committer) }) {
+                    store(Self.groupDataNotices(from: previous, to: after, actor: committer), commit: event, group: id)
+                }
+                shown = after
+                applied.newEpoch = true
+                applied.switchedBranch = true
+                if !engine.isActive || after?.disbanded == true { applied.closed = true }
+            case .publish(let bytes, let rumor):
+                if let made = try remade(bytes, rumor: rumor, session: sessionView(before, engine: engine)) { applied.made.append(made) }
+            case .proposalStored:
+                applied.newProposal = true
+                applied.proposalToCommit = engine.hasCommittableSelfRemoves
+            case .dropped(let why):
+                logger.info("group message of \(id) dropped by the engine: \(why)")
+            case .parked, .deferred, .duplicate:
+                continue
+            }
+        }
+        if let after { applied.adopt(after, over: before.stored) }
+        return applied
+    }
+
+    /// `session` as it is after the engine took an input (its selected state).
+    private func sessionView(_ session: GroupSession, engine: GroupEngine) -> GroupSession {
+        var view = session
+        view.mls = engine.state
+        return view
+    }
+
+    /// A message of ours the engine made again on the branch that won (or a send it queued behind
+    /// our commit): sealed for the state it was made on, the outbox and our stored message take
+    /// the new envelope; delivered once this input's rows are written.
+    private func remade(_ bytes: Data, rumor: EventID, session: GroupSession) throws -> (StoredMessage, Event)? {
+        guard var message = try store.message(mlsGroupID: session.id, rumorID: rumor) else {
+            logger.warning("a message of ours made again in \(session.id) is not stored; not sent")
+            return nil
+        }
+        guard var engine = engines[session.id], let h = engine.metadata?.nostrGroupID,
+              let key = engine.eventKey(at: engine.graph.canonical) else { return nil }
+        let event = try session.rules.groupEvent(
+            try MLSMessage(tlsSerialized: bytes), nostrGroupID: h, key: key,
+            createdAt: session.rules.outerCreatedAt(inner: message.createdAt, now: now()), expiration: message.expiresAt)
+        message.deliveryState = .pending
+        message.outerEventID = event.id
+        message.epoch = engine.epoch
+        try store.setSetting(ClientSettings.outbox(session.id, rumor), Data(event.jsonBytes))
+        try store.saveMessage(message)
+        return (message, event)
+    }
+}
+
+// MARK: Outbound
+
+extension MarmotClient {
+    /// Encrypts `rumor` of ours on the group's selected state. On the engine it is made there and
+    /// the engine's rows are written at once (it notes the message as ours on that branch, to make
+    /// it again should the branch lose); for a v1 group it is made on a copy of the state that
+    /// `keep` stores with the caller's writes.
+    func sealOwn(_ rumor: ChatRumor, in session: GroupSession) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
+        let id = session.id
+        guard var engine = engines[id] else {
+            var mls = session.mls
+            let sealed: MLSMessage
+            do {
+                sealed = try mls.encrypt(rumor.plaintext)
+            } catch {
+                throw MarmotClientError.mls(error)
+            }
+            return (sealed, try session.currentEventKey(), { [mls] in try self.persistRatchets(mls, for: id) })
+        }
+        let bytes: Data
+        do {
+            bytes = try engine.encrypt(rumor)
+        } catch .notAMember {
+            throw MarmotClientError.chatInactive(id)
+        } catch {
+            throw MarmotClientError.encoding("\(error)")
+        }
+        guard let key = engine.eventKey(at: engine.graph.canonical) else { throw MarmotClientError.encoding("no event key for the selected state") }
+        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+        engines[id] = engine
+        sessions[id]?.mls = engine.state
+        return (try MLSMessage(tlsSerialized: bytes), key, {})
+    }
+
+    /// Publishes a commit of ours built on an engine group's selected state (`mls`: that state as
+    /// building left it), made unconfirmed in the engine (and its rows) first: confirmed once a
+    /// relay took it, its effects taken like another member's (messages the engine made again
+    /// delivered, the row and pool following the new state) and its system lines stored;
+    /// abandoned when every relay refused it (MIP-03: it never happened); left unconfirmed when
+    /// relays did not answer (a relay may hold it: published again at the next start, adopted
+    /// when a relay gives it back), and `.notPublished` is thrown.
+    func publishEngineCommit(_ pending: PendingCommit, from mls: MLSGroup, session: GroupSession) async throws -> CommitOutcome {
+        let id = session.id
+        do {
+            try session.rules.authorize(pending.summary, message: pending.message, before: session.mls, after: pending.newGroup)
+        } catch {
+            throw MarmotClientError.unauthorized(error)
+        }
+        guard var engine = engines[id] else { throw MarmotClientError.unknownChat(id) }
+        let own: OwnCommit
+        do {
+            own = try engine.own(pending, madeFrom: mls)
+        } catch {
+            throw MarmotClientError.encoding("\(error)")
+        }
+        guard let key = engine.eventKey(at: own.parent), let h = engine.metadata?.nostrGroupID else {
+            throw MarmotClientError.encoding("no event key for the selected state")
+        }
+        let event: Event
+        do {
+            event = try session.rules.groupEvent(pending.message, nostrGroupID: h, key: key, createdAt: now())
+        } catch {
+            throw MarmotClientError.encoding("commit event: \(error)")
+        }
+        try storage {
+            try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+            try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+        }
+        engines[id] = engine
+        sessions[id]?.mls = engine.state
+        reportConvergence(id)
+        let result = await pool.publish(event, to: route(id))
+        guard result.isSent else {
+            if result.results.values.contains(.timedOut) {
+                logger.warning("commit for \(id) epoch \(own.key.sourceEpoch) unconfirmed; kept waiting")
+            } else {
+                logger.warning("commit for \(id) epoch \(own.key.sourceEpoch) refused by every relay; abandoned")
+                let before = try self.session(id)
+                let applied = try engineStep(id, { engine in engine.abandon(own) }) { outputs, engine in
+                    _ = try takeOutputs(outputs, engine: engine, before: before, event: nil, carried: nil)
+                }
+                _ = applied
+            }
+            reportConvergence(id)
+            throw MarmotClientError.notPublished(result)
+        }
+        let chat = try takeOwnCommit(own, event: event, session: try self.session(id))
+        return CommitOutcome(chat: chat, epoch: chat.epoch, publish: result)
+    }
+
+    /// Confirms our commit `own` that a relay took: the engine adopts it, the outputs of settling
+    /// are taken, the commit's system lines stored, and the pool follows the new data.
+    @discardableResult
+    func takeOwnCommit(_ own: OwnCommit, event: Event, session before: GroupSession) throws -> Chat {
+        let id = before.id
+        var applied = Applied(group: id, outcome: .processed)
+        _ = try engineStep(id, { engine in engine.confirm(own) }) { outputs, engine in
+            applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: nil)
+        }
+        let after = engines[id]?.metadata
+        store(
+            Self.notices(for: own.pending.summary, committer: publicKey, previous: before.metadata, current: after), commit: event,
+            group: id)
+        try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
+        if after != before.metadata || applied.closed {
+            // Our commit closed the group or may have changed its relays or `h`: the pool follows.
+            Task { await self.takeEffects(of: applied) }
+        } else if !applied.made.isEmpty {
+            Task { await self.takeEffects(of: applied) }
+        }
+        reportConvergence(id)
+        let chat = try self.session(id).chat
+        emit(.commitApplied(chat, epoch: chat.epoch, committer: publicKey))
+        return chat
+    }
+
+    /// Publishes again, after a restart, the commits of ours an engine group left unconfirmed, and
+    /// confirms each a relay takes (one no relay takes keeps waiting: it may be on a relay).
+    func resumeEngineCommits(_ id: GroupID) async {
+        guard var engine = engines[id] else { return }
+        for commit in engine.unconfirmed {
+            guard let session = sessions[id], let key = engine.eventKey(at: commit.parent),
+                  let h = engine.graph.nodes[commit.parent].flatMap({ session.rules.metadataIfValid($0.mls.extensions) })?.nostrGroupID,
+                  let event = try? session.rules.groupEvent(try MLSMessage(tlsSerialized: commit.bytes), nostrGroupID: h, key: key, createdAt: now())
+            else { continue }
+            try? store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+            let result = await pool.publish(event, to: route(id))
+            guard result.isSent else {
+                logger.warning("our unconfirmed commit in \(id) was not published again; it waits")
+                continue
+            }
+            do {
+                var applied = Applied(group: id, outcome: .processed)
+                _ = try engineStep(id, { engine in engine.confirm(commit) }) { outputs, engine in
+                    applied = try takeOutputs(outputs, engine: engine, before: session, event: event, carried: nil)
+                }
+                logger.info("our unconfirmed commit in \(id) confirmed after restart")
+                await takeEffects(of: applied)
+            } catch {
+                logger.warning("our unconfirmed commit in \(id) not taken: \(error)")
+            }
+            engine = engines[id] ?? engine
+        }
+        reportConvergence(id)
+    }
+}
+
+extension MarmotClient {
+    /// Our SelfRemove proposal (leaving a group: another member commits it), made on the selected
+    /// state: through the engine (its rows written now), or on a copy of a v1 group's state that
+    /// `keep` stores with the caller's writes.
+    func proposeOwnLeave(in session: GroupSession) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
+        let id = session.id
+        guard var engine = engines[id] else {
+            var mls = session.mls
+            let message: MLSMessage
+            do {
+                message = try mls.proposeSelfRemove()
+            } catch {
+                throw MarmotClientError.mls(error)
+            }
+            return (message, try session.currentEventKey(), { [mls] in try self.persist(mls, for: id) })
+        }
+        let bytes: Data
+        do {
+            bytes = try engine.proposeLeave()
+        } catch .notAMember {
+            throw MarmotClientError.chatInactive(id)
+        } catch {
+            throw MarmotClientError.encoding("\(error)")
+        }
+        guard let key = engine.eventKey(at: engine.graph.canonical) else { throw MarmotClientError.encoding("no event key for the selected state") }
+        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+        engines[id] = engine
+        sessions[id]?.mls = engine.state
+        return (try MLSMessage(tlsSerialized: bytes), key, {})
+    }
+
+    /// Puts group `id` on a new engine anchored at the state its session holds (a group just
+    /// founded, a Welcome taken, an old state put back), replacing any engine it had; nothing for a
+    /// v1 group.
+    func anchorEngine(_ id: GroupID) throws {
+        guard let session = sessions[id], session.rules.settlesByEvidence else { return }
+        var row = session.stored
+        row.setState(session.mls)
+        let engine = try GroupRuntime.migrated(row, rules: session.rules, keys: keys, store: try engineStore)
+        engines[id] = engine
+        sessions[id]?.stored.mlsState = Data()
+        sessions[id]?.stored.mlsRatchets = nil
+    }
+
+    /// Forgets group `id`'s engine (the group was deleted or declined; its rows went with it).
+    func dropEngine(_ id: GroupID) { engines[id] = nil }
+}
