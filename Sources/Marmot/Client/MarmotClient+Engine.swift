@@ -68,7 +68,6 @@ extension MarmotClient {
         guard let engine = engines[id], var session = sessions[id] else { return }
         session.mls = engine.state
         var row = session.stored
-        if let activity = try store.groupActivity(mlsGroupID: id) { row.activity = activity }
         if let data = engine.metadata {
             row.nostrGroupID = data.nostrGroupID
             row.name = data.name
@@ -78,7 +77,10 @@ extension MarmotClient {
         }
         row.epoch = engine.epoch
         if !engine.isActive || engine.metadata?.disbanded == true { row.status = .inactive }
-        if row != session.stored || session.stored.epoch != engine.epoch {
+        // Written only when the selected state changed it (not for every message: the store moves
+        // the activity columns itself, re-read here so the write keeps them).
+        if row != session.stored {
+            if let activity = try store.groupActivity(mlsGroupID: id) { row.activity = activity }
             try store.saveGroup(row)
         }
         session.stored = row
@@ -99,6 +101,7 @@ extension MarmotClient {
         let before = session
         let version = engine.graph.version
         let oldPath = engine.graph.path(to: engine.graph.canonical)
+        let waiting = engine.unconfirmed.map(\.key)
         var applied = Applied(group: id, outcome: .processed)
         let outputs: [EngineOutput]
         do {
@@ -114,7 +117,27 @@ extension MarmotClient {
         // A state was added (on any branch): events that did not peel may open now.
         applied.branchGrew = applied.branchGrew || engines[id]?.graph.version != version
         if applied.switchedBranch { noteLostOwnCommit(id, oldPath: oldPath, before: before, into: &applied) }
+        if !waiting.isEmpty { noteOwnCommitsGivenBack(id, waiting: waiting, into: &applied) }
         return applied
+    }
+
+    /// Our commits a relay gave back while we waited for its answer (adopted by the engine): in
+    /// force, reported as ours, with their system lines when this run published them.
+    private func noteOwnCommitsGivenBack(_ id: GroupID, waiting: [CommitOrderingKey], into applied: inout Applied) {
+        guard let engine = engines[id] else { return }
+        let still = Set(engine.unconfirmed.map(\.key))
+        for key in waiting where !still.contains(key) && engine.graph.contains(key) {
+            logger.info("our unconfirmed commit in \(id) came back from a relay: in force")
+            if let (own, event, previous) = unconfirmedCommits.removeValue(forKey: key) {
+                store(
+                    Self.notices(for: own.pending.summary, committer: publicKey, previous: previous, current: engine.metadata),
+                    commit: event, group: id)
+                applied.committed.append((own.pending.newGroup.epoch, publicKey))
+            } else {
+                applied.committed.append((key.sourceEpoch + 1, publicKey))
+            }
+            try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
+        }
     }
 
     /// After a branch switch: the first commit of ours on the branch the group left, what it changed
@@ -284,11 +307,11 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.encoding("commit event: \(error)")
         }
-        try storage {
-            try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
-            try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
-        }
+        // Not recorded as processed: a relay that stores it and never answers gives it back, and
+        // the engine adopts it then (once confirmed, it is a duplicate the engine drops).
+        try storage { try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id) }
         engines[id] = engine
+        unconfirmedCommits[own.key] = (own, event, session.metadata)
         sessions[id]?.mls = engine.state
         reportConvergence(id)
         let result = await pool.publish(event, to: route(id))
@@ -298,10 +321,10 @@ extension MarmotClient {
             } else {
                 logger.warning("commit for \(id) epoch \(own.key.sourceEpoch) refused by every relay; abandoned")
                 let before = try self.session(id)
-                let applied = try engineStep(id, { engine in engine.abandon(own) }) { outputs, engine in
+                unconfirmedCommits[own.key] = nil
+                _ = try engineStep(id, { engine in engine.abandon(own) }) { outputs, engine in
                     _ = try takeOutputs(outputs, engine: engine, before: before, event: nil, carried: nil)
                 }
-                _ = applied
             }
             reportConvergence(id)
             throw MarmotClientError.notPublished(result)
@@ -315,6 +338,7 @@ extension MarmotClient {
     @discardableResult
     func takeOwnCommit(_ own: OwnCommit, event: Event, session before: GroupSession) throws -> Chat {
         let id = before.id
+        unconfirmedCommits[own.key] = nil
         var applied = Applied(group: id, outcome: .processed)
         _ = try engineStep(id, { engine in engine.confirm(own) }) { outputs, engine in
             applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: nil)
@@ -345,7 +369,6 @@ extension MarmotClient {
                   let h = engine.graph.nodes[commit.parent].flatMap({ session.rules.metadataIfValid($0.mls.extensions) })?.nostrGroupID,
                   let event = try? session.rules.groupEvent(try MLSMessage(tlsSerialized: commit.bytes), nostrGroupID: h, key: key, createdAt: now())
             else { continue }
-            try? store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
             let result = await pool.publish(event, to: route(id))
             guard result.isSent else {
                 logger.warning("our unconfirmed commit in \(id) was not published again; it waits")
@@ -356,6 +379,7 @@ extension MarmotClient {
                 _ = try engineStep(id, { engine in engine.confirm(commit) }) { outputs, engine in
                     applied = try takeOutputs(outputs, engine: engine, before: session, event: event, carried: nil)
                 }
+                applied.committed.append((commit.newGroup.epoch, publicKey))
                 logger.info("our unconfirmed commit in \(id) confirmed after restart")
                 await takeEffects(of: applied)
             } catch {

@@ -120,6 +120,10 @@ public actor MarmotClient {
     var sessions: [GroupID: GroupSession] = [:]
     /// The group engines of the groups whose version runs on one (v2; `MarmotClient+Engine`).
     var engines: [GroupID: GroupEngine] = [:]
+    /// Our commits to engine groups published and not yet confirmed, by ordering key, with their
+    /// envelopes: for their system lines when a relay gives one back (memory only: after a
+    /// restart one is confirmed without them).
+    var unconfirmedCommits: [CommitOrderingKey: (own: OwnCommit, event: Event, before: GroupMetadata?)] = [:]
     var feeds: [SubscriptionID: Feed] = [:]
     /// Each group's events waiting to be taken in (`ParkedEvents`).
     var parked: [GroupID: ParkedEvents] = [:]
@@ -223,7 +227,7 @@ public actor MarmotClient {
         noteFeedFlushed(nil)
         sweepExpiredMessages()
         Task { [weak self] in await self?.housekeep() }
-        if !pendingCommitGroups.isEmpty {
+        if !pendingCommitGroups.isEmpty || engines.values.contains(where: { !$0.unconfirmed.isEmpty }) {
             Task { [weak self] in await self?.resumePendingCommits() }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import MLS
 import Nostr
+import NostrRelay
 import Testing
 import TestSupport
 @testable import Marmot
@@ -53,5 +54,73 @@ struct EngineClientTests {
         await alice.shutdown()
         await bob.shutdown()
         await server.stop()
+    }
+
+    /// Alice and Bob in a v2 chat on a relay built with `configuration`.
+    static func chat(_ configuration: RelayConfiguration = RelayConfiguration()) async throws
+        -> (server: RelayServer, url: String, alice: TestAccount, bob: TestAccount, id: GroupID)
+    {
+        let server = RelayServer(configuration: configuration, logger: ClientHarness.logger("relay"))
+        let url = "ws://127.0.0.1:\(try await server.start())"
+        let alice = try await TestAccount("alice", relayURLs: [url])
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        let id = try await alice.client.createChat(with: bob.publicKey).chat.id
+        _ = try await bob.waitForWelcome()
+        #expect(try await alice.waitForCommit(epoch: 2, by: bob.publicKey) == bob.publicKey)
+        return (server, url, alice, bob, id)
+    }
+
+    /// v2: the relay stores Alice's self-update and tells Bob, but never answers OK. Her engine
+    /// keeps the commit unconfirmed instead of dropping it, and when the relay gives it back (to
+    /// her subscription) it is adopted as ours: no fork, both carry on.
+    @Test func anUnconfirmedCommitIsAdoptedWhenARelayGivesItBack() async throws {
+        let withhold = FaultSwitch()
+        var configuration = RelayConfiguration()
+        configuration.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
+        let (server, _, alice, bob, id) = try await Self.chat(configuration)
+        withhold.isOn = true
+        await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(id) }
+        withhold.isOn = false
+        #expect(try await bob.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(try await alice.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        _ = try await bob.client.send(text: "on the new epoch", to: id)
+        _ = try await alice.waitForMessage("on the new epoch")
+        #expect(await alice.client.convergence(of: id) == .settled)
+        #expect(await alice.epochState(id)?.authenticator == (await bob.epochState(id))?.authenticator)
+        _ = try await alice.client.send(text: "me too", to: id)
+        _ = try await bob.waitForMessage("me too")
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
+    /// v2: Alice's process dies after her engine took her commit and before publishing it. At the
+    /// restart she publishes it and confirms it on the relay's OK; Bob follows.
+    @Test func aCommitInterruptedBeforePublishingIsSentAfterRestart() async throws {
+        var (server, _, alice, bob, id) = try await Self.chat()
+        try await alice.client.stageEngineSelfUpdateForTesting(id)
+        #expect(await alice.client.convergence(of: id) == .resolving(pendingCommits: 1))
+        alice = try await alice.restarted()
+        #expect(try await alice.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(try await bob.waitForCommit(epoch: 3, by: alice.publicKey) == alice.publicKey)
+        #expect(await alice.client.convergence(of: id) == .settled)
+        #expect(await alice.epochState(id)?.authenticator == (await bob.epochState(id))?.authenticator)
+        _ = try await bob.client.send(text: "after the restart", to: id)
+        _ = try await alice.waitForMessage("after the restart")
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+}
+
+extension MarmotClient {
+    /// Builds a self-update in an engine group and writes the engine's rows, then stops before
+    /// publishing it, as a process killed there would.
+    func stageEngineSelfUpdateForTesting(_ id: GroupID) throws {
+        var engine = try #require(engines[id])
+        _ = try engine.commit(rotateSigner: true)
+        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+        engines[id] = engine
     }
 }
