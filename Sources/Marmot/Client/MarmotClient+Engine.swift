@@ -252,19 +252,32 @@ extension MarmotClient {
     /// `keep` stores with the caller's writes.
     func sealOwn(_ rumor: ChatRumor, in session: GroupSession) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
         let id = session.id
+        return try ownMessage(
+            in: session, onEngine: { engine throws(EngineError) in try engine.encrypt(rumor) },
+            onState: { mls in try mls.encrypt(rumor.plaintext) }, keep: { mls in try self.persistRatchets(mls, for: id) })
+    }
+
+    /// A handshake or application message of ours made on the group's selected state: by the
+    /// engine (`onEngine`, its rows written now) or, for a v1 group, on a copy of its state
+    /// (`onState`) that the returned closure stores (with `keep`) among the caller's writes.
+    private func ownMessage(
+        in session: GroupSession, onEngine: (inout GroupEngine) throws(EngineError) -> Data,
+        onState: (inout MLSGroup) throws -> MLSMessage, keep: @escaping (MLSGroup) throws -> Void
+    ) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
+        let id = session.id
         guard var engine = engines[id] else {
             var mls = session.mls
-            let sealed: MLSMessage
+            let message: MLSMessage
             do {
-                sealed = try mls.encrypt(rumor.plaintext)
-            } catch {
+                message = try onState(&mls)
+            } catch let error as GroupError {
                 throw MarmotClientError.mls(error)
             }
-            return (sealed, try session.currentEventKey(), { [mls] in try self.persistRatchets(mls, for: id) })
+            return (message, try session.currentEventKey(), { [mls] in try keep(mls) })
         }
         let bytes: Data
         do {
-            bytes = try engine.encrypt(rumor)
+            bytes = try onEngine(&engine)
         } catch .notAMember {
             throw MarmotClientError.chatInactive(id)
         } catch {
@@ -393,33 +406,12 @@ extension MarmotClient {
 
 extension MarmotClient {
     /// Our SelfRemove proposal (leaving a group: another member commits it), made on the selected
-    /// state: through the engine (its rows written now), or on a copy of a v1 group's state that
-    /// `keep` stores with the caller's writes.
+    /// state (`ownMessage`).
     func proposeOwnLeave(in session: GroupSession) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
         let id = session.id
-        guard var engine = engines[id] else {
-            var mls = session.mls
-            let message: MLSMessage
-            do {
-                message = try mls.proposeSelfRemove()
-            } catch {
-                throw MarmotClientError.mls(error)
-            }
-            return (message, try session.currentEventKey(), { [mls] in try self.persist(mls, for: id) })
-        }
-        let bytes: Data
-        do {
-            bytes = try engine.proposeLeave()
-        } catch .notAMember {
-            throw MarmotClientError.chatInactive(id)
-        } catch {
-            throw MarmotClientError.encoding("\(error)")
-        }
-        guard let key = engine.eventKey(at: engine.graph.canonical) else { throw MarmotClientError.encoding("no event key for the selected state") }
-        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
-        engines[id] = engine
-        sessions[id]?.mls = engine.state
-        return (try MLSMessage(tlsSerialized: bytes), key, {})
+        return try ownMessage(
+            in: session, onEngine: { engine throws(EngineError) in try engine.proposeLeave() },
+            onState: { mls in try mls.proposeSelfRemove() }, keep: { mls in try self.persist(mls, for: id) })
     }
 
     /// Puts group `id` on a new engine anchored at the state its session holds (a group just
