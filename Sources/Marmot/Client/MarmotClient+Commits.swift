@@ -257,10 +257,8 @@ extension MarmotClient {
                 competing commit \(event.id.hex) for epoch \(epoch) is selected over \(snapshot.commitEventID.hex): \
                 rolling \(session.id) back from epoch \(session.mls.epoch)
                 """)
-            var applied = try rollBack(
+            return try rollBack(
                 to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
-            try reselect(after: &applied, event: event)
-            return applied
         case .forkState(let at)? where at == epoch:
             // Each revokes an authority the other used (two admins demoting each other at once):
             // neither is a valid history, and every member holding both goes back to the fork.
@@ -268,10 +266,7 @@ extension MarmotClient {
             return try leaveBoth(for: competitor, snapshot: snapshot, restored: restored, session: session)
         case .ours?, .kept?, .forkState?:
             logger.info("competing commit \(event.id.hex) for epoch \(epoch) is not selected over \(snapshot.commitEventID.hex)")
-            var applied = keep(competitor, since: epoch, in: session)
-            // Held beside ours, it may leave another kept branch selected.
-            if case .kept? = pick { try reselect(after: &applied, event: event) }
-            return applied
+            return keep(competitor, since: epoch, in: session)
         case nil:
             break
         }
@@ -293,10 +288,8 @@ extension MarmotClient {
                 competing commit \(event.id.hex) for epoch \(epoch) beats \(snapshot.commitEventID.hex): \
                 rolling \(session.id) back from epoch \(session.mls.epoch)
                 """)
-            var applied = try rollBack(
+            return try rollBack(
                 to: summary, message: message, next: next, event: event, restored: restored, snapshot: snapshot, session: session)
-            try reselect(after: &applied, event: event)
-            return applied
         }
         return Applied(group: session.id, outcome: .ignored)
     }

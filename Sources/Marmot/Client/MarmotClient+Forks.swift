@@ -41,8 +41,7 @@ extension MarmotClient {
     /// `message` (of `epoch`) opened only on the alternate branch, at its tip or at a state on its
     /// path. When the version's rule moves us there (v2: selection over every branch held with
     /// this message counted, `heldBranches`; v1: its traffic), switch to it (`switchBranch`) and
-    /// take the message in on it. Otherwise a commit grows it (and the branches are weighed
-    /// again, `reselect`), and any other message is held (parked) with its sender counted on the
+    /// take the message in on it. Otherwise a commit grows it, and any other message is held (parked) with its sender counted on the
     /// alternate, so that later evidence can still make that branch win.
     /// v1 never follows an alternate whose first commit is not authorized on the branch we are on
     /// (N1, N2); v2 leaves a branch racing a revocation out of selection. Alternates without a
@@ -107,8 +106,6 @@ extension MarmotClient {
                     """)
                 var applied = Applied(group: session.id, outcome: .processed)
                 applied.branchGrew = true
-                // What it revokes may leave another branch selected.
-                try reselect(after: &applied, event: event)
                 return applied
             }
             if let witness, branchBooks[session.id, default: BranchBook()].noteWitness(witness.sender, epoch: witness.epoch, on: alternate) {
@@ -118,11 +115,9 @@ extension MarmotClient {
             // witness counts for each, and one of them may now be selected.
             if case .kept(let index) = pick, let other = weighed?.kept[index], other.holdsState(of: alternate, atEpoch: state.epoch) {
                 logger.notice("switching \(session.id) to another branch that holds the state of epoch \(state.epoch)")
-                var applied = try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
+                return try switchBranch(to: other, leaving: current, event: event, session: session) { _ throws(DropReason) in
                     try applyGroupEvent(event)
                 }
-                try reselect(after: &applied, event: event)
-                return applied
             }
             throw .heldOnCompetingBranch("traffic on the branch of \(alternate.snapshot.commitEventID.hex), not selected")
         }
@@ -131,41 +126,10 @@ extension MarmotClient {
             (commit \(alternate.snapshot.commitEventID.hex)), where the other member is \
             (decided by \(weighed.map { $0.held.selected(policy: .v1).decision?.decisiveRule?.rawValue ?? "the version's rule" } ?? "its traffic"))
             """)
-        var applied = try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
+        return try switchBranch(to: base, leaving: current, event: event, session: session) { switched throws(DropReason) in
             // A message of an earlier epoch of the branch opens there now with its stored key.
             onPath && !result.isCommit
                 ? try applyGroupEvent(event) : try accept(result, message: message, next: next, event: event, session: switched)
-        }
-        try reselect(after: &applied, event: event)
-        return applied
-    }
-
-    /// After the group moved to another branch, or a commit grew ours or a kept one while a fork
-    /// is open (v2): weighs every branch held again (`heldBranches`), and moves on while another
-    /// is selected (a branch that forked within the one we left, say, may beat the one we took);
-    /// at most once per kept branch. Branches without an ordering key (ours unconfirmed, or kept
-    /// from before keys were stored) only move on traffic.
-    func reselect(after applied: inout Applied, event: Event) throws(DropReason) {
-        let id = applied.group
-        for _ in 0..<BranchBook.maxAlternates {
-            guard let session = sessions[id], session.rules.weighsBranchesAgainAfterSwitch else { return }
-            let (held, kept) = heldBranches(session)
-            guard case .kept(let index)? = session.rules.pick(held) else { return }
-            let chosen = kept[index]
-            guard chosen.snapshot.orderingKey != nil,
-                  let current = (try? loadSnapshot(group: id, epoch: chosen.forkEpoch)) ?? nil, current.orderingKey != nil
-            else { return }
-            logger.notice("switching \(id) on to the branch of the fork at epoch \(chosen.forkEpoch) that the kept branches select")
-            let moved = try switchBranch(to: chosen, leaving: current, event: event, session: session) { switched in
-                Applied(group: switched.id, outcome: .processed)
-            }
-            applied.newEpoch = true
-            applied.switchedBranch = true
-            applied.resend += moved.resend
-            applied.newNostrGroupID = applied.newNostrGroupID || moved.newNostrGroupID
-            if !moved.newRelays.isEmpty { applied.newRelays = moved.newRelays }
-            applied.reissueGroupData = moved.reissueGroupData ?? applied.reissueGroupData
-            applied.reissueMembers = moved.reissueMembers ?? applied.reissueMembers
         }
     }
 

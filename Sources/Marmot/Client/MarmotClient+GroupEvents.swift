@@ -150,11 +150,7 @@ extension MarmotClient {
         } catch {
             throw .mls(error)
         }
-        var applied = try accept(result, message: peeled.message, next: next, event: event, session: session)
-        // Our branch grew while a fork is open: a commit on it may race a revocation a kept branch
-        // made (N1), or the kept branches may weigh differently now.
-        if result.isCommit, branchBooks[session.id]?.hasOpenFork == true { try reselect(after: &applied, event: event) }
-        return applied
+        return try accept(result, message: peeled.message, next: next, event: event, session: session)
     }
 
     /// The peeler of `session`'s group: its rules and ids, the applied branch's keys (current, then

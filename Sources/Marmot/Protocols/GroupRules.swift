@@ -52,10 +52,6 @@ package protocol GroupRules: Sendable {
     /// The race reference after `copy`, the applied commit in another outer wrapper, arrived; nil
     /// when it stays as it is.
     func raceReference(_ applied: EpochSnapshot, afterCopy copy: Event) -> EpochSnapshot?
-    /// Whether the kept branches are weighed again after the group moved to another one (v2:
-    /// selection is a function of the branches held, so another may now be selected; v1: only
-    /// the other member's traffic moves us).
-    var weighsBranchesAgainAfterSwitch: Bool { get }
     /// Whether the group runs on the group engine (`GroupEngine`: branches selected by protocol
     /// evidence, MDK 0.9.14; v2), rather than on the client's race rule with its snapshots
     /// (MDK 0.8.0's arrival order, bounded and authorized on both branches; v1).

@@ -125,7 +125,6 @@ package struct V1GroupRules: GroupRules {
     }
 
     /// No: only traffic that opens on another branch moves us (MDK 0.8.0 stays where its own is).
-    package var weighsBranchesAgainAfterSwitch: Bool { false }
     package var settlesByEvidence: Bool { false }
 
     /// The other branch's first commit (the one that races ours) needs its committer's authority

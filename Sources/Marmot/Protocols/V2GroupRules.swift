@@ -209,7 +209,6 @@ package struct V2GroupRules: GroupRules {
 
     /// Yes: MDK 0.9.14 selects over every candidate branch at once (`select_canonical_branch`), so
     /// after a move the branches kept are weighed against the one taken.
-    package var weighsBranchesAgainAfterSwitch: Bool { true }
     package var settlesByEvidence: Bool { true }
 
     /// Nothing beyond `authorize` against its own parent state: whether the branch may be
