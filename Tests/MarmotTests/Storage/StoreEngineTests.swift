@@ -64,6 +64,7 @@ import Testing
             let rename = try GroupEngineTests.renameConfirmed(&leader, to: "round \(round)")
             let message = try leader.encrypt("after \(round)", createdAt: 1_800_000_100 + Int64(round))
             for bytes in [rename.bytes, message] {
+                EngineChangesTests.clearOfSecondBoundary()
                 _ = reopened.receive(bytes)
                 let outputs = reopened.settle()
                 switched = switched || outputs.contains { if case .branchSwitched = $0 { true } else { false } }
