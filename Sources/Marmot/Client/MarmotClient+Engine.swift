@@ -6,12 +6,13 @@ import Nostr
 import NostrClient
 
 /// Groups whose version settles races by protocol evidence (v2, MDK 0.9.14) run on the group
-/// engine (issue 24): every retained state of every branch, parked and deferred messages, held
-/// messages, our sends and unconfirmed commits are the engine's, kept in the store's engine rows;
-/// the client peels with the engine's keys, feeds it, and does what its outputs say (messages
-/// stored and shown, system lines, invalidated messages marked, our lost sends published again,
-/// the group's row, relays and subscription following the selected state). `session.mls` is the
-/// engine's selected state, read-only: every change goes through the engine.
+/// engine (issue 24); this is the runtime of MDK's engine / peeler / runtime split. Every retained
+/// state of every branch, parked and deferred messages, held messages, our sends and unconfirmed
+/// commits are the engine's, kept in the store's engine rows; the client peels with the engine's
+/// keys, feeds it, and does what its outputs say (messages stored and shown, system lines,
+/// invalidated messages marked, our lost sends published again, the group's row, relays and
+/// subscription following the selected state). `session.mls` is the engine's selected state,
+/// read-only: every change goes through the engine.
 extension MarmotClient {
     /// The store's engine rows (the client's store is the GRDB one).
     var engineStore: GRDBMarmotStore {
@@ -31,7 +32,7 @@ extension MarmotClient {
         if let rows = try store.engineRows(mlsGroupID: stored.mlsGroupID) {
             return try GroupEngine(rules: rules, keys: keys, record: try rows.record())
         }
-        return try GroupRuntime.migrated(stored, rules: rules, keys: keys, store: store)
+        return try store.moveToEngine(stored, rules: rules, keys: keys)
     }
 
     /// Puts group `id` on its engine when its version runs on one (at load, creation and join).
@@ -421,7 +422,7 @@ extension MarmotClient {
         guard let session = sessions[id], session.rules.settlesByEvidence else { return }
         var row = session.stored
         row.setState(session.mls)
-        let engine = try GroupRuntime.migrated(row, rules: session.rules, keys: keys, store: try engineStore)
+        let engine = try engineStore.moveToEngine(row, rules: session.rules, keys: keys)
         engines[id] = engine
         sessions[id]?.stored.mlsState = Data()
         sessions[id]?.stored.mlsRatchets = nil

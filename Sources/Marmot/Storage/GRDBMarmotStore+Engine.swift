@@ -49,6 +49,16 @@ extension GRDBMarmotStore {
         }
     }
 
+    /// A group kept as one MLS state in its row (before issue 24's engine, or just founded, joined or
+    /// put back), moved onto a new engine anchored at that state (`moveGroupState`). A fork a v2
+    /// client held open before the engine is not carried over: the engine learns branches from
+    /// the group's events.
+    package func moveToEngine(_ stored: StoredGroup, rules: any GroupRules, keys: Keys) throws -> GroupEngine {
+        var engine = GroupEngine(rules: rules, keys: keys, state: try stored.decodedState())
+        try moveGroupState(to: engine.takeChanges(), group: stored)
+        return engine
+    }
+
     /// The rows of the engine of `mlsGroupID`, nil when none was written.
     package func engineRows(mlsGroupID: GroupID) throws(StorageError) -> EngineRows? {
         let ref = codec.groupRef(mlsGroupID.bytes)

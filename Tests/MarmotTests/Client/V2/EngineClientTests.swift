@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MarmotWire
 import MLS
 import Nostr
 import NostrRelay
@@ -71,6 +72,26 @@ struct EngineClientTests {
         return (server, url, alice, bob, id)
     }
 
+    /// An input whose outputs cannot be kept (the store refused to write its message) is undone:
+    /// Bob's engine and its rows stay as they were, and the same message taken again shows.
+    @Test func anInputWhoseOutputsCannotBeKeptIsUndone() async throws {
+        let (server, _, alice, bob, id) = try await Self.chat()
+        var copy = try #require(await alice.client.engines[id])
+        let rumor = try ChatRumor(author: alice.publicKey, content: "kept at the second try", createdAt: UnsignedEvent.now())
+        let bytes = try copy.encrypt(rumor)
+        let before = try #require(await bob.client.engines[id]).record.encoded()
+        await #expect(throws: StorageError.self) { _ = try await bob.client.engineStepForTesting(id, bytes, failing: true) }
+        #expect(try #require(await bob.client.engines[id]).record.encoded() == before, "the engine is as it was")
+        #expect(try bob.store.engineRows(mlsGroupID: id)?.record().encoded() == before, "and so are its rows")
+        #expect(try bob.store.message(mlsGroupID: id, rumorID: rumor.id) == nil)
+        let outputs = try await bob.client.engineStepForTesting(id, bytes, failing: false)
+        #expect(outputs.contains { if case .application(_, let shown, _, _, _) = $0 { shown.id == rumor.id } else { false } })
+        #expect(try bob.store.message(mlsGroupID: id, rumorID: rumor.id)?.deliveryState == .received)
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// v2: the relay stores Alice's self-update and tells Bob, but never answers OK. Her engine
     /// keeps the commit unconfirmed instead of dropping it, and when the relay gives it back (to
     /// her subscription) it is adopted as ours: no fork, both carry on.
@@ -115,6 +136,16 @@ struct EngineClientTests {
 }
 
 extension MarmotClient {
+    /// One MLS message through `engineStep`, its outputs taken as an event's are, unless
+    /// `failing`: then taking them throws, as a store refusing the write would.
+    func engineStepForTesting(_ id: GroupID, _ bytes: Data, failing: Bool) throws -> [EngineOutput] {
+        let before = try session(id)
+        return try engineStep(id, { engine in engine.receive(bytes) + engine.settle() }) { outputs, engine in
+            if failing { throw StorageError.corruptRow("the disk refused the write") }
+            _ = try takeOutputs(outputs, engine: engine, before: before, event: nil, carried: nil)
+        }
+    }
+
     /// Builds a self-update in an engine group and writes the engine's rows, then stops before
     /// publishing it, as a process killed there would.
     func stageEngineSelfUpdateForTesting(_ id: GroupID) throws {
