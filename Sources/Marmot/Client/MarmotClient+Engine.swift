@@ -23,7 +23,7 @@ extension MarmotClient {
     }
 
     /// The engine of a group whose version runs on one: re-opened from its rows, or, for a group
-    /// kept as one state in its row (before the engine, or just founded or joined), anchored at
+    /// kept as one state in its row (stored before the engine), anchored at
     /// that state, its rows written and the row's state cleared in one transaction. Nil for v1.
     func openEngine(_ stored: StoredGroup) throws -> GroupEngine? {
         let rules = stored.version.rules
@@ -33,15 +33,6 @@ extension MarmotClient {
             return try GroupEngine(rules: rules, keys: keys, record: try rows.record())
         }
         return try store.moveToEngine(stored, rules: rules, keys: keys)
-    }
-
-    /// Puts group `id` on its engine when its version runs on one (at load, creation and join).
-    func attachEngine(_ id: GroupID) throws {
-        guard let session = sessions[id], engines[id] == nil, let engine = try openEngine(session.stored) else { return }
-        engines[id] = engine
-        sessions[id]?.mls = engine.state
-        sessions[id]?.stored.mlsState = Data()
-        sessions[id]?.stored.mlsRatchets = nil
     }
 
     // MARK: Steps
