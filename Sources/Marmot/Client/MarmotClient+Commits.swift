@@ -135,10 +135,16 @@ extension MarmotClient {
             Task { await self.syncPoolRelays() }
         }
         store(record.notices, commit: record.event, group: id)
-        try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
+        noteOwnCommit(id)
         let chat = try self.session(id).chat
         emit(.commitApplied(chat, epoch: next.epoch, committer: publicKey))
         return chat
+    }
+
+    /// Notes that a commit of ours took effect in group `id` now: it rotated our leaf
+    /// (`rotateIfStale` counts from the last one).
+    func noteOwnCommit(_ id: GroupID) {
+        try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
     }
 
     /// Self-updates a group whose last commit of ours (or, without one, our joining) is older than

@@ -54,6 +54,19 @@ extension MarmotClient {
         return outputs
     }
 
+    /// `engineStep` with the outputs taken by the client (`takeOutputs`), as what `event` did (nil
+    /// for an input of ours) to the group as it was in `before`.
+    func takeInput(
+        _ id: GroupID, before: GroupSession, event: Event?, carried: Data? = nil,
+        _ input: (inout GroupEngine) throws(EngineError) -> [EngineOutput]
+    ) throws -> (outputs: [EngineOutput], applied: Applied) {
+        var applied = Applied(group: id, outcome: .processed)
+        let outputs = try engineStep(id, input) { outputs, engine in
+            applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: carried)
+        }
+        return (outputs, applied)
+    }
+
     /// The session and the group's row take the engine's selected state: its data (name,
     /// description, admins, relays, `h`), epoch, and whether we are still in it.
     func followEngine(_ id: GroupID) throws {
@@ -94,11 +107,11 @@ extension MarmotClient {
         let version = engine.graph.version
         let oldPath = engine.graph.path(to: engine.graph.canonical)
         let waiting = engine.unconfirmed.map(\.key)
-        var applied = Applied(group: id, outcome: .processed)
         let outputs: [EngineOutput]
+        var applied: Applied
         do {
-            outputs = try engineStep(id, { engine in engine.receive(peeled.bytes) + engine.settle() }) { outputs, engine in
-                applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: peeled.bytes)
+            (outputs, applied) = try takeInput(id, before: before, event: event, carried: peeled.bytes) { engine in
+                engine.receive(peeled.bytes) + engine.settle()
             }
         } catch let error as DropReason {
             throw error
@@ -128,7 +141,7 @@ extension MarmotClient {
             } else {
                 applied.committed.append((key.sourceEpoch + 1, publicKey))
             }
-            try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
+            noteOwnCommit(id)
         }
     }
 
@@ -161,12 +174,15 @@ extension MarmotClient {
         let after = engine.metadata
         let carriedDigest = carried.map { Data(SHA256.hash(data: $0)) }
         var shown = before.metadata
+        // The session as the input left it (its selected state), for the messages it shows.
+        var view = before
+        view.mls = engine.state
         for output in outputs {
             switch output {
             case .application(let sender, let rumor, let epoch, let digest, let leaf):
                 try keepReceived(
                     rumor, sender: sender, leaf: leaf, epoch: epoch, outerEventID: digest == carriedDigest ? event?.id : nil,
-                    session: sessionView(before, engine: engine))
+                    session: view)
             case .commitApplied(let summary, let committer, let epoch):
                 noteDeviceLeaves(summary, in: id)
                 // The group-data lines go from what was shown to where this input left the group,
@@ -192,7 +208,7 @@ extension MarmotClient {
                 applied.switchedBranch = true
                 if !engine.isActive || after?.disbanded == true { applied.closed = true }
             case .publish(let bytes, let rumor):
-                if let made = try remade(bytes, rumor: rumor, session: sessionView(before, engine: engine)) { applied.made.append(made) }
+                if let made = try remade(bytes, rumor: rumor, engine: engine, session: view) { applied.made.append(made) }
             case .proposalStored:
                 applied.newProposal = true
                 applied.proposalToCommit = engine.hasCommittableSelfRemoves
@@ -206,25 +222,32 @@ extension MarmotClient {
         return applied
     }
 
-    /// `session` as it is after the engine took an input (its selected state).
-    private func sessionView(_ session: GroupSession, engine: GroupEngine) -> GroupSession {
-        var view = session
-        view.mls = engine.state
-        return view
+    /// The kind-445 envelope of `message`, an MLS message of ours made on the engine's state
+    /// `node`: sealed with that state's key, under that state's `h` (MIP-03).
+    func engineEvent(
+        _ message: MLSMessage, engine: inout GroupEngine, at node: BranchGraph.NodeID, createdAt: Int64, expiration: Int64? = nil
+    ) throws -> Event {
+        guard let h = engine.graph.nodes[node].flatMap({ engine.rules.metadataIfValid($0.mls.extensions) })?.nostrGroupID,
+              let key = engine.eventKey(at: node) else { throw MarmotClientError.encoding("no event key for the state \(node)") }
+        do {
+            return try engine.rules.groupEvent(message, nostrGroupID: h, key: key, createdAt: createdAt, expiration: expiration)
+        } catch {
+            throw MarmotClientError.encoding("group event: \(error)")
+        }
     }
 
     /// A message of ours the engine made again on the branch that won (or a send it queued behind
-    /// our commit): sealed for the state it was made on, the outbox and our stored message take
-    /// the new envelope; delivered once this input's rows are written.
-    private func remade(_ bytes: Data, rumor: EventID, session: GroupSession) throws -> (StoredMessage, Event)? {
+    /// our commit): sealed for the state it was made on (the selected state of `engine`, the engine
+    /// after the input), the outbox and our stored message take the new envelope; delivered once
+    /// this input's rows are written.
+    private func remade(_ bytes: Data, rumor: EventID, engine: GroupEngine, session: GroupSession) throws -> (StoredMessage, Event)? {
         guard var message = try store.message(mlsGroupID: session.id, rumorID: rumor) else {
             logger.warning("a message of ours made again in \(session.id) is not stored; not sent")
             return nil
         }
-        guard var engine = engines[session.id], let h = engine.metadata?.nostrGroupID,
-              let key = engine.eventKey(at: engine.graph.canonical) else { return nil }
-        let event = try session.rules.groupEvent(
-            try MLSMessage(tlsSerialized: bytes), nostrGroupID: h, key: key,
+        var engine = engine
+        let event = try engineEvent(
+            try MLSMessage(tlsSerialized: bytes), engine: &engine, at: engine.graph.canonical,
             createdAt: session.rules.outerCreatedAt(inner: message.createdAt, now: now()), expiration: message.expiresAt)
         message.deliveryState = .pending
         message.outerEventID = event.id
@@ -291,27 +314,18 @@ extension MarmotClient {
     /// when a relay gives it back), and `.notPublished` is thrown.
     func publishEngineCommit(_ pending: PendingCommit, from mls: MLSGroup, session: GroupSession) async throws -> CommitOutcome {
         let id = session.id
-        do {
-            try session.rules.authorize(pending.summary, message: pending.message, before: session.mls, after: pending.newGroup)
-        } catch {
-            throw MarmotClientError.unauthorized(error)
-        }
         guard var engine = engines[id] else { throw MarmotClientError.unknownChat(id) }
         let own: OwnCommit
         do {
+            // The engine runs on it the `authorize` every member runs: a commit they would all
+            // drop is never published (it would leave us alone on a branch of our own).
             own = try engine.own(pending, madeFrom: mls)
+        } catch .refused(let why) {
+            throw MarmotClientError.unauthorized(why)
         } catch {
             throw MarmotClientError.encoding("\(error)")
         }
-        guard let key = engine.eventKey(at: own.parent), let h = engine.metadata?.nostrGroupID else {
-            throw MarmotClientError.encoding("no event key for the selected state")
-        }
-        let event: Event
-        do {
-            event = try session.rules.groupEvent(pending.message, nostrGroupID: h, key: key, createdAt: now())
-        } catch {
-            throw MarmotClientError.encoding("commit event: \(error)")
-        }
+        let event = try engineEvent(pending.message, engine: &engine, at: own.parent, createdAt: now())
         // Not recorded as processed: a relay that stores it and never answers gives it back, and
         // the engine adopts it then (once confirmed, it is a duplicate the engine drops).
         try storage { try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id) }
@@ -327,9 +341,7 @@ extension MarmotClient {
                 logger.warning("commit for \(id) epoch \(own.key.sourceEpoch) refused by every relay; abandoned")
                 let before = try self.session(id)
                 unconfirmedCommits[own.key] = nil
-                _ = try engineStep(id, { engine in engine.abandon(own) }) { outputs, engine in
-                    _ = try takeOutputs(outputs, engine: engine, before: before, event: nil, carried: nil)
-                }
+                _ = try takeInput(id, before: before, event: nil) { engine in engine.abandon(own) }
             }
             reportConvergence(id)
             throw MarmotClientError.notPublished(result)
@@ -344,19 +356,15 @@ extension MarmotClient {
     func takeOwnCommit(_ own: OwnCommit, event: Event, session before: GroupSession) throws -> Chat {
         let id = before.id
         unconfirmedCommits[own.key] = nil
-        var applied = Applied(group: id, outcome: .processed)
-        _ = try engineStep(id, { engine in engine.confirm(own) }) { outputs, engine in
-            applied = try takeOutputs(outputs, engine: engine, before: before, event: event, carried: nil)
-        }
+        let (_, applied) = try takeInput(id, before: before, event: event) { engine in engine.confirm(own) }
         let after = engines[id]?.metadata
         store(
             Self.notices(for: own.pending.summary, committer: publicKey, previous: before.metadata, current: after), commit: event,
             group: id)
-        try? store.setSetting(ClientSettings.lastRotation(id), Data(String(now()).utf8))
-        if after != before.metadata || applied.closed {
-            // Our commit closed the group or may have changed its relays or `h`: the pool follows.
-            Task { await self.takeEffects(of: applied) }
-        } else if !applied.made.isEmpty {
+        noteOwnCommit(id)
+        if after != before.metadata || applied.closed || !applied.made.isEmpty {
+            // Our commit closed the group or may have changed its relays or `h` (the pool
+            // follows), or messages the engine made on the new state wait to be delivered.
             Task { await self.takeEffects(of: applied) }
         }
         reportConvergence(id)
@@ -370,9 +378,8 @@ extension MarmotClient {
     func resumeEngineCommits(_ id: GroupID) async {
         guard var engine = engines[id] else { return }
         for commit in engine.unconfirmed {
-            guard let session = sessions[id], let key = engine.eventKey(at: commit.parent),
-                  let h = engine.graph.nodes[commit.parent].flatMap({ session.rules.metadataIfValid($0.mls.extensions) })?.nostrGroupID,
-                  let event = try? session.rules.groupEvent(try MLSMessage(tlsSerialized: commit.bytes), nostrGroupID: h, key: key, createdAt: now())
+            guard let session = sessions[id],
+                  let event = try? engineEvent(try MLSMessage(tlsSerialized: commit.bytes), engine: &engine, at: commit.parent, createdAt: now())
             else { continue }
             let result = await pool.publish(event, to: route(id))
             guard result.isSent else {
@@ -380,10 +387,7 @@ extension MarmotClient {
                 continue
             }
             do {
-                var applied = Applied(group: id, outcome: .processed)
-                _ = try engineStep(id, { engine in engine.confirm(commit) }) { outputs, engine in
-                    applied = try takeOutputs(outputs, engine: engine, before: session, event: event, carried: nil)
-                }
+                var (_, applied) = try takeInput(id, before: session, event: event) { engine in engine.confirm(commit) }
                 applied.committed.append((commit.newGroup.epoch, publicKey))
                 logger.info("our unconfirmed commit in \(id) confirmed after restart")
                 await takeEffects(of: applied)

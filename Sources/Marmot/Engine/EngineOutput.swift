@@ -96,14 +96,17 @@ public enum ConvergenceStatus: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why the engine refused to build a change of ours.
-package enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Only an admin may make this change (MIP-03; v2 admin policy 0x8003).
     case notAdmin
     /// The requested admin set is not acceptable (empty, or names a non-member).
     case invalidAdminPolicy(String)
     /// We are no longer a member of this group.
     case notAMember
-    /// Our own commit would not pass the checks every other member runs on it.
+    /// Our own commit would be dropped by every member's `GroupRules.authorize`, for this reason.
+    case refused(DropReason)
+    /// Our own message or commit is not ours to make (not authored by our account, our leaf
+    /// without an identity), or a Welcome's group is not acceptable.
     case unauthorized(String)
     /// MLS refused to build the commit or message.
     case mls(String)
@@ -113,7 +116,8 @@ package enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAdmin: "not_group_admin"
         case .invalidAdminPolicy(let why): "invalid_admin_policy: \(why)"
         case .notAMember: "not a member"
-        case .unauthorized(let why): "our commit would be refused: \(why)"
+        case .refused(let why): "our commit would be refused: \(why)"
+        case .unauthorized(let why): "unauthorized: \(why)"
         case .mls(let why): "mls: \(why)"
         }
     }

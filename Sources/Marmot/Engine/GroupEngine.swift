@@ -388,7 +388,7 @@ package struct GroupEngine: Sendable {
         do {
             try rules.authorize(pending.summary, message: pending.message, before: state, after: pending.newGroup)
         } catch {
-            throw .unauthorized("\(error)")
+            throw .refused(error)
         }
         guard let key = rules.orderingKey(pending.summary, message: pending.message, before: state) else {
             throw .unauthorized("our leaf has no Nostr identity")

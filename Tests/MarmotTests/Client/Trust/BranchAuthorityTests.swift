@@ -189,7 +189,7 @@ import Testing
         var sender = m
         await bob.client.deliverForTesting(try sender.event(applied.message, epochOf: before))
         await bob.client.deliverForTesting(try sender.event(alternate.message, epochOf: before))
-        _ = try await bob.client.send(text: "bob on the applied branch", to: chat)
+        let original = try await bob.client.send(text: "bob on the applied branch", to: chat).message.outerEventID
 
         sender.group = alternate.newGroup
         let hello = try sender.chat("on the losing branch")
@@ -205,6 +205,24 @@ import Testing
         // The branch's messages show in the order they came: the held one first.
         #expect(try await bob.waitForMessage("on the losing branch").deliveryState == .received, "the held message was not lost")
         #expect(try await bob.waitForMessage("E is there too").deliveryState == .received)
+
+        // Bob's own message of the branch he left is made again on the winner and sealed with
+        // the winner's key: a member who only ever held that branch opens it.
+        let client = bob.client, group = chat
+        let resent = try await withTimeout(15, "bob's message made again") { () async throws -> Event in
+            while true {
+                let ours = try await client.messages(in: group, before: nil, limit: 20).messages
+                    .first { $0.content == "bob on the applied branch" }
+                if let ours, ours.deliveryState == .sent, let id = ours.outerEventID, id != original,
+                   let event = try await RelayReads.fetch(Filter(ids: [id]), from: url).first {
+                    return event
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let winnerKey = try GroupEventKey(exporter: { try alternate.newGroup.exporter(label: $0, context: $1, length: $2) })
+        let envelope = try V2GroupRules().validateEnvelope(resent, now: UnsignedEvent.now(), window: .mdkDefault)
+        #expect(throws: Never.self, "sealed with the winning branch's key") { _ = try envelope.decrypt(tryingKeys: [winnerKey]) }
         await bob.shutdown()
         await server.stop()
     }
