@@ -175,11 +175,12 @@ enum ClientHarness {
     }
 
     /// An embedded relay on a free loopback port.
-    static func startRelay() async throws -> (RelayServer, String) {
+    static func startRelay(_ configure: (inout RelayConfiguration) -> Void = { _ in }) async throws -> (RelayServer, String) {
         // No event rates: FloodTests floods from one connection on purpose, to test the client.
         var configuration = RelayConfiguration()
         configuration.connectionEventRate = nil
         configuration.globalEventRate = nil
+        configure(&configuration)
         let server = RelayServer(configuration: configuration, logger: logger("relay"))
         let port = try await server.start()
         return (server, "ws://127.0.0.1:\(port)")

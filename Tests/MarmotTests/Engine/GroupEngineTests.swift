@@ -55,9 +55,10 @@ import Testing
             let a1 = try rename("alice", to: "a1"), b1 = try rename("bob", to: "b1")
             _ = alice.confirm(a1)
             _ = bob.confirm(b1)
-            let onA = try alice.encrypt("on a1", createdAt: 1_800_000_001)
-            let onB = try bob.encrypt("on b1", createdAt: 1_800_000_002)
-            return Race(alice: alice, bob: bob, a1: a1, b1: b1, onA: onA, onB: onB)
+            let rumorA = try ChatRumor(author: alice.me, content: "on a1", createdAt: 1_800_000_001)
+            let rumorB = try ChatRumor(author: bob.me, content: "on b1", createdAt: 1_800_000_002)
+            let onA = try alice.encrypt(rumorA), onB = try bob.encrypt(rumorB)
+            return Race(alice: alice, bob: bob, a1: a1, b1: b1, onA: onA, onB: onB, rumorA: rumorA, rumorB: rumorB)
         }
     }
 
@@ -65,6 +66,23 @@ import Testing
         var alice, bob: GroupEngine
         let a1, b1: OwnCommit
         let onA, onB: Data
+        let rumorA, rumorB: ChatRumor
+
+        /// One side of the race: its committer's engine, its commit, its message and that message's rumor.
+        struct Side {
+            var engine: GroupEngine
+            let commit: OwnCommit
+            let message: Data
+            let rumor: ChatRumor
+        }
+
+        /// The side that wins and the one that loses once both are held: one message on each
+        /// branch weighs alike, so the lower commit key decides.
+        var sides: (winner: Side, loser: Side) {
+            let a = Side(engine: alice, commit: a1, message: onA, rumor: rumorA)
+            let b = Side(engine: bob, commit: b1, message: onB, rumor: rumorB)
+            return a1.key < b1.key ? (a, b) : (b, a)
+        }
     }
 
     /// `engine` renames the group to `name` and confirms its commit at once (as after a relay's OK).
@@ -215,56 +233,31 @@ import Testing
     }
 
     /// A member that showed a message of the branch that then lost is told which message to mark:
-    /// the switch names it by its inner event's id, as the runtime stored it.
+    /// the switch names it by its inner event's id, as the client stored it.
     @Test func aMessageShownOnALosingBranchIsInvalidatedByItsInnerEventID() throws {
         let party = try Party(["alice", "bob", "carol"])
-        let fromAlice = try party.rename("alice", to: "alice's name")
-        let fromBob = try party.rename("bob", to: "bob's name")
-        let (winner, loser, winning, losing) = fromAlice.key < fromBob.key
-            ? ("alice", "bob", fromAlice, fromBob) : ("bob", "alice", fromBob, fromAlice)
-        var lost = party.engines[loser]!, won = party.engines[winner]!
-        _ = lost.confirm(losing)
-        _ = won.confirm(winning)
-        // One message on each branch: the witnesses weigh alike and the commits' keys decide.
-        let rumor = try ChatRumor(author: lost.me, content: "on the losing branch", createdAt: 1)
-        guard case .published(let bytes) = try lost.send(rumor),
-              case .published(let other) = try won.send("on the winning branch", createdAt: 1) else {
-            Issue.record("not sent at once")
-            return
-        }
+        let (winner, loser) = try party.race().sides
         var carol = party.engines["carol"]!
-        _ = carol.receive(losing.bytes)
-        #expect(carol.receive(bytes).contains { if case .application(_, let shown, _, _, _) = $0 { shown.id == rumor.id } else { false } })
-        _ = carol.receive(winning.bytes)
-        _ = carol.receive(other)
+        _ = carol.receive(loser.commit.bytes)
+        #expect(carol.receive(loser.message).contains { if case .application(_, let shown, _, _, _) = $0 { shown.id == loser.rumor.id } else { false } })
+        _ = carol.receive(winner.commit.bytes)
+        _ = carol.receive(winner.message)
         let switched = carol.settle().compactMap { if case .branchSwitched(_, _, let invalidated) = $0 { invalidated } else { nil } }
-        #expect(switched == [[rumor.id]])
-        #expect(carol.record.shownAt.values.map(\.rumor).contains(rumor.id) == false, "the winning branch's message is shown, the lost one no longer")
-        #expect(carol.record.shownAt.count == 1)
+        #expect(switched == [[loser.rumor.id]])
+        #expect(carol.record.shownAt.values.map(\.rumor) == [winner.rumor.id], "the winning branch's message is shown, the lost one no longer")
     }
 
     @Test func ourMessageOnALosingBranchIsMadeAgainOnTheWinner() throws {
         let party = try Party(["alice", "bob"])
-        let fromAlice = try party.rename("alice", to: "alice's name")
-        let fromBob = try party.rename("bob", to: "bob's name")
-        let (winner, loser, winning, losing) = fromAlice.key < fromBob.key
-            ? ("alice", "bob", fromAlice, fromBob) : ("bob", "alice", fromBob, fromAlice)
-        var lost = party.engines[loser]!, other = party.engines[winner]!
-        _ = lost.confirm(losing)
-        _ = other.confirm(winning)
+        var (winner, loser) = try party.race().sides
         // One message on each branch (ours witnesses ours, as MDK counts its own): the keys decide.
-        guard case .published(let first) = try lost.send("sent on the losing branch", createdAt: 1),
-              case .published(let theirs) = try other.send("sent on the winning branch", createdAt: 1) else {
-            Issue.record("not sent at once")
-            return
-        }
-        _ = lost.receive(winning.bytes)
-        _ = lost.receive(theirs)
-        let outputs = lost.settle()
+        _ = loser.engine.receive(winner.commit.bytes)
+        _ = loser.engine.receive(winner.message)
+        let outputs = loser.engine.settle()
         #expect(outputs.contains { if case .branchSwitched = $0 { true } else { false } })
         let again = try #require(outputs.compactMap { if case .publish(let bytes, _) = $0 { bytes } else { nil } }.first)
-        #expect(other.receive(first).contains { if case .application = $0 { true } else { false } } == false)
-        #expect(other.receive(again).contains { if case .application(_, let rumor, 2, _, _) = $0 { rumor.content == "sent on the losing branch" } else { false } })
+        #expect(winner.engine.receive(loser.message).contains { if case .application = $0 { true } else { false } } == false)
+        #expect(winner.engine.receive(again).contains { if case .application(_, let rumor, 2, _, _) = $0 { rumor == loser.rumor } else { false } })
     }
 
     /// N2 in v2: Alice demotes Bob at epoch 1. From his copy of epoch 1, Bob (still an admin there)

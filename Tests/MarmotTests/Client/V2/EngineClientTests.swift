@@ -17,11 +17,8 @@ struct EngineClientTests {
     /// copy of the state goes, and the chat carries on both ways.
     @Test func aV2GroupStoredBeforeTheEngineMovesOntoItAtStart() async throws {
         let (server, url) = try await ClientHarness.startRelay()
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        var bob = try await TestAccount("bob", relayURLs: [url])
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let id = try await alice.client.createChat(with: bob.publicKey).chat.id
-        _ = try await bob.waitForWelcome()
+        let (alice, first, id) = try await V2Fixtures.oneToOne(url)
+        var bob = first
         _ = try await alice.client.send(text: "before the move", to: id)
         _ = try await bob.waitForMessage("before the move")
         let tip = try #require(await bob.client.epochStateForTesting(id))
@@ -57,25 +54,11 @@ struct EngineClientTests {
         await server.stop()
     }
 
-    /// Alice and Bob in a v2 chat on a relay built with `configuration`.
-    static func chat(_ configuration: RelayConfiguration = RelayConfiguration()) async throws
-        -> (server: RelayServer, url: String, alice: TestAccount, bob: TestAccount, id: GroupID)
-    {
-        let server = RelayServer(configuration: configuration, logger: ClientHarness.logger("relay"))
-        let url = "ws://127.0.0.1:\(try await server.start())"
-        let alice = try await TestAccount("alice", relayURLs: [url])
-        let bob = try await TestAccount("bob", relayURLs: [url])
-        _ = try await bob.client.publishKeyPackage(version: .v2)
-        let id = try await alice.client.createChat(with: bob.publicKey).chat.id
-        _ = try await bob.waitForWelcome()
-        #expect(try await alice.waitForCommit(epoch: 2, by: bob.publicKey) == bob.publicKey)
-        return (server, url, alice, bob, id)
-    }
-
     /// An input whose outputs cannot be kept (the store refused to write its message) is undone:
     /// Bob's engine and its rows stay as they were, and the same message taken again shows.
     @Test func anInputWhoseOutputsCannotBeKeptIsUndone() async throws {
-        let (server, _, alice, bob, id) = try await Self.chat()
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         var copy = try #require(await alice.client.engines[id])
         let rumor = try ChatRumor(author: alice.publicKey, content: "kept at the second try", createdAt: UnsignedEvent.now())
         let bytes = try copy.encrypt(rumor)
@@ -97,9 +80,10 @@ struct EngineClientTests {
     /// her subscription) it is adopted as ours: no fork, both carry on.
     @Test func anUnconfirmedCommitIsAdoptedWhenARelayGivesItBack() async throws {
         let withhold = FaultSwitch()
-        var configuration = RelayConfiguration()
-        configuration.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
-        let (server, _, alice, bob, id) = try await Self.chat(configuration)
+        let (server, url) = try await ClientHarness.startRelay {
+            $0.faults = RelayFaults(withholdOK: { event in event.kind == .groupMessage && withhold.isOn })
+        }
+        let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         withhold.isOn = true
         await #expect(throws: MarmotClientError.self) { _ = try await alice.client.selfUpdate(id) }
         withhold.isOn = false
@@ -119,7 +103,9 @@ struct EngineClientTests {
     /// v2: Alice's process dies after her engine took her commit and before publishing it. At the
     /// restart she publishes it and confirms it on the relay's OK; Bob follows.
     @Test func aCommitInterruptedBeforePublishingIsSentAfterRestart() async throws {
-        var (server, _, alice, bob, id) = try await Self.chat()
+        let (server, url) = try await ClientHarness.startRelay()
+        let (first, bob, id) = try await V2Fixtures.oneToOne(url)
+        var alice = first
         try await alice.client.stageEngineSelfUpdateForTesting(id)
         #expect(await alice.client.convergence(of: id) == .resolving(pendingCommits: 1))
         alice = try await alice.restarted()
