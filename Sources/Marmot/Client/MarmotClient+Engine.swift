@@ -29,10 +29,19 @@ extension MarmotClient {
         let rules = stored.version.rules
         guard rules.settlesByEvidence else { return nil }
         let store = try engineStore
-        if let rows = try store.engineRows(mlsGroupID: stored.mlsGroupID) {
-            return try GroupEngine(rules: rules, keys: keys, record: try rows.record())
-        }
-        return try store.moveToEngine(stored, rules: rules, keys: keys)
+        var engine = try store.engineRows(mlsGroupID: stored.mlsGroupID).map { rows in
+            try GroupEngine(rules: rules, keys: keys, record: try rows.record())
+        } ?? store.moveToEngine(stored, rules: rules, keys: keys)
+        engine.limits = engineLimits
+        return engine
+    }
+
+    /// The engine's bounds, with the client's proposal caps (the same for both versions).
+    var engineLimits: EngineLimits {
+        var limits = EngineLimits()
+        limits.proposals = options.pendingProposalLimit
+        limits.proposalsPerSender = options.pendingProposalsPerSender
+        return limits
     }
 
     // MARK: Steps
@@ -71,6 +80,7 @@ extension MarmotClient {
     /// description, admins, relays, `h`), epoch, and whether we are still in it.
     func followEngine(_ id: GroupID) throws {
         guard let engine = engines[id], var session = sessions[id] else { return }
+        let moved = session.mls.epochAuthenticator != engine.state.epochAuthenticator
         session.mls = engine.state
         var row = session.stored
         if let data = engine.metadata {
@@ -90,6 +100,21 @@ extension MarmotClient {
         }
         session.stored = row
         sessions[id] = session
+        if moved { keepMediaSecrets(of: engine, group: id) }
+    }
+
+    /// Keeps the media secret of every state on the selected branch, so a file sent in any epoch
+    /// the group passed through opens after the engine prunes that state (architecture review
+    /// §3.3-a: only the tip's was kept, on v1's paths, and a v2 file of a past epoch did not open).
+    func keepMediaSecrets(of engine: GroupEngine, group id: GroupID) {
+        for node in engine.graph.path(to: engine.graph.canonical) {
+            guard let mls = engine.graph.nodes[node]?.mls else { continue }
+            do {
+                try saveMediaSecret(try engine.rules.media.secret(of: mls), epoch: mls.epoch, group: id)
+            } catch {
+                logger.warning("media secret of \(id) epoch \(mls.epoch) not kept: \(error)")
+            }
+        }
     }
 
     // MARK: Inbound
@@ -417,7 +442,8 @@ extension MarmotClient {
         guard let session = sessions[id], session.rules.settlesByEvidence else { return }
         var row = session.stored
         row.setState(session.mls)
-        let engine = try engineStore.moveToEngine(row, rules: session.rules, keys: keys)
+        var engine = try engineStore.moveToEngine(row, rules: session.rules, keys: keys)
+        engine.limits = engineLimits
         engines[id] = engine
         sessions[id]?.stored.mlsState = Data()
         sessions[id]?.stored.mlsRatchets = nil

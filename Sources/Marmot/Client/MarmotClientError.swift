@@ -123,6 +123,13 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// A v2 message that opens only on a branch branch selection has not picked (yet): kept until
     /// more evidence (a deeper commit, other senders' traffic) makes that branch win.
     case heldOnCompetingBranch(String)
+    /// The engine already keeps as many of these as it may (`EngineLimits`): dropped so nobody can
+    /// grow what a device keeps (D2, N5).
+    case limitReached(String)
+    /// An application message of a past epoch from a member the group removed since: MLS still
+    /// opens it (RFC 9420 §14, retained epochs), but it is not shown, so a removed member cannot
+    /// keep posting, or flood our store, from its last epochs (security review D8, issue 43).
+    case senderRemoved(epoch: UInt64)
     /// The store failed while recording the outcome.
     case storage(String)
 
@@ -146,6 +153,8 @@ public enum DropReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .untrustedWelcome(let why): "welcome refused: \(why)"
         case .refusedCompetingCommit(let why): "competing commit refused: \(why)"
         case .heldOnCompetingBranch(let why): "held on a competing branch: \(why)"
+        case .limitReached(let why): "dropped at a limit: \(why)"
+        case .senderRemoved(let epoch): "message of epoch \(epoch) from a member removed since"
         case .storage(let why): "storage: \(why)"
         }
     }

@@ -17,14 +17,18 @@ package struct BranchStep: Sendable, Hashable {
     package let removed: Set<Data>
     /// Admins the commit demoted, when it was privileged.
     package let demoted: Set<Data>
+    /// Accounts the commit added, when it was privileged: on a branch that races a revocation they
+    /// are its committer's, not witnesses of where the group is (`BranchTree.excludedTips`).
+    package let added: Set<Data>
 
-    /// A commit with `key` that removed `removed` and demoted `demoted` (both empty unless it was
-    /// privileged).
-    package init(key: CommitOrderingKey?, removed: Set<Data> = [], demoted: Set<Data> = []) {
+    /// A commit with `key` that removed `removed`, demoted `demoted` and added `added` (all empty
+    /// unless it was privileged).
+    package init(key: CommitOrderingKey?, removed: Set<Data> = [], demoted: Set<Data> = [], added: Set<Data> = []) {
         self.key = key
         let privileged = key?.priority == .privileged
         self.removed = privileged ? removed : []
         self.demoted = privileged ? demoted : []
+        self.added = privileged ? added : []
     }
 
     /// The commit with `key` that moved the group from `before` to `after`.
@@ -40,8 +44,8 @@ package struct BranchStep: Sendable, Hashable {
         func admins(_ mls: MLSGroup) -> Set<Data> {
             Set((rules.metadataIfValid(mls.extensions)?.admins ?? []).map { Data($0.bytes) })
         }
-        self.init(
-            key: key, removed: accounts(before).subtracting(accounts(after)), demoted: admins(before).subtracting(admins(after)))
+        let (was, now) = (accounts(before), accounts(after))
+        self.init(key: key, removed: was.subtracting(now), demoted: admins(before).subtracting(admins(after)), added: now.subtracting(was))
     }
 
     /// How many steps a client keeps known (a few forks' worth; more are read again).
@@ -95,35 +99,10 @@ extension Sequence where Element == BranchStep {
     }
 
     /// Every account these commits removed, and every admin they demoted.
-    private var revoked: (removed: Set<Data>, demoted: Set<Data>) {
+    package var revoked: (removed: Set<Data>, demoted: Set<Data>) {
         reduce(into: (removed: Set<Data>(), demoted: Set<Data>())) {
             $0.removed.formUnion($1.removed)
             $0.demoted.formUnion($1.demoted)
         }
-    }
-}
-
-/// Which branches' revocations count, among the branches from one fork: those of a branch that
-/// revokes and is revoked by another (two admins demoting each other at once) count only against
-/// that other branch. Both are left out, neither valid, and neither then leaves out a later
-/// commit made beside them (the admin it demoted carrying on from the fork state).
-package struct RevocationPairs: Sendable {
-    private var mutual: Set<[Int]> = []
-    private var inMutual: Set<Int> = []
-
-    /// Over `count` branches, where `revokes(j, i)` says whether branch `j` revokes an authority
-    /// branch `i` used.
-    package init(count: Int, revokes: (Int, Int) -> Bool) {
-        for i in 0..<count {
-            for j in (i + 1)..<max(i + 1, count) where revokes(j, i) && revokes(i, j) {
-                mutual.insert([i, j])
-                inMutual.formUnion([i, j])
-            }
-        }
-    }
-
-    /// Whether branch `j`'s revocations count against branch `i`.
-    package func counts(_ j: Int, against i: Int) -> Bool {
-        !inMutual.contains(j) || mutual.contains([min(i, j), max(i, j)])
     }
 }

@@ -83,28 +83,16 @@ package struct BranchTree: Sendable {
     ///
     /// A branch here is the path from a fork to a tip; it is weighed against every commit in each
     /// sibling subtree of that fork, and a tip left out at any fork above it is no candidate.
-    /// What is left out depends only on the commits held, never on the order they came in. Two
-    /// admins revoking each other at once leave both branches out and the group stays where it
-    /// was; those two branches then leave nothing else out (`RevocationPairs`), so the group can
-    /// go on from there.
-    package func excludedTips() -> Set<NodeID> {
-        /// Every tip under `id` with the commits from `id` down to it.
-        func paths(_ id: NodeID) -> [(tip: NodeID, steps: [BranchStep])] {
-            var result: [(tip: NodeID, steps: [BranchStep])] = []
-            var stack: [(NodeID, [BranchStep])] = [(id, [])]
-            while let (next, above) = stack.popLast() {
-                let here = above + (nodes[next]?.step.map { [$0] } ?? [])
-                let children = nodes[next]?.children ?? []
-                if children.isEmpty { result.append((next, here)) }
-                stack += children.map { ($0, here) }
-            }
-            return result
-        }
+    /// What is left out depends only on the commits and witnesses held, never on the order they
+    /// came in. Two branches that revoke each other are settled by `mutual` (`MutualRevocation`):
+    /// left out both, or weighed by what the members neither revokes did on each
+    /// (`uninvolvedEvidence`), the one with less left out.
+    package func excludedTips(mutual: MutualRevocation = .leaveBothOut) -> Set<NodeID> {
         var left: Set<NodeID> = []
         for parent in nodes.values where parent.children.count > 1 {
-            let subtrees = parent.children.map { paths($0) }
+            let subtrees = parent.children.map { paths(from: $0) }
             let commits = subtrees.map { $0.flatMap(\.steps) }
-            let pairs = RevocationPairs(count: subtrees.count) { i, j in
+            let pairs = RevocationPairs(count: subtrees.count, rule: mutual) { i, j in
                 subtrees[i].contains { $0.steps.isRevoked(by: commits[j]) }
             }
             for (i, branches) in subtrees.enumerated() {
@@ -114,8 +102,52 @@ package struct BranchTree: Sendable {
                     left.insert(branch.tip)
                 }
             }
+            guard mutual == .weighEvidence else { continue }
+            for (i, j) in pairs.pairs {
+                let (a, b) = (parent.children[i], parent.children[j])
+                let ea = uninvolvedEvidence(under: a, against: commits[j]), eb = uninvolvedEvidence(under: b, against: commits[i])
+                guard ea != eb else { continue }
+                let loser = ea < eb ? i : j
+                left.formUnion(subtrees[loser].map(\.tip))
+            }
         }
         return left
+    }
+
+    /// Every tip under `id` with the commits from `id` down to it.
+    private func paths(from id: NodeID) -> [(tip: NodeID, steps: [BranchStep])] {
+        var result: [(tip: NodeID, steps: [BranchStep])] = []
+        var stack: [(NodeID, [BranchStep])] = [(id, [])]
+        while let (next, above) = stack.popLast() {
+            let here = above + (nodes[next]?.step.map { [$0] } ?? [])
+            let children = nodes[next]?.children ?? []
+            if children.isEmpty { result.append((next, here)) }
+            stack += children.map { ($0, here) }
+        }
+        return result
+    }
+
+    /// What the members uninvolved in a mutual revocation did on the subtree under `id`, whose
+    /// competitor made `competing`: the most commits on one path by committers the competitor
+    /// does not revoke, then how many such members sent application messages there.
+    ///
+    /// The two parties' own commits and messages, and those of accounts their branch added, are
+    /// what either side can make alone, as many as it likes; only the others' say where the group
+    /// went (D1: a removed admin revoking its remover back from the state before grows its branch
+    /// alone, while the group's other members went on talking and committing on the remover's).
+    func uninvolvedEvidence(under id: NodeID, against competing: [BranchStep]) -> UninvolvedEvidence {
+        let theirs = competing.revoked
+        let own = paths(from: id)
+        let added = own.flatMap(\.steps).reduce(into: Set<Data>()) { $0.formUnion($1.added) }
+        let parties = theirs.removed.union(theirs.demoted).union(added)
+        let commits = own.map { path in path.steps.count { $0.key.map { !parties.contains($0.committer) } ?? false } }.max() ?? 0
+        var senders: Set<Data> = []
+        var stack = [id]
+        while let next = stack.popLast(), let node = nodes[next] {
+            senders.formUnion(node.witnesses.map(\.sender).filter { !parties.contains($0) })
+            stack += node.children
+        }
+        return UninvolvedEvidence(commits: commits, senders: senders.count)
     }
 
     // MARK: Selection

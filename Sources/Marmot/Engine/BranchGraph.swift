@@ -102,6 +102,19 @@ package struct BranchGraph: Sendable {
         return id
     }
 
+    /// Forgets `id`, a state no other state descends from and off the canonical path (a competing
+    /// commit pushed out by a better one, `EngineLimits.commitsPerState`).
+    package mutating func discard(_ id: NodeID) {
+        guard let node = nodes[id], node.children.isEmpty, id != canonical, id != anchor, let parent = node.parent else { return }
+        nodes[id] = nil
+        nodes[parent]?.children.removeAll { $0 == id }
+        changes.whole.remove(id)
+        changes.ratchets.remove(id)
+        changes.witnessed.remove(id)
+        changes.removed.insert(id)
+        changes.tips = true
+    }
+
     /// Makes `id` the canonical tip (our own confirmed commit, an inbound commit on the tip).
     package mutating func adopt(_ id: NodeID) {
         guard nodes[id] != nil, id != canonical else { return }
@@ -152,7 +165,7 @@ package struct BranchGraph: Sendable {
     package mutating func select(rules: any GroupRules) -> BranchDecision? {
         let tree = tree(rules: rules)
         // Every branch from a fork left out: the tip is that fork's state.
-        let (tip, decision) = tree.select(current: canonical, excluded: tree.excludedTips(), policy: policy)
+        let (tip, decision) = tree.select(current: canonical, excluded: tree.excludedTips(mutual: rules.mutualRevocation), policy: policy)
         if tip != canonical { changes.tips = true }
         canonical = tip
         return decision

@@ -110,6 +110,9 @@ package enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case unauthorized(String)
     /// MLS refused to build the commit or message.
     case mls(String)
+    /// As many of our sends as the engine keeps already wait for our commit to settle
+    /// (`EngineLimits.intents`).
+    case queueFull(Int)
 
     package var description: String {
         switch self {
@@ -119,6 +122,7 @@ package enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .refused(let why): "our commit would be refused: \(why)"
         case .unauthorized(let why): "unauthorized: \(why)"
         case .mls(let why): "mls: \(why)"
+        case .queueFull(let count): "\(count) messages already wait for our commit"
         }
     }
 }

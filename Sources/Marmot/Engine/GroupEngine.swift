@@ -44,8 +44,6 @@ package struct GroupEngine: Sendable {
     private var changes = EngineChanges.Tracked()
     /// The kind-445 key of each retained state, derived once (`peelKeys()`); memory only.
     var eventKeys: [BranchGraph.NodeID: GroupEventKey] = [:]
-    /// At most this many are deferred; more are dropped (MDK `MAX_PEEL_DEFERRED_ROWS_PER_GROUP`).
-    package var deferredLimit = 256
     /// The graph's version when the deferred messages were last tried (they are tried again only
     /// once a state was added).
     private var deferredTriedAt = -1
@@ -53,8 +51,8 @@ package struct GroupEngine: Sendable {
     private var lostInputs = 0 { didSet { changes.rest = true } }
     /// The last branch selection that had more than one candidate.
     package private(set) var lastDecision: BranchDecision?
-    /// At most this many messages are parked; the oldest go first.
-    package var parkedLimit = 512
+    /// How much of each input others can make it keep (`EngineLimits`).
+    package var limits = EngineLimits()
 
     package init(rules: any GroupRules, keys: Keys, state: MLSGroup, policy: ConvergencePolicy = .v1) {
         self.rules = rules
@@ -140,15 +138,21 @@ package struct GroupEngine: Sendable {
         if outputs == [.parked] {
             park(bytes)
         } else if outputs == [.deferred] {
-            guard deferred.contains(bytes) || deferred.count < deferredLimit else {
+            guard deferred.contains(bytes) || deferred.count < limits.deferred else {
                 remember(digest, epoch: header.epoch)
-                return [.dropped(.malformedMessage("undecryptable, and \(deferredLimit) such messages already wait"))]
+                return [.dropped(.limitReached("undecryptable, and \(limits.deferred) such messages already wait"))]
             }
             if !deferred.contains(bytes) { deferred.append(bytes) }
-        } else if !outputs.contains(.duplicate) {
+        } else if !outputs.contains(.duplicate), !outputs.contains(where: Self.isFromRemovedSender) {
+            // A removed member's message is not remembered either: its ratchet did not move, so
+            // it is dropped again as cheaply, and a flood of them leaves nothing behind.
             remember(digest, epoch: header.epoch)
         }
         return outputs
+    }
+
+    private static func isFromRemovedSender(_ output: EngineOutput) -> Bool {
+        if case .dropped(.senderRemoved) = output { true } else { false }
     }
 
     /// Notes a digest as seen (`seen`), and as a change for the store.
@@ -174,9 +178,9 @@ package struct GroupEngine: Sendable {
     private mutating func park(_ bytes: Data) {
         guard !parked.contains(bytes) else { return }
         parked.append(bytes)
-        if parked.count > parkedLimit {
-            lostInputs += parked.count - parkedLimit
-            parked.removeFirst(parked.count - parkedLimit)
+        if parked.count > limits.parked {
+            lostInputs += parked.count - limits.parked
+            parked.removeFirst(parked.count - limits.parked)
         }
     }
 
@@ -223,6 +227,9 @@ package struct GroupEngine: Sendable {
                   let committer = try? PublicKey(bytes: key.committer) else {
                 return [.dropped(.unauthorizedCommit("the committer has no Nostr identity"))]
             }
+            guard makeRoom(under: parent, for: key) else {
+                return [.dropped(.limitReached("\(limits.commitsPerState) competing commits from epoch \(epoch) are kept"))]
+            }
             let id = graph.extend(from: parent, to: next, commit: .init(key: key))
             guard parent == graph.canonical else { return [] }
             graph.adopt(id)
@@ -232,18 +239,51 @@ package struct GroupEngine: Sendable {
         return epoch >= graph.nodes[graph.anchor]!.epoch ? [.parked] : [.dropped(refusal)]
     }
 
+    /// Whether a commit with `key` may become a child of `parent`: room is there, or is made by
+    /// dropping the worst-ranked competing commit (a leaf off the canonical path) that `key`
+    /// outranks, so a member flooding one state with self-updates cannot crowd out an admin's
+    /// commit (`EngineLimits.commitsPerState`; MDK 0.9.14 keeps 8 candidate branches).
+    private mutating func makeRoom(under parent: BranchGraph.NodeID, for key: CommitOrderingKey) -> Bool {
+        let children = graph.nodes[parent]?.children ?? []
+        guard children.count >= limits.commitsPerState,
+              !children.contains(where: { graph.nodes[$0]?.commit?.key == key }) else { return true }
+        let canonicalPath = Set(graph.path(to: graph.canonical))
+        let worst = children.compactMap { id -> (BranchGraph.NodeID, CommitOrderingKey)? in
+            guard let node = graph.nodes[id], node.children.isEmpty, !canonicalPath.contains(id), let theirs = node.commit?.key,
+                  !awaiting.values.contains(where: { $0.parent == id }) else { return nil }
+            return (id, theirs)
+        }.max { $0.1 < $1.1 }
+        guard let (id, theirs) = worst, key < theirs else { return false }
+        graph.discard(id)
+        eventKeys[id] = nil
+        unshow(shownAt.filter { $0.value.node == id }.map(\.key))
+        if held[id] != nil { held[id] = nil }
+        if sentAt[id] != nil { sentAt[id] = nil }
+        return true
+    }
+
     private mutating func receiveProposal(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
         let targets = graph.nodes(atEpoch: epoch)
         guard !targets.isEmpty else { return epoch > graph.tip.epoch ? [.parked] : [.dropped(.malformedMessage("proposal of a past epoch"))] }
         var stored: ProposalType?
+        var full: DropReason?
         for id in targets {
             guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message) else { continue }
             if case .proposal(let pending) = processed.0 {
+                if mls.proposals.count { $0.sender == pending.sender } >= limits.proposalsPerSender {
+                    full = .limitReached("\(limits.proposalsPerSender) proposals of one sender already pending")
+                    continue
+                }
+                if mls.proposals.count >= limits.proposals {
+                    full = .limitReached("\(limits.proposals) proposals already pending")
+                    continue
+                }
                 graph.update(id, processed.1)
                 stored = pending.proposal.type
             }
         }
-        return stored.map { [.proposalStored($0)] } ?? [.dropped(.malformedMessage("the proposal opens on no state of epoch \(epoch)"))]
+        if let stored { return [.proposalStored(stored)] }
+        return [.dropped(full ?? .malformedMessage("the proposal opens on no state of epoch \(epoch)"))]
     }
 
     private mutating func receiveApplication(_ message: MLSMessage, digest: Data, epoch: UInt64) -> [EngineOutput] {
@@ -253,8 +293,12 @@ package struct GroupEngine: Sendable {
         for id in [graph.canonical] + others {
             guard let mls = graph.nodes[id]?.mls, let processed = try? mls.processing(message),
                   case .application(let app) = processed.0 else { continue }
-            graph.update(id, processed.1, ratchetsOnly: true)
             guard let sender = NostrIdentity.publicKey(app.credential) else { return [.dropped(.invalidRumor(.malformed("sender credential is not a Nostr key")))] }
+            // Its state is left as it was: nothing of a removed member's flood is kept or written.
+            guard app.epoch == mls.epoch || mls.members.contains(where: { NostrIdentity.publicKey($0.credential) == sender }) else {
+                return [.dropped(.senderRemoved(epoch: app.epoch))]
+            }
+            graph.update(id, processed.1, ratchetsOnly: true)
             let rumor: ChatRumor
             do { rumor = try rules.rumor(app.data, sender: sender) } catch {
                 return [.dropped(error)]
@@ -264,6 +308,9 @@ package struct GroupEngine: Sendable {
             if id == graph.canonical {
                 show(digest, at: at, rumor: rumor.id)
                 return [.application(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender)]
+            }
+            guard held.values.reduce(0, { $0 + $1.count }) < limits.held else {
+                return [.dropped(.limitReached("\(limits.held) messages already held on competing branches"))]
             }
             held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender))
             return []
@@ -457,6 +504,7 @@ package struct GroupEngine: Sendable {
         guard isActive else { throw .notAMember }
         guard rumor.author == me else { throw .unauthorized("a message of ours must be authored by our account") }
         guard awaiting.isEmpty else {
+            guard intents.count < limits.intents else { throw .queueFull(limits.intents) }
             intents.append(rumor)
             return .queued
         }
@@ -492,7 +540,11 @@ package struct GroupEngine: Sendable {
         do {
             let message = try mls.encrypt(rumor.plaintext)
             graph.update(graph.canonical, mls)
-            sentAt[graph.canonical, default: []].append(rumor)
+            let tip = graph.canonical, bound = limits.sentPerState
+            var sent = sentAt[tip, default: []]
+            sent.append(rumor)
+            if sent.count > bound { sent.removeFirst(sent.count - bound) }
+            sentAt[tip] = sent
             // Our message witnesses our branch as every member that reads it counts it (MDK 0.9.14
             // feeds its own stamped application messages to selection like others').
             graph.witness(AppWitness(epoch: mls.epoch, sender: Data(me.bytes)), at: graph.canonical)

@@ -56,6 +56,9 @@ package protocol GroupRules: Sendable {
     /// evidence, MDK 0.9.14; v2), rather than on the client's race rule with its snapshots
     /// (MDK 0.8.0's arrival order, bounded and authorized on both branches; v1).
     var settlesByEvidence: Bool { get }
+    /// How two branches from one fork that revoke each other are settled (`MutualRevocation`):
+    /// v1 leaves both out; v2 weighs them by what the uninvolved members did (D1).
+    var mutualRevocation: MutualRevocation { get }
     /// Refuses outright another branch (`theirs`, its commits after the fork) whose committers
     /// lack the authority they used on the state we are in (`tip`), so neither a removed member
     /// (N1) nor a demoted admin (N2) can use a retained state of an epoch where it still had that

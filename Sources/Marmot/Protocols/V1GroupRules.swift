@@ -126,6 +126,7 @@ package struct V1GroupRules: GroupRules {
 
     /// No: only traffic that opens on another branch moves us (MDK 0.8.0 stays where its own is).
     package var settlesByEvidence: Bool { false }
+    package var mutualRevocation: MutualRevocation { .leaveBothOut }
 
     /// The other branch's first commit (the one that races ours) needs its committer's authority
     /// on the state we are in: a member there, and an admin there when the commit needs one

@@ -210,6 +210,7 @@ package struct V2GroupRules: GroupRules {
     /// Yes: MDK 0.9.14 selects over every candidate branch at once (`select_canonical_branch`), so
     /// after a move the branches kept are weighed against the one taken.
     package var settlesByEvidence: Bool { true }
+    package var mutualRevocation: MutualRevocation { .weighEvidence }
 
     /// Nothing beyond `authorize` against its own parent state: whether the branch may be
     /// selected depends on what both branches hold, which can change as they grow (`pick`).

@@ -120,6 +120,14 @@ enum RaceFixtures {
         return try group.selfUpdate(signerRotation: SignerRotation(signer: signer, leafExtensions: leaf.extensions))
     }
 
+    /// A v2 removal of `leaf` with the admin policy set to `admins` (an admin removed leaves the
+    /// policy in the same commit: v2 admins must be members).
+    static func v2Remove(_ group: inout MLSGroup, _ leaf: LeafIndex, admins: [PublicKey]) throws -> PendingCommit {
+        try group.commit(
+            removing: [leaf],
+            proposals: [.appDataUpdate(.update(MarmotComponentID.adminPolicy, Data(try AdminPolicy(admins: admins).bytes)))])
+    }
+
     /// A v2 commit of the group profile (name) and, when given, the admin policy.
     static func v2Rename(_ group: inout MLSGroup, to name: String, admins: [PublicKey]? = nil) throws -> PendingCommit {
         var proposals: [Proposal] = [
