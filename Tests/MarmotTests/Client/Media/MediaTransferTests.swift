@@ -85,6 +85,25 @@ import Testing
         await server.stop()
     }
 
+    /// A v2 file sent in an epoch the receiver entered through the engine (Bob's commit after he
+    /// joined) still opens after the next commit. Before, only v1's commit paths kept an epoch's
+    /// media secret (architecture review §3.3-a), and Alice could not decrypt it any more.
+    @Test func v2MediaOfAnEpochEnteredByACommitOpensAfterTheNext() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, chat) = try await V2Fixtures.oneToOne(url)
+        let data = Self.file("V2-EPOCH-ENTERED-BY-A-COMMIT")
+        let queued = try await bob.client.queueMedia(Self.png(data), caption: "in epoch two", to: chat)
+        _ = try await bob.client.deliverQueued(queued.rumorID, in: chat)
+        let received = try await alice.waitForMessage("in epoch two")
+        #expect(await alice.epochState(chat)?.epoch == 2)
+        _ = try await bob.client.selfUpdate(chat)
+        _ = try await alice.waitForCommit(epoch: 3)
+        #expect(try await alice.client.mediaContent(received.rumorID, index: 0, in: chat) == data)
+        await alice.shutdown()
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// Neither the sent nor the downloaded file is in the clear in the data folder (database and WAL).
     @Test func filesAreSealedAtRest() async throws {
         let (server, url) = try await ClientHarness.startRelay()
