@@ -89,6 +89,7 @@ extension ContractJSON {
             return .retryMessage(
                 chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")))
         case "openChat": return .openChat(chatID: ChatID(try fields.string("chatId")))
+        case "markChatRead": return .markChatRead(chatID: ChatID(try fields.string("chatId")))
         case "react":
             return .react(
                 chatID: ChatID(try fields.string("chatId")), messageID: MessageID(try fields.string("messageId")),
@@ -205,6 +206,7 @@ extension ContractJSON {
         case .retryMessage(let chatID, let messageID):
             object.merge(["type": "retryMessage", "chatId": chatID.rawValue, "messageId": messageID.rawValue]) { $1 }
         case .openChat(let chatID): object.merge(["type": "openChat", "chatId": chatID.rawValue]) { $1 }
+        case .markChatRead(let chatID): object.merge(["type": "markChatRead", "chatId": chatID.rawValue]) { $1 }
         case .react(let chatID, let messageID, let emoji):
             object.merge(["type": "react", "chatId": chatID.rawValue, "messageId": messageID.rawValue, "emoji": emoji]) { $1 }
         case .unreact(let chatID, let messageID, let emoji):

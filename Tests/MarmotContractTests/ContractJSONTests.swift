@@ -9,7 +9,7 @@ struct ContractJSONTests {
         .createAccount, .login(nsec: "nsec1xyz"), .restoreSession(nsec: "nsec1abc"), .logout,
         .pushScreen(.newChat), .pushScreen(.chat(chatID: "ab01")), .updateScreenStack([.chat(chatID: "cd"), .newChat]),
         .createChat(peerNpub: "npub1q"), .sendMessage(chatID: "ab", content: "hi \"there\"\n"),
-        .retryMessage(chatID: "ab", messageID: "m1"), .openChat(chatID: "ab"),
+        .retryMessage(chatID: "ab", messageID: "m1"), .openChat(chatID: "ab"), .markChatRead(chatID: "ab"),
         .loadOlderMessages(chatID: "ab", beforeMessageID: "m1", limit: 50), .acceptInvite(inviteID: "i1"),
         .declineInvite(inviteID: "i2"), .clearToast, .foregrounded, .exportSecret, .loadOlder(chatID: "ab"),
         .setProfileName(name: "Alice"), .createGroup(name: "Crew", memberNpubs: ["npub1a", "npub1b"]),

@@ -41,6 +41,9 @@ final class CLISession {
         /// Whether relay changes the core accepts are saved in `$MARMOT_HOME/relays` as they happen
         /// (the interactive UI and `marmot web`, whose Relays screens change them).
         var savesRelayChanges = false
+        /// Whether the first `updates()` returns every update since the session opened (`listen`,
+        /// which must see every message however early it arrived) instead of those from the call on.
+        var recordsUpdates = false
 
         init(home: URL, relays: RelayPlan, logLevel: Logger.Level = .warning, messaging: Bool = true) {
             self.home = home
@@ -60,6 +63,8 @@ final class CLISession {
     let manager: AppManager
     let secretStore: FileSecretStore
     private let tap: UpdateTap
+    /// The updates since the session opened (`Configuration.recordsUpdates`), until `updates()` takes them.
+    private var recorded: AsyncStream<AppUpdate>?
     private let watch: StateWatch
     private var relaySaver: RelaySaver?
 
@@ -112,10 +117,13 @@ final class CLISession {
         let (configured, problem) = AppManager.configuration(appConfiguration, withInstallationSecretFrom: store)
         let app = MarmotApp(dataDirectory: dataDirectory, configuration: configured)
         let tap = UpdateTap(app: app)
+        // Subscribed before the manager exists, so before it restores the account: nothing is missed.
+        let recorded = configuration.recordsUpdates ? tap.subscribe() : nil
         let manager = AppManager(core: tap, secretStore: store, bootProblem: problem)
         let session = CLISession(
             home: configuration.home, relayURLs: relayURLs, relayPlan: configuration.relays, embeddedRelay: embedded,
             manager: manager, secretStore: store, tap: tap)
+        session.recorded = recorded
         if configuration.savesRelayChanges {
             session.relaySaver = RelaySaver(
                 manager: manager, file: configuration.home.appendingPathComponent("relays"),
@@ -140,8 +148,15 @@ final class CLISession {
     /// Forwards an intent to the core through the manager.
     func dispatch(_ action: AppAction) { manager.dispatch(action) }
 
-    /// Every update from now on, in rev order (for renderers that must not miss one).
-    func updates() -> AsyncStream<AppUpdate> { tap.subscribe() }
+    /// Every update from now on, in rev order (for renderers that must not miss one); the first call
+    /// of a session opened with `Configuration.recordsUpdates` gets every update since it opened.
+    func updates() -> AsyncStream<AppUpdate> {
+        if let recorded {
+            self.recorded = nil
+            return recorded
+        }
+        return tap.subscribe()
+    }
 
     /// Waits until `check` returns a value for the mirrored state (re-checked on every change), or
     /// throws `.timeout`. `check` may throw to end the wait with an error (e.g. on a toast).

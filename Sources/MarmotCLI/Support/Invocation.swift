@@ -37,11 +37,14 @@ struct Invocation: Sendable {
 
     /// Opens the process's one session over `$MARMOT_HOME` with the resolved relays.
     @MainActor
-    func openSession(messaging: Bool = true, publishKeyPackage: Bool = true) async throws(CLIError) -> CLISession {
+    func openSession(
+        messaging: Bool = true, publishKeyPackage: Bool = true, recordsUpdates: Bool = false
+    ) async throws(CLIError) -> CLISession {
         let home = try home()
         let plan = try RelayPlan.resolve(options: relays, home: home)
         var configuration = CLISession.Configuration(home: home, relays: plan, logLevel: logLevel, messaging: messaging)
         configuration.publishKeyPackage = publishKeyPackage
+        configuration.recordsUpdates = recordsUpdates
         return try await CLISession.open(configuration)
     }
 
@@ -49,9 +52,11 @@ struct Invocation: Sendable {
     /// whether `body` succeeds or throws.
     @MainActor
     func withSession<Value>(
-        messaging: Bool = true, publishKeyPackage: Bool = true, _ body: (CLISession) async throws -> Value
+        messaging: Bool = true, publishKeyPackage: Bool = true, recordsUpdates: Bool = false,
+        _ body: (CLISession) async throws -> Value
     ) async throws -> Value {
-        let session = try await openSession(messaging: messaging, publishKeyPackage: publishKeyPackage)
+        let session = try await openSession(
+            messaging: messaging, publishKeyPackage: publishKeyPackage, recordsUpdates: recordsUpdates)
         do {
             let value = try await body(session)
             await session.close()

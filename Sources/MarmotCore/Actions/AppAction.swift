@@ -37,6 +37,9 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case removeBlossomServer(url: String)
     case retryMessage(chatID: ChatID, messageID: MessageID)
     case openChat(chatID: ChatID)
+    /// Marks every message of a chat read without opening it (its unread count becomes 0, also in
+    /// storage), for renderers that show messages outside a chat (`marmot listen --mark-read`).
+    case markChatRead(chatID: ChatID)
     /// The next older page of the open chat; the core picks its size and says in
     /// `ChatViewState.canLoadOlder` whether more exist. Ignored while a page is in flight.
     case loadOlder(chatID: ChatID)
@@ -141,6 +144,7 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
             "editMessage(chat: \(chatID), message: \(messageID), chars: \(content.count))"
         case .deleteMessage(let chatID, let messageID): "deleteMessage(chat: \(chatID), message: \(messageID))"
         case .openChat(let chatID): "openChat(chat: \(chatID))"
+        case .markChatRead(let chatID): "markChatRead(chat: \(chatID))"
         case .loadOlderMessages(let chatID, _, let limit): "loadOlderMessages(chat: \(chatID), limit: \(limit))"
         case .acceptInvite(let id): "acceptInvite(\(id))"
         case .declineInvite(let id): "declineInvite(\(id))"

@@ -118,6 +118,7 @@ actor AppCore {
         case .disbandChat(let chatID): changeGroup(chatID, .disband)
         case .setAdmin(let chatID, let npub, let isAdmin): changeGroup(chatID, npubs: [npub]) { .setAdmin($0[0], isAdmin) }
         case .leaveChat(let chatID): changeGroup(chatID, .leave)
+        case .markChatRead(let chatID): markChatRead(chatID)
         case .acceptInvite(let id): answerInvite(id, accept: true)
         case .declineInvite(let id): answerInvite(id, accept: false)
         case .clearToast: state.toast = nil
@@ -155,6 +156,15 @@ actor AppCore {
         case .pageLoaded(let id, let chatID, let kind, let result):
             guard isCurrent(id) else { return }
             pageLoaded(chatID: chatID, kind: kind, result: result)
+        case .unreadLoaded(let id, let messages, let failed):
+            guard isCurrent(id) else { return }
+            unreadLoaded(messages, failed: failed)
+        case .backlogStep(let id):
+            guard isCurrent(id) else { return }
+            releaseBacklog()
+        case .chatMarkedRead(let id, let chatID, let result):
+            guard isCurrent(id) else { return }
+            chatMarkedRead(chatID, result: result)
         case .messaging(let id, let event):
             guard isCurrent(id) else { return }
             messagingEvent(event)

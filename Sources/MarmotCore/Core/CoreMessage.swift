@@ -38,6 +38,13 @@ enum InternalEvent: Sendable {
     case deliveryFinished(
         session: UInt64, chatID: ChatID, messageID: MessageID, retry: Bool, code: OutcomeCode, DeliveryOutcome)
     case pageLoaded(session: UInt64, chatID: ChatID, kind: PageKind, Result<MessagePage, ServiceError>)
+    /// The unread messages stored before the session began, oldest first across chats, and the chats
+    /// whose unread messages could not be read (issue 51).
+    case unreadLoaded(session: UInt64, [MessageRecord], failed: [ChatID: ServiceError])
+    /// Time for the next step of the unread backlog (at most `ChatSummary.arrivalsKept` per chat).
+    case backlogStep(session: UInt64)
+    /// A chat was marked read in storage (`markChatRead`), or why not.
+    case chatMarkedRead(session: UInt64, ChatID, Result<Void, ServiceError>)
     case messaging(session: UInt64, MessagingEvent)
     /// An invitation was accepted (the chat) or declined (nil), or answering it failed.
     case inviteAnswered(session: UInt64, InviteID, accepted: Bool, Result<ChatInfo?, ServiceError>)

@@ -27,6 +27,11 @@ final class Session {
     var pendingOperations: [MessageID: UserOperation] = [:]
     /// The number of the last message that arrived (`ArrivedMessage.sequence`).
     var arrivalSequence: UInt64 = 0
+    /// Messages waiting to be numbered as arrivals, oldest first: the unread backlog of the session's
+    /// start, then what arrived while it is released step by step (`AppCore.releaseBacklog`).
+    var backlog: [MessageRecord] = []
+    /// The ids of the start's unread messages, so one that also arrives live is numbered once.
+    var backlogIDs: Set<MessageID> = []
     /// The session's relays as the user has them (configured at start, then added or removed).
     var relayURLs: [URL] = []
     /// Pending invitations as the messaging layer last listed them.

@@ -85,6 +85,10 @@ public protocol MessagingService: Sendable {
     /// Records that the user has seen everything in the chat, so `ChatInfo.unreadCount` is 0 next time.
     func markRead(chatID: ChatID) async throws
 
+    /// The messages the chat's stored unread count stands for, oldest first in store order (the order
+    /// they were received): what `marmot listen` prints at start (issue 51).
+    func unreadMessages(chatID: ChatID) async throws -> [MessageRecord]
+
     /// Reconnects relays that dropped (for example while the app was in the background); the
     /// subscriptions then catch up on what was missed.
     func reconnect() async

@@ -72,6 +72,7 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case editMessage = "edit_message"
     case deleteMessage = "delete_message"
     case loadMessages = "load_messages"
+    case markChatRead = "mark_chat_read"
     case acceptInvite = "accept_invite"
     case declineInvite = "decline_invite"
     case exportSecret = "export_secret"

@@ -302,6 +302,15 @@ actor TestMessagingService: MessagingService {
         chats[chatID]?.unreadCount = 0
     }
 
+    /// The newest `unreadCount` texts, oldest first, whoever wrote them: the core applies its own rule.
+    func unreadMessages(chatID: ChatID) async throws -> [MessageRecord] {
+        unreadRequests.append(chatID)
+        let count = Int(chats[chatID]?.unreadCount ?? 0)
+        return Array((history[chatID] ?? []).filter { $0.role == .text }.suffix(count))
+    }
+
+    private(set) var unreadRequests: [ChatID] = []
+
     func reconnect() async {
         reconnects += 1
     }

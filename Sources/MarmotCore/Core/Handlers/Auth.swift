@@ -100,7 +100,8 @@ extension AppCore {
         if let service { startService(service, session: session) }
     }
 
-    /// Starts the messaging layer, loads the chat list, then forwards the service's events.
+    /// Starts the messaging layer, loads the chat list and its unread backlog, then forwards the
+    /// service's events.
     private func startService(_ service: any MessagingService, session: Session) {
         let id = session.id
         let inbox = self.inbox
@@ -113,7 +114,9 @@ extension AppCore {
                 return
             }
             do {
-                inbox.yield(.event(.chatsLoaded(session: id, try await service.listChats())))
+                let chats = try await service.listChats()
+                inbox.yield(.event(.chatsLoaded(session: id, chats)))
+                if let backlog = await Self.unreadBacklog(chats, service: service, session: id) { inbox.yield(.event(backlog)) }
             } catch {
                 inbox.yield(.event(.serviceFailed(session: id, operation: "load chats", ServiceError(error))))
             }

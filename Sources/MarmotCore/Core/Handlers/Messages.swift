@@ -251,8 +251,8 @@ extension AppCore {
         }
     }
 
-    /// Numbers a newly arrived message for scripts (`ChatSummary.recentArrivals`).
-    private func noteArrival(_ message: MessageRecord, in session: Session) {
+    /// Numbers an arrived message for scripts (`ChatSummary.recentArrivals`); see `noteArrival`.
+    func numberArrival(_ message: MessageRecord, in session: Session) {
         guard var entry = session.chats[message.chatID] else { return }
         session.arrivalSequence += 1
         let me = session.myPublicKey

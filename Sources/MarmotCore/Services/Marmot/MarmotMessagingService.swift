@@ -238,6 +238,10 @@ actor MarmotMessagingService: MessagingService {
         try await storedClient().markRead(Self.groupID(chatID))
     }
 
+    func unreadMessages(chatID: ChatID) async throws -> [MessageRecord] {
+        try await storedClient().unreadMessages(in: Self.groupID(chatID)).compactMap(record)
+    }
+
     // MARK: Commands
 
     func createChat(with peer: PublicKey, relayHints: [URL]) async throws -> ChatInfo {
