@@ -145,7 +145,7 @@ import Testing
                 return Response(status: .created, body: .init(byteBuffer: ByteBuffer(string: json)))
             }
         }) { server in
-            let client = BlossomClient(timeout: 10)
+            let client = BlossomClient(timeout: 60)
             let keys = Keys.generate()
             let data = Self.bytes(5000)
             // The first descriptor names another host: refused as invalid, though the server kept the blob.
@@ -249,7 +249,7 @@ import Testing
             }
         }) { server in
             await Self.expectError(.hashMismatch, "descriptor with another sha256") {
-                _ = try await BlossomClient(timeout: 10).upload(Self.bytes(5000), type: "a/b", to: server, keys: Keys.generate(), now: Self.now)
+                _ = try await BlossomClient(timeout: 60).upload(Self.bytes(5000), type: "a/b", to: server, keys: Keys.generate(), now: Self.now)
             }
         }
     }
@@ -265,7 +265,7 @@ import Testing
         }) { server in
             let hash = BlobHash.sha256(asked)
             await Self.expectError(.hashMismatch, "forged bytes") {
-                _ = try await BlossomClient(timeout: 10).download(server.appendingPathComponent(Hex.encode(hash)),
+                _ = try await BlossomClient(timeout: 60).download(server.appendingPathComponent(Hex.encode(hash)),
                                                                   expectedSHA256: hash, maxBytes: 1 << 20)
             }
         }
@@ -282,7 +282,7 @@ import Testing
         }) { server in
             let hash = BlobHash.sha256(Self.bytes(500_000))
             do {
-                _ = try await BlossomClient(timeout: 10).download(server.appendingPathComponent(Hex.encode(hash)),
+                _ = try await BlossomClient(timeout: 60).download(server.appendingPathComponent(Hex.encode(hash)),
                                                                   expectedSHA256: hash, maxBytes: 1 << 20)
                 Issue.record("a cut transfer was accepted")
             } catch {
@@ -315,7 +315,7 @@ import Testing
                 })
             }
         }) { server in
-            let client = BlossomClient(timeout: 10)
+            let client = BlossomClient(timeout: 60)
             let hash = BlobHash.sha256(Data("wanted".utf8))
             await Self.expectError(.tooLarge, "endless body") {
                 _ = try await client.download(server.appendingPathComponent("endless").appendingPathComponent(Hex.encode(hash)),

@@ -16,7 +16,7 @@ final class HTTPSocket: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var closed = false
 
-    init(port: Int, timeout: Int = 10) throws {
+    init(port: Int, timeout: Int = 60) throws {
         descriptor = try HandshakeSocket.connectLoopback(port: port, timeout: timeout, sendTimeout: true)
     }
 

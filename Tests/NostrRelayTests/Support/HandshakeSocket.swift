@@ -27,7 +27,7 @@ final class HandshakeSocket: @unchecked Sendable {
         }
     }
 
-    init(port: Int, timeout: Int = 10) throws {
+    init(port: Int, timeout: Int = 60) throws {
         descriptor = try Self.connectLoopback(port: port, timeout: timeout)
     }
 
