@@ -236,6 +236,7 @@ extension MarmotClient {
             rumor: rumor, mlsGroupID: session.id, isMine: sender == publicKey,
             deliveryState: sender == publicKey ? .sent : .received, outerEventID: outerEventID)
         message.epoch = epoch
+        message.isNoteFromAnotherDevice = sender == publicKey && session.id == notesGroupID()
         // Retention of the state it was sent in (the one that opened it); one already past its
         // expiry is not kept at all (MDK `AppPayloadRetentionExpired`).
         message.expiresAt = expiry(createdAt: rumor.createdAt, in: session)

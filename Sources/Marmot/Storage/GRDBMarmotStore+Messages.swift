@@ -23,7 +23,7 @@ extension GRDBMarmotStore {
                 try db.cachedStatement(sql: "INSERT INTO messages_v2 (\(MessageRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .execute(arguments: row.arguments)
                 let latest = max(lastMessageAt ?? row.createdAt, row.createdAt)
-                let unread = !message.isMine && message.countsAsUnread ? 1 : 0
+                let unread = message.countsAsUnread ? 1 : 0
                 try db.cachedStatement(
                     sql: "UPDATE groups_v2 SET last_message_at = ?, unread_count = unread_count + ? WHERE group_ref = ?"
                 ).execute(arguments: [latest, unread, row.groupRef])

@@ -168,6 +168,9 @@ public struct StoredMessage: Sendable, Hashable {
     /// Its pictures and files: the `imeta` references that passed the checks, and whether each one's
     /// content is on this device. Filled in by the client beside the row, not stored in it.
     public var attachments: [MessageAttachment] = []
+    /// Ours, in the Notes chat, arrived from a relay: written on another device of this account, so
+    /// unread here (issue 29). Set by the client when it stores what it received; not stored.
+    public var isNoteFromAnotherDevice = false
 
     public init(
         rumorID: EventID, mlsGroupID: GroupID, sender: PublicKey, kind: Kind = .chatMessage, content: String,
@@ -197,13 +200,16 @@ public struct StoredMessage: Sendable, Hashable {
     /// The position of this message in a newest-first listing.
     public var cursor: MessageCursor { MessageCursor(createdAt: createdAt, rumorID: rumorID) }
 
-    /// Kinds that change other messages or are never shown, so they are no unread message: NIP-09
-    /// deletion (5), NIP-25 reaction (7), edit (1009), push-token gossip (MIP-05, 447-449) and MDK's
-    /// group system event (1210) (MDK 0.9.14 `traits/src/app_event.rs` 46-56, `notifications.rs` 40-42).
-    public static let uncountedKinds: Set<UInt16> = [5, 7, 1009, 447, 448, 449, 1210]
-
-    /// Whether a received copy raises its group's unread count (issue 25: a reaction is not unread).
-    public var countsAsUnread: Bool { !Self.uncountedKinds.contains(kind.rawValue) }
+    /// Whether it raises its chat's unread count: a chat message (kind 9) or a system line, by
+    /// someone else or, in the Notes chat, written on another of our devices.
+    ///
+    /// The one rule of the store's counter and the core's (architecture review §3.3-b: they were
+    /// two, so a restart showed another number): reactions, edits, deletions (issue 25), push-token
+    /// gossip (MIP-05), group system events (1210) and kinds the app does not show never count,
+    /// as in MDK 0.9.14 (`traits/src/app_event.rs` 46-56, `notifications.rs` 40-42).
+    public var countsAsUnread: Bool {
+        (deliveryState == .notice || kind == .chatMessage) && (!isMine || isNoteFromAnotherDevice)
+    }
 }
 
 /// A position in a group's messages, newest first: by created_at, ties broken by rumor id.

@@ -126,6 +126,34 @@ import Testing
         try store.deleteMessage(mlsGroupID: group.mlsGroupID, rumorID: text.rumorID)
     }
 
+    /// One unread rule for the store and the core (architecture review §3.3-b): a kind the app
+    /// does not show counts in neither (it counted in the store only), a note of ours written on
+    /// another device counts in both (in the core only), a system line by someone else counts, and
+    /// ours sent from here never does. Each of the first two failed with the store's old rule.
+    @Test func theStoreCountsWhatTheCoreCounts() throws {
+        let store = try GRDBMarmotStore.inMemory(key: key)
+        let group = makeGroup()
+        try store.saveGroup(group)
+        let me = Keys.generate().publicKey, peer = Keys.generate().publicKey
+        func save(_ kind: UInt16, author: PublicKey, at offset: Int64, noteFromElsewhere: Bool = false) throws -> Int? {
+            let rumor = try ChatRumor(author: author, content: "x", kind: Kind(kind), createdAt: 1_800_000_000 + offset)
+            var message = StoredMessage(
+                rumor: rumor, mlsGroupID: group.mlsGroupID, isMine: author == me,
+                deliveryState: author == me ? .sent : .received, outerEventID: nil)
+            message.isNoteFromAnotherDevice = noteFromElsewhere
+            try store.saveMessage(message)
+            return try store.group(mlsGroupID: group.mlsGroupID)?.unreadCount
+        }
+        #expect(try save(30_078, author: peer, at: 1) == 0, "an unknown kind is no unread message")
+        #expect(try save(9, author: me, at: 2) == 0, "ours, sent from here")
+        #expect(try save(9, author: me, at: 3, noteFromElsewhere: true) == 1, "a note from another device")
+        #expect(try save(9, author: peer, at: 4) == 2)
+        let line = SystemNotice(change: .added, actor: peer, subject: me)
+            .message(in: group.mlsGroupID, commit: try EventID(bytes: Data(repeating: 7, count: 32)), createdAt: 1_800_000_005, me: me)
+        try store.saveMessage(line)
+        #expect(try store.group(mlsGroupID: group.mlsGroupID)?.unreadCount == 3, "a system line by someone else")
+    }
+
     @Test func paginatesNewestFirst() throws {
         let store = try GRDBMarmotStore.inMemory(key: key)
         let group = makeGroup()
