@@ -24,6 +24,7 @@ relay: setup
 
 bench: setup
 	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot-bench
+	@$(SWIFT) build $(SWIFT_FLAGS) -c release --product marmot
 	@$(SWIFT) run $(SWIFT_FLAGS) -c release --skip-build marmot-bench
 
 # MDK's conformance vectors (scenarios and branch-selector cases) against our v2 group engine.

@@ -210,11 +210,12 @@ extension ContractJSON {
         return object
     }
 
-    /// `{"url","connected","state":{"type":"failing","reason"},"lastEventAt","statusText"}` (issue 17).
+    /// `{"url","connected","state":{"type":"failing","reason"},"lastEventAt","downSince","statusText"}`
+    /// (issues 17, 50).
     static func relay(_ relay: RelayEntry) -> Object {
         [
             "url": relay.url, "connected": relay.connected, "state": relayState(relay.state),
-            "lastEventAt": orNull(relay.lastEventAt), "statusText": relay.statusText,
+            "lastEventAt": orNull(relay.lastEventAt), "downSince": orNull(relay.downSince), "statusText": relay.statusText,
         ]
     }
 

@@ -251,12 +251,14 @@ struct ContractJSONTests {
                 url: "wss://relay.example", state: .failing(reason: "connection refused"), lastEventAt: 1_700_000_000,
                 statusText: "failing: connection refused · last event 5 min ago")
         ]
+        state.network.relays[0].downSince = 1_700_000_300
         let object = try #require(
             JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
         let relay = try #require(((object["network"] as? [String: Any])?["relays"] as? [[String: Any]])?.first)
         let relayState = try #require(relay["state"] as? [String: Any])
         #expect(relayState["type"] as? String == "failing" && relayState["reason"] as? String == "connection refused")
         #expect((relay["lastEventAt"] as? NSNumber)?.int64Value == 1_700_000_000)
+        #expect((relay["downSince"] as? NSNumber)?.int64Value == 1_700_000_300)
         #expect(relay["connected"] as? Bool == false)
         #expect(relay["statusText"] as? String == "failing: connection refused · last event 5 min ago")
     }

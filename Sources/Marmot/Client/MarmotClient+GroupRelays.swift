@@ -46,7 +46,8 @@ extension MarmotClient {
                     ? a.stored.createdAt < b.stored.createdAt : a.id.bytes.lexicographicallyPrecedes(b.id.bytes)
             }
         let plan = GroupRelayPlan(
-            own: relays, groups: active.map { ($0.id, $0.stored.relays) }, policy: destinationPolicy,
+            own: relays, groups: active.map { ($0.id, $0.stored.relays.map { options.relayAliases[$0] ?? $0 }) },
+            policy: destinationPolicy,
             perGroup: Self.maxRelaysPerGroup, foreignCap: Self.maxForeignRelays)
         for (url, why) in plan.refused.prefix(20) where !loggedRefusals.contains(url.string) {
             loggedRefusals.insert(url.string)

@@ -79,14 +79,21 @@ extension MarmotClient {
     /// destination policy (the lists were filtered when read).
     func publishWelcome(_ wrap: Event, to invitee: PublicKey, group: GroupID) async -> PoolPublishResult {
         let targets = ownRoute.union(route(group))
-        let ours = await pool.publish(wrap, to: targets)
         let lists: RelayLists
         if let known = peerRelayLists[invitee] { lists = known } else { lists = await relayLists(of: invitee) }
+        // Delivered once a relay that is there for the invitee took it: one of their inbox relays,
+        // or, when they publish none, a group relay that is not ours (the group names the relays
+        // it found them on); else any.
+        let inboxes = Set(lists.welcomeDelivery.map(\.string))
+        let forInvitee = inboxes.isEmpty ? route(group).subtracting(ownRoute) : inboxes
+        let ours = await pool.publish(wrap, to: targets, until: .acceptance(among: forInvitee))
         let inbox = Array(lists.welcomeDelivery.map(\.string).filter { !targets.contains($0) }.prefix(Self.maxPeerRelaysPerLookup))
         guard !inbox.isEmpty else { return ours }
         let theirs = await withTemporaryPool(inbox) { await $0.publish(wrap) }
         logger.info("welcome delivered to \(theirs.accepted.count) of \(inbox.count) inbox relays of \(invitee.hex)")
-        return PoolPublishResult(eventID: wrap.id, results: ours.results.merging(theirs.results) { first, _ in first })
+        return PoolPublishResult(
+            eventID: wrap.id, results: ours.results.merging(theirs.results) { first, _ in first },
+            pending: ours.pending + theirs.pending.filter { ours.results[$0] == nil && !ours.pending.contains($0) })
     }
 
     // MARK: Relays of a new group
@@ -181,7 +188,8 @@ extension MarmotClient {
         let temporary = RelayPool(relays: urls, configuration: pool.configuration, logger: logger)
         await temporary.connect()
         let result = await body(temporary)
-        await temporary.disconnect()
+        // A publish returns at the first acceptance; the other relays still get it, then it closes.
+        Task { await temporary.settled(); await temporary.disconnect() }
         return result
     }
 }

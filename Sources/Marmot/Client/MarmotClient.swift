@@ -66,6 +66,9 @@ public actor MarmotClient {
         public var housekeepingInterval: Int64 = 3600
         /// Crash tests only: the process kills itself here (see `CrashPoint`).
         public var crashPoint: CrashPoint?
+        /// Addresses one of our relays had before, to the address it has now: a group naming the
+        /// old one is routed to ours (issue 50: the embedded relay of a home that moved port).
+        public var relayAliases: [RelayURL: RelayURL] = [:]
         /// The protocol versions we publish a key package for (`ensureKeyPackages`): both, so v1 and
         /// v2 peers can invite us.
         public var keyPackageVersions: Set<MarmotVersion> = [.v1, .v2]
@@ -192,7 +195,10 @@ public actor MarmotClient {
         self.options = options
         self.now = now
         self.logger = logger
-        (events, eventSink) = AsyncStream.makeStream(of: MarmotClientEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        // Lossless (architecture review §3.3-d): a bound here dropped the oldest events of a large
+        // catch-up while the consumer lagged. What feeds it is bounded upstream (catch-up buffers,
+        // per-group limits), and each event is already in the store.
+        (events, eventSink) = AsyncStream.makeStream(of: MarmotClientEvent.self, bufferingPolicy: .unbounded)
     }
 
     deinit {

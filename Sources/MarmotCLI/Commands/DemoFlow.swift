@@ -35,7 +35,7 @@ enum DemoFlow {
         let printer = Printer(json: invocation.json)
         printer.heading("Marmot demo: two identities, one embedded relay, no network")
 
-        let relay = try await EmbeddedRelay.start(database: nil, logLevel: invocation.logLevel)
+        let relay = try await EmbeddedRelay.start(database: nil, portFile: nil, logLevel: invocation.logLevel)
         printer.step("relay", detail: "embedded relay at \(relay.url.absoluteString) (in memory)", since: nil)
         var sessions: [Side: CLISession] = [:]
         for side in [Side.alice, .bob] {

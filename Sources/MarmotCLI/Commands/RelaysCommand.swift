@@ -74,6 +74,8 @@ enum RelayFlows {
         let origin: String
         /// The chats that brought a group relay (empty for yours).
         let chats: [Chat]
+        /// Since when the relay has been down (Unix seconds), absent while it is not failing.
+        let downSince: Int64?
     }
 
     static func list(_ invocation: Invocation) async throws {
@@ -113,7 +115,9 @@ enum RelayFlows {
     private static func print(_ relays: [RelayEntry], json: Bool) {
         if json {
             relays.forEach {
-                Output.json(Row(url: $0.url, connected: $0.connected, status: $0.statusText, origin: "yours", chats: []))
+                Output.json(Row(
+                    url: $0.url, connected: $0.connected, status: $0.statusText, origin: "yours", chats: [],
+                    downSince: $0.downSince))
             }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.statusText)") }
@@ -126,7 +130,8 @@ enum RelayFlows {
             relays.forEach {
                 Output.json(Row(
                     url: $0.url, connected: $0.relay.connected, status: $0.relay.statusText, origin: "group",
-                    chats: $0.chats.map { Row.Chat(chatId: $0.chatID.rawValue, title: $0.title) }))
+                    chats: $0.chats.map { Row.Chat(chatId: $0.chatID.rawValue, title: $0.title) },
+                    downSince: $0.relay.downSince))
             }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.relay.statusText)  group relay \($0.originText)") }

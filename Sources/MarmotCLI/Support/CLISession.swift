@@ -94,8 +94,11 @@ final class CLISession {
         var embedded: EmbeddedRelay?
         var relayURLs = configuration.relays.urls
         if configuration.messaging, configuration.relays.usesEmbeddedRelay {
+            // The port is kept with the events: a relay in memory starts afresh each time.
             let relay = try await EmbeddedRelay.start(
-                database: configuration.embeddedRelayDatabase, logLevel: configuration.logLevel)
+                database: configuration.embeddedRelayDatabase,
+                portFile: configuration.embeddedRelayDatabase.map { _ in configuration.home.appendingPathComponent("relay-port") },
+                logLevel: configuration.logLevel)
             if configuration.announceEmbeddedRelay {
                 Output.status("marmot: no relay configured; using the embedded relay at \(relay.url.absoluteString) (use --relay URL for real relays)")
             }
@@ -107,6 +110,7 @@ final class CLISession {
             var options = MarmotMessagingOptions()
             options.logLevel = configuration.logLevel
             options.publishKeyPackageOnStart = configuration.publishKeyPackage
+            options.relayAliases = embedded?.aliases ?? [:]
             // Crash tests only (Tests/MarmotCLITests/CrashRecoveryTests): the process kills itself there.
             options.crashPoint = ProcessInfo.processInfo.environment["MARMOT_TEST_CRASH_AT"].map(CrashPoint.init(rawValue:))
             appConfiguration.messagingServiceFactory = MarmotMessaging.factory(options)

@@ -1,13 +1,14 @@
 /// The relays screen's words (issue 17): each relay's state and how long ago it last sent anything.
 extension DisplayFormatter {
     /// "connected · last event 2 min ago", "connecting…", "failing: connection refused",
-    /// "disconnected"; the age is left out before the relay's first message.
-    public func relayStatus(_ state: RelayEntry.State, lastEventAt: Int64?) -> String {
+    /// "failing: connection refused · down since 5 min ago", "disconnected"; the age is left out
+    /// before the relay's first message, and the time it went down when not known.
+    public func relayStatus(_ state: RelayEntry.State, lastEventAt: Int64?, downSince: Int64? = nil) -> String {
         let activity = lastEventAt.map { " · last event \(age(since: $0))" } ?? ""
         switch state {
         case .connected: return "connected" + activity
         case .connecting: return "connecting…"
-        case .failing(let reason): return "failing: \(reason)" + activity
+        case .failing(let reason): return "failing: \(reason)" + (downSince.map { " · down since \(age(since: $0))" } ?? activity)
         case .disconnected: return "disconnected" + activity
         }
     }

@@ -517,9 +517,12 @@ public struct GroupRelayOrigin: Sendable, Equatable {
 public struct RelayDetail: Sendable, Equatable {
     public var state: RelayEntry.State
     public var lastEventAt: Int64?
+    /// Since when the relay has been down (Unix seconds), nil unless failing.
+    public var downSince: Int64?
 
-    public init(state: RelayEntry.State, lastEventAt: Int64? = nil) {
+    public init(state: RelayEntry.State, lastEventAt: Int64? = nil, downSince: Int64? = nil) {
         self.state = state
         self.lastEventAt = lastEventAt
+        self.downSince = downSince
     }
 }

@@ -97,6 +97,9 @@ public struct RelayEntry: Sendable, Equatable, Identifiable {
     public var state: State
     /// When the last message from this relay arrived (Unix seconds), nil before the first one.
     public var lastEventAt: Int64?
+    /// Since when the relay has been down (Unix seconds): set while `failing`, nil otherwise
+    /// (issue 50: which relays are down, and since when).
+    public var downSince: Int64?
     /// "connected · last event 2 min ago", "failing: connection refused", ready to show.
     public var statusText: String
 

@@ -21,11 +21,18 @@ public struct RelayReport: Sendable, Hashable {
     /// When the last message (of any kind) arrived from the relay; watchers see it move at most once
     /// per `RelayClientConfiguration.activityReportInterval`.
     public var lastMessageAt: Date?
+    /// Since when the relay has been down: the first failed attempt since it was last connected (or
+    /// since the client started); nil while connected or not failing (issue 50: the relays screen
+    /// says which relays are down and since when).
+    public var downSince: Date?
 
-    public init(status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil) {
+    public init(
+        status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil, downSince: Date? = nil
+    ) {
         self.status = status
         self.lastFailure = lastFailure
         self.lastMessageAt = lastMessageAt
+        self.downSince = downSince
     }
 
     /// The connection is down and its last attempt or connection failed: the relay is "failing"
@@ -177,6 +184,12 @@ public actor RelayClient {
     }
 
     private func emitReport() {
+        // Down since the first report that says failing; up again clears it.
+        if currentReport.failingReason == nil {
+            currentReport.downSince = nil
+        } else if currentReport.downSince == nil {
+            currentReport.downSince = Date()
+        }
         for watcher in reportWatchers.values { watcher.yield(currentReport) }
     }
 
@@ -216,8 +229,9 @@ public actor RelayClient {
         case .failed(let failure):
             logger.debug("relay failure: \(failure)")
             currentReport.lastFailure = failure
-            // A connection failure is followed by its status change, which reports both at once.
-            if !failure.isConnectionFailure { emitReport() }
+            // A connection failure is followed by its status change, which reports both at once;
+            // one that comes after the status change is reported itself.
+            if !failure.isConnectionFailure || currentReport.failingReason != nil { emitReport() }
         case .notice(let text):
             logger.info("relay notice: \(text)")
         case .log(let level, let text):

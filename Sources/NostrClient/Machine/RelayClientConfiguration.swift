@@ -21,6 +21,17 @@ public struct RelayClientConfiguration: Sendable, Equatable {
     /// Messages arriving move the relay's `RelayReport.lastMessageAt` at once, but are reported to
     /// watchers at most once per this interval (a busy relay must not cost an update per event).
     public var activityReportInterval: Duration = .seconds(1)
+    /// When a pool subscription's stored events count as in (`CatchUpTracker`, issue 50): a relay
+    /// whose WebSocket has not upgraded this long after it was asked stops holding the catch-up,
+    /// once another relay of the subscription is connected. A loopback upgrade takes about 5 ms and
+    /// a public `wss://` relay 0.1–0.6 s (DNS, TCP, TLS and the upgrade: 3–4 round trips), so a
+    /// second leaves a healthy relay room and costs a command little when a host never answers.
+    public var catchUpConnectBound: Duration = .seconds(1)
+    /// A relay that has not answered a subscription (no EOSE or CLOSED) this long after another
+    /// relay did, and sent no event of it meanwhile, stops holding the catch-up (`CatchUpTracker`).
+    /// Relays hold much the same events (we publish to all of them), so the first answer is nearly
+    /// the whole answer; 300 ms keeps a mute or unreachable relay within the issue's 0.5 s budget.
+    public var catchUpGrace: Duration = .milliseconds(300)
 
     public init() {}
 }

@@ -2,25 +2,6 @@ import Foundation
 import Logging
 import Nostr
 
-/// The outcome of publishing one event to every relay of a pool.
-public struct PoolPublishResult: Sendable, Hashable {
-    public let eventID: EventID
-    /// Per relay URL.
-    public let results: [String: PublishResult]
-
-    public init(eventID: EventID, results: [String: PublishResult]) {
-        self.eventID = eventID
-        self.results = results
-    }
-
-    /// Relays that answered `OK true`, sorted.
-    public var accepted: [String] { results.filter { $0.value.isAccepted }.map(\.key).sorted() }
-    /// Relays that refused, timed out or were unreachable, with why.
-    public var failed: [String: PublishResult] { results.filter { !$0.value.isAccepted } }
-    /// "Sent" in the app's sense: at least one relay accepted the event.
-    public var isSent: Bool { results.values.contains { $0.isAccepted } }
-}
-
 /// One relay's status change: its connection, why it last failed and when it last sent anything
 /// (issue 17; see `RelayReport`).
 public struct RelayStatusChange: Sendable, Hashable {
@@ -32,26 +13,38 @@ public struct RelayStatusChange: Sendable, Hashable {
     /// When the last message arrived from the relay (moves at most once per
     /// `RelayClientConfiguration.activityReportInterval`).
     public let lastMessageAt: Date?
+    /// Since when the relay has been down (`RelayReport.downSince`).
+    public let downSince: Date?
 
-    public init(relay: String, status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil) {
+    public init(
+        relay: String, status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil,
+        downSince: Date? = nil
+    ) {
         self.relay = relay
         self.status = status
         self.lastFailure = lastFailure
         self.lastMessageAt = lastMessageAt
+        self.downSince = downSince
     }
 
     public init(relay: String, report: RelayReport) {
-        self.init(relay: relay, status: report.status, lastFailure: report.lastFailure, lastMessageAt: report.lastMessageAt)
+        self.init(
+            relay: relay, status: report.status, lastFailure: report.lastFailure, lastMessageAt: report.lastMessageAt,
+            downSince: report.downSince)
     }
 
-    public var report: RelayReport { RelayReport(status: status, lastFailure: lastFailure, lastMessageAt: lastMessageAt) }
+    public var report: RelayReport {
+        RelayReport(status: status, lastFailure: lastFailure, lastMessageAt: lastMessageAt, downSince: downSince)
+    }
 }
 
 /// What a pool subscription yields. Events are de-duplicated by id across relays.
 public enum PoolSubscriptionMessage: Sendable, Hashable {
     case event(Event, relay: String)
     case endOfStoredEvents(relay: String)
-    /// Every relay of the pool has sent EOSE (or closed the subscription); reported once.
+    /// Every relay of the subscription has sent EOSE (or closed it), or is known not to answer
+    /// soon (`CatchUpTracker`: its connection failed, it did not upgrade in time, or it stayed
+    /// silent while another answered); reported once. Relays let go still deliver later events.
     case caughtUp
     case closed(relay: String, reason: String)
 }
@@ -83,8 +76,11 @@ public actor RelayPool {
         let continuation: AsyncStream<PoolSubscriptionMessage>.Continuation
         var forwarders: [String: Task<Void, Never>] = [:]
         var seen: BoundedIDSet
-        var finishedRelays: Set<String> = []
-        var caughtUpReported = false
+        /// Which relays still hold the catch-up (`caughtUp`), and its timers.
+        var catchUp: CatchUpTracker
+        var catchUpTimers: [CatchUpTracker.Timer: Task<Void, Never>] = [:]
+        /// When the subscription started (the first answer's delay scales the others' grace).
+        let started = ContinuousClock.now
 
         /// Whether the subscription is sent to `url`.
         func targets(_ url: String) -> Bool { routes.map { $0[url] != nil } ?? true }
@@ -98,6 +94,10 @@ public actor RelayPool {
     private var watchers: [Int: AsyncStream<RelayStatusChange>.Continuation] = [:]
     private var nextWatcher = 0
     private var wantsConnection = false
+    /// Publishes whose caller has its answer (the first acceptance) and whose other relays have not
+    /// all answered yet.
+    private var publishing: [UInt64: Task<Void, Never>] = [:]
+    private var nextPublish: UInt64 = 0
 
     public init(relays: [String] = [], configuration: RelayClientConfiguration = RelayClientConfiguration(),
                 logger: Logger = Logger(label: "NostrClient.RelayPool")) {
@@ -113,6 +113,7 @@ public actor RelayPool {
         for member in members.values { member.statusTask?.cancel() }
         for subscription in subscriptions.values {
             subscription.forwarders.values.forEach { $0.cancel() }
+            subscription.catchUpTimers.values.forEach { $0.cancel() }
             subscription.continuation.finish()
         }
     }
@@ -182,33 +183,93 @@ public actor RelayPool {
         for id in Array(subscriptions.keys) {
             subscriptions[id]?.forwarders.removeValue(forKey: url)?.cancel()
             await member.client.unsubscribe(id)
-            markFinished(id, relay: url)
+            track(id, .removed(url))
         }
         await member.client.disconnect()
     }
 
-    /// Publishes to every relay at once and reports each one's verdict.
-    public func publish(_ event: Event) async -> PoolPublishResult {
-        await publish(event, to: nil)
+    /// When a publish returns.
+    public enum PublishWait: Sendable, Equatable {
+        /// At the first `OK true` (or once every relay answered when none accepts).
+        case firstAcceptance
+        /// At the first `OK true` of one of `relays` (those the event is for: an invitee's inbox
+        /// relays), or at any once all of those among the targets answered; as `firstAcceptance`
+        /// when none of them is a target.
+        case acceptance(among: Set<String>)
+        /// Once every relay answered or timed out (each relay's verdict is in the result).
+        case everyRelay
+
+        /// Whether the verdicts in so far answer the publish, of `targets`.
+        func isMet(by results: [String: PublishResult], targets: [String]) -> Bool {
+            let accepted = results.contains { $0.value.isAccepted }
+            switch self {
+            case .firstAcceptance: return accepted
+            case .everyRelay: return false
+            case .acceptance(let relays):
+                let wanted = targets.filter { relays.contains($0) }
+                guard !wanted.isEmpty else { return accepted }
+                if wanted.contains(where: { results[$0]?.isAccepted == true }) { return true }
+                return accepted && wanted.allSatisfy { results[$0] != nil }
+            }
+        }
     }
 
-    /// Publishes to the pool's relays among `relays` (every relay with nil) at once and reports each
-    /// one's verdict; a relay not in the pool is left out (so is absent from the result).
-    public func publish(_ event: Event, to relays: Set<String>?) async -> PoolPublishResult {
-        let targets = order.filter { relays?.contains($0) ?? true }.compactMap { url in members[url].map { (url, $0.client) } }
-        var results: [String: PublishResult] = [:]
-        await withTaskGroup(of: (String, PublishResult).self) { group in
-            for (url, client) in targets {
-                group.addTask { (url, await client.publish(event)) }
-            }
-            for await (url, result) in group { results[url] = result }
-        }
-        let outcome = PoolPublishResult(eventID: event.id, results: results)
-        if !outcome.failed.isEmpty {
-            logger.info("publish \(event.id.hex): accepted by \(outcome.accepted.count)/\(results.count)")
-        }
-        return outcome
+    /// Publishes to every relay at once; returns at the first acceptance (see `publish(_:to:until:)`).
+    public func publish(_ event: Event, until wait: PublishWait = .firstAcceptance) async -> PoolPublishResult {
+        await publish(event, to: nil, until: wait)
     }
+
+    /// Publishes to the pool's relays among `relays` (every relay with nil) at once, and returns as
+    /// soon as one relay accepted the event (`.firstAcceptance`), or once every relay answered when
+    /// none did or `.everyRelay` is asked; a relay not in the pool is left out (so is absent from
+    /// the result).
+    ///
+    /// A dead relay must not hold a send up (issue 50): "sent" is one relay's `OK true`. The relays
+    /// that have not answered yet are `PoolPublishResult.pending`; their publishes go on in the
+    /// background (a relay that is down gets the event when it reconnects within the publish
+    /// timeout), and `settled()` waits for them.
+    public func publish(
+        _ event: Event, to relays: Set<String>?, until wait: PublishWait = .firstAcceptance
+    ) async -> PoolPublishResult {
+        let targets = order.filter { relays?.contains($0) ?? true }.compactMap { url in members[url].map { (url, $0.client) } }
+        guard !targets.isEmpty else { return PoolPublishResult(eventID: event.id, results: [:]) }
+        let (answers, sink) = AsyncStream.makeStream(of: (String, PublishResult).self)
+        let logger = self.logger
+        let id = nextPublish
+        nextPublish += 1
+        publishing[id] = Task { [weak self] in
+            var results: [String: PublishResult] = [:]
+            await withTaskGroup(of: (String, PublishResult).self) { group in
+                for (url, client) in targets {
+                    group.addTask { (url, await client.publish(event)) }
+                }
+                for await (url, result) in group {
+                    results[url] = result
+                    sink.yield((url, result))
+                }
+            }
+            sink.finish()
+            let outcome = PoolPublishResult(eventID: event.id, results: results)
+            if !outcome.failed.isEmpty {
+                logger.info("publish \(event.id.hex): accepted by \(outcome.accepted.count)/\(results.count)")
+            }
+            await self?.publishDone(id)
+        }
+        var results: [String: PublishResult] = [:]
+        for await (url, result) in answers {
+            results[url] = result
+            if wait.isMet(by: results, targets: targets.map(\.0)) { break }
+        }
+        let pending = targets.map(\.0).filter { results[$0] == nil }
+        return PoolPublishResult(eventID: event.id, results: results, pending: pending)
+    }
+
+    /// Waits until every publish still going on in the background has its relays' answers.
+    public func settled() async {
+        while let task = publishing.values.first { await task.value }
+    }
+
+    private func publishDone(_ id: UInt64) { publishing[id] = nil }
 
     /// Subscribes on every relay; each event is delivered once, whichever relay sends it first.
     public func subscribe(_ filters: [Filter], id: SubscriptionID = .random()) async -> PoolSubscription {
@@ -228,13 +289,19 @@ public actor RelayPool {
         let (stream, continuation) = AsyncStream.makeStream(of: PoolSubscriptionMessage.self)
         let token = nextWatcher
         nextWatcher += 1
-        subscriptions[id] = ActiveSubscription(token: token, filters: filters, routes: routes, continuation: continuation,
-                                               seen: BoundedIDSet(capacity: configuration.deduplicationCapacity))
+        subscriptions[id] = ActiveSubscription(
+            token: token, filters: filters, routes: routes, continuation: continuation,
+            seen: BoundedIDSet(capacity: configuration.deduplicationCapacity),
+            catchUp: CatchUpTracker(connectBound: configuration.catchUpConnectBound, grace: configuration.catchUpGrace))
         continuation.onTermination = { [weak self] _ in Task { await self?.consumerGone(id, token: token) } }
         for url in order where subscriptions[id]?.targets(url) == true {
             if let client = members[url]?.client { await attach(id, to: url, client: client) }
         }
-        checkCaughtUp(id)
+        if var subscription = subscriptions[id] {
+            let actions = subscription.catchUp.start()
+            subscriptions[id] = subscription
+            perform(actions, for: id)
+        }
         return PoolSubscription(id: id, stream: stream)
     }
 
@@ -251,12 +318,9 @@ public actor RelayPool {
             subscriptions[id]?.forwarders.removeValue(forKey: url)?.cancel()
             guard let client = members[url]?.client else { continue }
             await client.unsubscribe(id)
-            if new[url] != nil {
-                subscriptions[id]?.finishedRelays.remove(url)
-                await attach(id, to: url, client: client)
-            }
+            track(id, .removed(url))
+            if new[url] != nil { await attach(id, to: url, client: client) }
         }
-        checkCaughtUp(id)
     }
 
     /// Ends a pool subscription on every relay.
@@ -281,8 +345,25 @@ public actor RelayPool {
 
     private func reportChanged(_ url: String, _ report: RelayReport) {
         guard members[url] != nil, members[url]?.report != report else { return }
+        let before = members[url].map { Self.connection($0.report) }
         members[url]?.report = report
         for watcher in watchers.values { watcher.yield(.init(relay: url, report: report)) }
+        let connection = Self.connection(report)
+        guard connection != before else { return }
+        for id in subscriptions.keys.sorted(by: { $0.rawValue < $1.rawValue }) where subscriptions[id]?.forwarders[url] != nil {
+            track(id, .connection(url, connection))
+        }
+    }
+
+    /// A relay's report as the catch-up sees it: a relay that is retrying after a failure is
+    /// "failed" (it will not answer soon), one not connected yet is "connecting".
+    static func connection(_ report: RelayReport) -> CatchUpTracker.Connection {
+        switch report.status {
+        case .connected: .connected
+        case .disconnected: .connecting
+        case .connecting(let attempt): attempt == 0 ? .connecting : .failed
+        case .waitingToReconnect: .failed
+        }
     }
 
     private func attach(_ id: SubscriptionID, to url: String, client: RelayClient) async {
@@ -296,41 +377,58 @@ public actor RelayPool {
             }
         }
         subscriptions[id]?.forwarders[url] = forwarder
+        track(id, .added(url, members[url].map { Self.connection($0.report) } ?? .connecting))
     }
 
     private func forward(_ id: SubscriptionID, relay: String, _ message: SubscriptionMessage) {
         guard var subscription = subscriptions[id] else { return }
         switch message {
         case .event(let event):
+            // A relay still sending stored events is not mute: its grace starts again.
+            track(id, .activity(relay))
             guard subscription.seen.insert(event.id) else { return }
-            subscriptions[id] = subscription
+            subscriptions[id]?.seen = subscription.seen
             subscription.continuation.yield(.event(event, relay: relay))
         case .endOfStoredEvents:
             subscription.continuation.yield(.endOfStoredEvents(relay: relay))
-            markFinished(id, relay: relay)
+            track(id, .answered(relay, after: subscription.started.duration(to: .now)))
         case .closed(let reason):
             subscription.continuation.yield(.closed(relay: relay, reason: reason))
-            markFinished(id, relay: relay)
+            track(id, .answered(relay, after: subscription.started.duration(to: .now)))
         }
     }
 
-    private func markFinished(_ id: SubscriptionID, relay: String) {
-        subscriptions[id]?.finishedRelays.insert(relay)
-        checkCaughtUp(id)
+    /// Feeds one input to the subscription's catch-up tracker and performs what it asks.
+    private func track(_ id: SubscriptionID, _ input: CatchUpTracker.Input) {
+        guard var subscription = subscriptions[id], !subscription.catchUp.isCaughtUp else { return }
+        let actions = subscription.catchUp.handle(input)
+        subscriptions[id]?.catchUp = subscription.catchUp
+        perform(actions, for: id)
     }
 
-    /// Reports `caughtUp` once every relay the subscription is on has finished its stored events.
-    private func checkCaughtUp(_ id: SubscriptionID) {
-        guard var subscription = subscriptions[id], !subscription.caughtUpReported else { return }
-        let targets = order.filter { subscription.targets($0) }
-        guard Set(targets).isSubset(of: subscription.finishedRelays) else { return }
-        subscription.caughtUpReported = true
-        subscription.continuation.yield(.caughtUp)
-        subscriptions[id] = subscription
+    private func perform(_ actions: [CatchUpTracker.Action], for id: SubscriptionID) {
+        for action in actions {
+            switch action {
+            case .scheduleTimer(let timer, let token, let delay):
+                subscriptions[id]?.catchUpTimers[timer]?.cancel()
+                subscriptions[id]?.catchUpTimers[timer] = Task { [weak self] in
+                    try? await Task.sleep(for: delay)
+                    guard !Task.isCancelled else { return }
+                    await self?.track(id, .timerFired(timer, token: token))
+                }
+            case .cancelTimer(let timer):
+                subscriptions[id]?.catchUpTimers.removeValue(forKey: timer)?.cancel()
+            case .released(let relay, let why):
+                logger.info("subscription \(id): not waiting for \(relay) to catch up (\(why)); it keeps syncing")
+            case .caughtUp:
+                subscriptions[id]?.continuation.yield(.caughtUp)
+            }
+        }
     }
 
     private func end(_ id: SubscriptionID, _ subscription: ActiveSubscription) async {
         for task in subscription.forwarders.values { task.cancel() }
+        for task in subscription.catchUpTimers.values { task.cancel() }
         for url in order where subscription.targets(url) { await members[url]?.client.unsubscribe(id) }
         subscription.continuation.finish()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MLS
 import Nostr
+import NostrClient
 import NostrRelay
 import TestSupport
 import Testing
@@ -32,5 +33,23 @@ import Testing
         await back.shutdown()
         await alice.shutdown()
         await server.stop()
+    }
+
+    /// The client's events are a lossless pipe (architecture review §3.3-d): more than the 10,000
+    /// it used to buffer, emitted while nobody reads, all arrive in order. It fails with the old
+    /// `bufferingNewest(10_000)`, which dropped the oldest.
+    @Test func eventsEmittedWhileNobodyReadsAreAllKept() async throws {
+        let keys = Keys.generate()
+        let store = try GRDBMarmotStore.inMemory(key: StorageKey(deriving: keys.secretKey, installationSecret: ClientHarness.installationSecret))
+        let client = MarmotClient(keys: keys, store: store, pool: RelayPool(relays: []), relays: [])
+        let count = 12_000
+        for index in 0..<count { await client.emit(.failure(chat: nil, reason: "\(index)")) }
+        var seen: [String] = []
+        for await event in client.events {
+            guard case .failure(nil, let reason) = event else { continue }
+            seen.append(reason)
+            if seen.count == count { break }
+        }
+        #expect(seen == (0..<count).map { "\($0)" })
     }
 }

@@ -22,8 +22,9 @@ import Testing
         }
         #expect(up == [urlA, urlB])
         let event = try TestEvents.make(createdAt: ClientTestSupport.now)
-        let result = await pool.publish(event)
+        let result = await pool.publish(event, until: .everyRelay)
         #expect(result.isSent)
+        #expect(result.pending.isEmpty)
         #expect(result.accepted == [urlA, urlB].sorted())
         #expect(result.failed.keys.sorted() == [dead])
         #expect(result.failed[dead] == .notConnected)
@@ -50,7 +51,7 @@ import Testing
         let pool = RelayPool(relays: [urlA, urlB], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
         await pool.connect()
         let stored = try TestEvents.make(content: "stored", createdAt: ClientTestSupport.now - 5)
-        #expect(await pool.publish(stored).accepted.count == 2)
+        #expect(await pool.publish(stored, until: .everyRelay).accepted.count == 2)
 
         let (inbox, pump) = ClientTestSupport.inbox(await pool.subscribe([Filter(kinds: [.textNote])]))
         defer { pump.cancel() }
@@ -130,7 +131,7 @@ import Testing
         let pool = RelayPool(relays: [urlA, urlB], configuration: ClientTestSupport.quickConfiguration(), logger: testLogger("pool"))
         await pool.connect()
         let stored = try TestEvents.make(content: "on both", createdAt: ClientTestSupport.now - 5)
-        #expect(await pool.publish(stored).accepted.count == 2)
+        #expect(await pool.publish(stored, until: .everyRelay).accepted.count == 2)
         let onlyA = try TestEvents.make(content: "only A", createdAt: ClientTestSupport.now - 4)
         let routed = await pool.publish(onlyA, to: [urlA])
         #expect(routed.accepted == [urlA] && routed.results.count == 1)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Nostr
 import NostrClient
 import NostrRelay
@@ -71,34 +68,9 @@ enum ClientTestSupport {
             .appendingPathComponent("relay.sqlite").path
     }
 
-    /// A loopback URL where nothing listens, and nothing will for the rest of the run.
-    ///
-    /// The port is held by a socket that is bound but never listens (and leaves `SO_REUSEADDR`
-    /// unset, so no server can bind it beside), kept open until the process ends: a connection
-    /// to it is refused at once. A port bound and released instead could be taken at once by
-    /// another test's relay in a parallel run, and the "dead" relay would then answer.
-    static func deadURL() async throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DeadPortError.socket(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw DeadPortError.bind(errno)
-        }
-        return "ws://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
-    }
+    /// A loopback URL where nothing listens (`LoopbackDeadEnds.refusedURL`).
+    static func deadURL() async throws -> String { try LoopbackDeadEnds.refusedURL() }
 
-    enum DeadPortError: Error {
-        case socket(Int32)
-        case bind(Int32)
-    }
+    /// A loopback URL that accepts TCP and never upgrades (`LoopbackDeadEnds.blackHoleURL`).
+    static func blackHoleURL() async throws -> String { try LoopbackDeadEnds.blackHoleURL() }
 }

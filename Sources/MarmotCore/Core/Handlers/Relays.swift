@@ -89,16 +89,18 @@ extension AppCore {
     private func relayEntry(_ key: String, _ session: Session) -> RelayEntry {
         let status = session.relayStatus
         let detail = status?.details[key] ?? RelayDetail(state: status?.relays[key] == true ? .connected : .connecting)
-        return RelayEntry(
+        var entry = RelayEntry(
             url: key, state: detail.state, lastEventAt: detail.lastEventAt,
-            statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt))
+            statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt, downSince: detail.downSince))
+        entry.downSince = detail.downSince
+        return entry
     }
 
     /// Schedules, on the core's timer, the next moment a relay's "last event … ago" text may change;
     /// nothing while no relay has sent anything or a refresh is already pending.
     func scheduleRelayClock() {
         guard let session, session.relayClock == nil,
-              let delay = formatter.nextAgeChange(state.network.relays.compactMap(\.lastEventAt))
+              let delay = formatter.nextAgeChange(state.network.relays.flatMap { [$0.lastEventAt, $0.downSince].compactMap { $0 } })
         else { return }
         let timer = configuration.timer
         let inbox = self.inbox

@@ -21,6 +21,9 @@ public struct MarmotMessagingOptions: Sendable {
     public var logHandlerFactory: (@Sendable (String) -> any LogHandler)?
     /// Crash tests only: where the Marmot client kills the process (`CrashPoint`); nil in normal use.
     public var crashPoint: CrashPoint?
+    /// Relay addresses the platform knows to be one of the session's relays under an address it
+    /// had before (old → current); a chat naming the old one uses the current one (issue 50).
+    public var relayAliases: [String: String] = [:]
 
     public init() {}
 

@@ -79,6 +79,10 @@ actor MarmotMessagingService: MessagingService {
         clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
         clientOptions.catchUpTimeout = options.catchUpTimeout
         clientOptions.crashPoint = options.crashPoint
+        for (old, current) in options.relayAliases {
+            guard let old = try? RelayURL(old), let current = try? RelayURL(current), old != current else { continue }
+            clientOptions.relayAliases[old] = current
+        }
         let clock = context.clock
         let client = MarmotClient(
             keys: context.keys, store: store, pool: pool, relays: relays, options: clientOptions,
@@ -432,6 +436,8 @@ actor MarmotMessagingService: MessagingService {
                 case .connecting, .waitingToReconnect: .connecting
                 }
             }
-        return RelayDetail(state: state, lastEventAt: report.lastMessageAt.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
+        let seconds = { (date: Date) in Int64(date.timeIntervalSince1970.rounded(.down)) }
+        let downSince = if case .failing = state { report.downSince.map(seconds) } else { Int64?.none }
+        return RelayDetail(state: state, lastEventAt: report.lastMessageAt.map(seconds), downSince: downSince)
     }
 }

@@ -80,6 +80,8 @@ import Testing
         #expect(formatter.relayStatus(.connecting, lastEventAt: now) == "connecting…")
         #expect(formatter.relayStatus(.failing(reason: "connection timed out"), lastEventAt: now - 600)
             == "failing: connection timed out · last event 10 min ago")
+        #expect(formatter.relayStatus(.failing(reason: "connection refused"), lastEventAt: now - 600, downSince: now - 300)
+            == "failing: connection refused · down since 5 min ago")
     }
 }
 

@@ -31,6 +31,11 @@ import Testing
         #expect(!reason.isEmpty)
         #expect(down.statusText.hasPrefix("failing: \(reason)"), "\(down.statusText)")
         #expect(down.lastEventAt != nil, "the last event stays known while failing")
+        // Which relays are down and since when (issue 50): since the first failed attempt.
+        let stopped = Int64(Date().timeIntervalSince1970)
+        let since = try #require(down.downSince, "a failing relay says since when")
+        #expect(since <= stopped && since >= stopped - 120)
+        #expect(down.statusText == "failing: \(reason) · down since just now", "\(down.statusText)")
         try await alice.waitForListener()
         let reported = alice.recorder.updates.contains { update in
             let network: NetworkState? =
@@ -46,6 +51,7 @@ import Testing
 
         _ = try await world.startRelay(port: port, file: "relay.sqlite")
         try await alice.waitFor("connected again") { $0.network.relays.first?.state == .connected }
+        #expect(alice.state().network.relays.first?.downSince == nil)
         #expect(alice.state().network.relays.first?.statusText.hasPrefix("connected") == true)
         try await alice.waitForListener()
         #expect(alice.recorder.mirror(from: alice.initial)?.network == alice.state().network)
