@@ -67,8 +67,10 @@ extension MarmotClient {
                 createdAt: notes.rules.outerCreatedAt(inner: rumor.createdAt, now: now()),
                 expiration: expiry(createdAt: rumor.createdAt, in: notes))
             try storage {
-                try keepState()
-                try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: notes.id))
+                try store.unitOfWork {
+                    try keepState()
+                    try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: notes.id))
+                }
             }
         } catch {
             release()

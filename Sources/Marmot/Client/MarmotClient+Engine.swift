@@ -286,10 +286,10 @@ extension MarmotClient {
 // MARK: Outbound
 
 extension MarmotClient {
-    /// Encrypts `rumor` of ours on the group's selected state. On the engine it is made there and
-    /// the engine's rows are written at once (it notes the message as ours on that branch, to make
-    /// it again should the branch lose); for a v1 group it is made on a copy of the state that
-    /// `keep` stores with the caller's writes.
+    /// Encrypts `rumor` of ours on the group's selected state. On the engine it is made there (it
+    /// notes the message as ours on that branch, to make it again should the branch lose); for a v1
+    /// group on a copy of the state. Either way `keep` writes what changed, among the caller's
+    /// writes in one unit of work.
     func sealOwn(_ rumor: ChatRumor, in session: GroupSession) throws -> (message: MLSMessage, key: GroupEventKey, keep: () throws -> Void) {
         let id = session.id
         return try ownMessage(
@@ -298,8 +298,8 @@ extension MarmotClient {
     }
 
     /// A handshake or application message of ours made on the group's selected state: by the
-    /// engine (`onEngine`, its rows written now) or, for a v1 group, on a copy of its state
-    /// (`onState`) that the returned closure stores (with `keep`) among the caller's writes.
+    /// engine (`onEngine`) or, for a v1 group, on a copy of its state (`onState`); the returned
+    /// closure writes the engine's rows or that state (with `keep`) among the caller's writes.
     private func ownMessage(
         in session: GroupSession, onEngine: (inout GroupEngine) throws(EngineError) -> Data,
         onState: (inout MLSGroup) throws -> MLSMessage, keep: @escaping (MLSGroup) throws -> Void
@@ -324,10 +324,14 @@ extension MarmotClient {
             throw MarmotClientError.encoding("\(error)")
         }
         guard let key = engine.eventKey(at: engine.graph.canonical) else { throw MarmotClientError.encoding("no event key for the selected state") }
-        try engineStore.saveEngineChanges(engine.takeChanges(), mlsGroupID: id)
+        let message = try MLSMessage(tlsSerialized: bytes)
+        // The engine's rows are written with the caller's writes, in its unit of work (review
+        // §3.3-e); the engine itself moves now, so the next message is made after this one.
+        let changes = engine.takeChanges()
+        let store = try engineStore
         engines[id] = engine
         sessions[id]?.mls = engine.state
-        return (try MLSMessage(tlsSerialized: bytes), key, {})
+        return (message, key, { try store.saveEngineChanges(changes, mlsGroupID: id) })
     }
 
     /// Publishes a commit of ours built on an engine group's selected state (`mls`: that state as

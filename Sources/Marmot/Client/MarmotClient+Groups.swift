@@ -249,8 +249,10 @@ extension MarmotClient {
             throw MarmotClientError.encoding("leave proposal event: \(error)")
         }
         try storage {
-            try keepState()
-            try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+            try store.unitOfWork {
+                try keepState()
+                try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+            }
         }
         let result = await pool.publish(event, to: route(id))
         guard result.isSent else { throw MarmotClientError.notPublished(result) }

@@ -148,11 +148,15 @@ extension MarmotClient {
         var message = StoredMessage(rumor: rumor, mlsGroupID: id, isMine: true, deliveryState: .pending, outerEventID: event.id)
         message.expiresAt = expiresAt
         message.epoch = session.mls.epoch
+        // One unit: the state (engine rows or ratchets) never moves without the envelope and the
+        // outbox row that send it (review §3.3-e).
         try storage {
-            try keepState()
-            try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
-            try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
-            try store.saveMessage(message)
+            try store.unitOfWork {
+                try keepState()
+                try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
+                try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
+                try store.saveMessage(message)
+            }
         }
         noteExpiry(message.expiresAt)
         refreshRow(id)

@@ -67,7 +67,10 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
         try gate.enter()
         defer { gate.leave() }
-        do { return try writer.read(body) } catch let error as StorageError { throw error } catch {
+        do {
+            if let unit = UnitOfWork.current(of: self) { return try body(unit) }
+            return try writer.read(body)
+        } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
         }
     }
@@ -75,8 +78,28 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     func write<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
         try gate.enter()
         defer { gate.leave() }
-        do { return try writer.write(body) } catch let error as StorageError { throw error } catch {
+        do {
+            if let unit = UnitOfWork.current(of: self) { return try body(unit) }
+            return try writer.write(body)
+        } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
+        }
+    }
+
+    /// Runs `body`'s store calls in one transaction: all of them are kept, or none (architecture
+    /// review §3.3-e: the engine's rows of a send were written before its envelope and outbox row,
+    /// so a crash between them encrypted it again on resume). Calls on other threads wait, as for
+    /// any write; a unit inside a unit joins it.
+    public func unitOfWork<T>(_ body: () throws -> T) throws -> T {
+        if UnitOfWork.current(of: self) != nil { return try body() }
+        try gate.enter()
+        defer { gate.leave() }
+        do {
+            return try writer.write { db in try UnitOfWork.run(on: db, of: self, body) }
+        } catch let error as StorageError { throw error } catch let error as MarmotStoreUnitError {
+            throw error.underlying
+        } catch {
+            throw StorageError.database("\(error)")
         }
     }
 

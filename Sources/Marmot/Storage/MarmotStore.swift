@@ -86,6 +86,9 @@ public protocol MarmotStore: Sendable {
     func presentSettings(_ keys: [String]) throws -> Set<String>
     /// Stores a value, or removes it when `value` is nil.
     func setSetting(_ key: String, _ value: Data?) throws
+
+    /// Runs `body`'s store calls as one transaction: every write is kept, or none.
+    func unitOfWork<T>(_ body: () throws -> T) throws -> T
 }
 
 extension MarmotStore {
