@@ -216,7 +216,17 @@ extension ContractJSON {
         [
             "url": relay.url, "connected": relay.connected, "state": relayState(relay.state),
             "lastEventAt": orNull(relay.lastEventAt), "downSince": orNull(relay.downSince), "statusText": relay.statusText,
+            "auth": relayAuth(relay.auth),
         ]
+    }
+
+    /// NIP-42 on the relay's current connection: `{"type":"notAsked"|"authenticated"|"refused","reason"?}`.
+    static func relayAuth(_ auth: RelayEntry.Auth) -> Object {
+        switch auth {
+        case .notAsked: ["type": "notAsked"]
+        case .authenticated: ["type": "authenticated"]
+        case .refused(let reason): ["type": "refused", "reason": reason]
+        }
     }
 
     static func relayState(_ state: RelayEntry.State) -> Object {

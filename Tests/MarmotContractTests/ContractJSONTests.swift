@@ -237,6 +237,7 @@ struct ContractJSONTests {
         #expect(relays.first?["url"] as? String == "wss://relay.example" && relays.first?["statusText"] as? String == "connected")
         #expect(relays.first?["lastEventAt"] is NSNull)
         #expect((relays.first?["state"] as? [String: Any])?["type"] as? String == "connected")
+        #expect((relays.first?["auth"] as? [String: Any])?["type"] as? String == "notAsked")
         state.profile.saving = false
         let idle = try #require(
             JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
@@ -261,6 +262,21 @@ struct ContractJSONTests {
         #expect((relay["downSince"] as? NSNumber)?.int64Value == 1_700_000_300)
         #expect(relay["connected"] as? Bool == false)
         #expect(relay["statusText"] as? String == "failing: connection refused · last event 5 min ago")
+    }
+
+    @Test("a relay's NIP-42 state: authenticated, or refused with the relay's reason (issue 44)")
+    func relayAuthShape() throws {
+        var state = AppState.initial
+        state.network.relays = [RelayEntry(url: "wss://a.example", connected: true), RelayEntry(url: "wss://b.example", connected: true)]
+        state.network.relays[0].auth = .authenticated
+        state.network.relays[1].auth = .refused(reason: "restricted: not a member")
+        let object = try #require(
+            JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let relays = try #require((object["network"] as? [String: Any])?["relays"] as? [[String: Any]])
+        let auths = relays.compactMap { $0["auth"] as? [String: Any] }
+        #expect(auths.count == 2)
+        #expect(auths.first?["type"] as? String == "authenticated" && auths.first?["reason"] == nil)
+        #expect(auths.last?["type"] as? String == "refused" && auths.last?["reason"] as? String == "restricted: not a member")
     }
 
     @Test("accountCreated: the nsec is in the update for the host, and removed in the redacted form")

@@ -183,9 +183,10 @@ extension MarmotClient {
         return Array(found.values)
     }
 
-    /// Runs `body` with a pool of `urls`, connected for the call only.
+    /// Runs `body` with a pool of `urls`, connected for the call only; NIP-42 answers follow the
+    /// pool's policy (these are others' relays: a throw-away key, `relayAuthPolicy`).
     func withTemporaryPool<T: Sendable>(_ urls: [String], _ body: @Sendable (RelayPool) async -> T) async -> T {
-        let temporary = RelayPool(relays: urls, configuration: pool.configuration, logger: logger)
+        let temporary = RelayPool(relays: urls, configuration: pool.configuration, logger: logger, authPolicy: pool.authPolicy)
         await temporary.connect()
         let result = await body(temporary)
         // A publish returns at the first acceptance; the other relays still get it, then it closes.

@@ -76,6 +76,24 @@ enum RelayFlows {
         let chats: [Chat]
         /// Since when the relay has been down (Unix seconds), absent while it is not failing.
         let downSince: Int64?
+        /// NIP-42 on the current connection: "not_asked", "authenticated" or "refused".
+        let auth: String
+        /// The relay's reason when `auth` is "refused", absent otherwise.
+        let authReason: String?
+
+        init(_ entry: RelayEntry, origin: String, chats: [Chat] = []) {
+            url = entry.url
+            connected = entry.connected
+            status = entry.statusText
+            self.origin = origin
+            self.chats = chats
+            downSince = entry.downSince
+            switch entry.auth {
+            case .notAsked: (auth, authReason) = ("not_asked", nil)
+            case .authenticated: (auth, authReason) = ("authenticated", nil)
+            case .refused(let reason): (auth, authReason) = ("refused", reason)
+            }
+        }
     }
 
     static func list(_ invocation: Invocation) async throws {
@@ -114,11 +132,7 @@ enum RelayFlows {
 
     private static func print(_ relays: [RelayEntry], json: Bool) {
         if json {
-            relays.forEach {
-                Output.json(Row(
-                    url: $0.url, connected: $0.connected, status: $0.statusText, origin: "yours", chats: [],
-                    downSince: $0.downSince))
-            }
+            relays.forEach { Output.json(Row($0, origin: "yours")) }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.statusText)") }
         }
@@ -128,10 +142,7 @@ enum RelayFlows {
     private static func print(group relays: [GroupRelayEntry], json: Bool) {
         if json {
             relays.forEach {
-                Output.json(Row(
-                    url: $0.url, connected: $0.relay.connected, status: $0.relay.statusText, origin: "group",
-                    chats: $0.chats.map { Row.Chat(chatId: $0.chatID.rawValue, title: $0.title) },
-                    downSince: $0.relay.downSince))
+                Output.json(Row($0.relay, origin: "group", chats: $0.chats.map { Row.Chat(chatId: $0.chatID.rawValue, title: $0.title) }))
             }
         } else {
             relays.forEach { Output.line("\($0.url)  \($0.relay.statusText)  group relay \($0.originText)") }

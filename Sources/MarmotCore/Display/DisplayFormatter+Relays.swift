@@ -13,6 +13,16 @@ extension DisplayFormatter {
         }
     }
 
+    /// NIP-42 on a relay's connection, to follow its status (issue 44): nothing until the relay
+    /// asks, " · authenticated", or " · authentication refused: <the relay's reason>".
+    public func relayAuth(_ auth: RelayEntry.Auth) -> String {
+        switch auth {
+        case .notAsked: ""
+        case .authenticated: " · authenticated"
+        case .refused(let reason): " · authentication refused: \(reason)"
+        }
+    }
+
     /// Where a relay the user did not choose came from (issue 26): "from Book club",
     /// "from Book club, Team", "from Book club, Team +3".
     public func relayOrigin(_ chatTitles: [String]) -> String {

@@ -519,10 +519,13 @@ public struct RelayDetail: Sendable, Equatable {
     public var lastEventAt: Int64?
     /// Since when the relay has been down (Unix seconds), nil unless failing.
     public var downSince: Int64?
+    /// NIP-42 authentication on the current connection.
+    public var auth: RelayEntry.Auth
 
-    public init(state: RelayEntry.State, lastEventAt: Int64? = nil, downSince: Int64? = nil) {
+    public init(state: RelayEntry.State, lastEventAt: Int64? = nil, downSince: Int64? = nil, auth: RelayEntry.Auth = .notAsked) {
         self.state = state
         self.lastEventAt = lastEventAt
         self.downSince = downSince
+        self.auth = auth
     }
 }

@@ -93,6 +93,16 @@ public struct RelayEntry: Sendable, Equatable, Identifiable {
         case disconnected
     }
 
+    /// NIP-42 authentication on the current connection (issue 44): shown so a relay that refused
+    /// us says why.
+    public enum Auth: Sendable, Equatable {
+        /// The relay has not asked this connection to authenticate.
+        case notAsked
+        case authenticated
+        /// Our answer was refused, with the relay's reason ("auth-required: …", "restricted: …").
+        case refused(reason: String)
+    }
+
     public var url: String
     public var state: State
     /// When the last message from this relay arrived (Unix seconds), nil before the first one.
@@ -100,6 +110,8 @@ public struct RelayEntry: Sendable, Equatable, Identifiable {
     /// Since when the relay has been down (Unix seconds): set while `failing`, nil otherwise
     /// (issue 50: which relays are down, and since when).
     public var downSince: Int64?
+    /// NIP-42 authentication on the current connection.
+    public var auth: Auth = .notAsked
     /// "connected · last event 2 min ago", "failing: connection refused", ready to show.
     public var statusText: String
 

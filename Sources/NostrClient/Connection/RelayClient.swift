@@ -25,14 +25,18 @@ public struct RelayReport: Sendable, Hashable {
     /// since the client started); nil while connected or not failing (issue 50: the relays screen
     /// says which relays are down and since when).
     public var downSince: Date?
+    /// NIP-42 authentication on the current connection (issue 44: shown with the relay).
+    public var auth: RelayAuthState
 
     public init(
-        status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil, downSince: Date? = nil
+        status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil, downSince: Date? = nil,
+        auth: RelayAuthState = .notAsked
     ) {
         self.status = status
         self.lastFailure = lastFailure
         self.lastMessageAt = lastMessageAt
         self.downSince = downSince
+        self.auth = auth
     }
 
     /// The connection is down and its last attempt or connection failed: the relay is "failing"
@@ -52,10 +56,12 @@ public struct RelayReport: Sendable, Hashable {
 /// automatic reconnect with backoff, and an observable status.
 ///
 /// The protocol decisions are made by `RelayConnectionMachine`; this actor performs its actions with
-/// a WebSocket (`ws://` or `wss://`) and timers, and hands results to the callers.
+/// a WebSocket (`ws://` or `wss://`) and timers, and hands results to the callers. NIP-42 challenges
+/// are answered with `authenticator` (none: never authenticate).
 public actor RelayClient {
     public nonisolated let url: String
     public nonisolated let configuration: RelayClientConfiguration
+    private let authenticator: RelayAuthenticator?
     private var machine: RelayConnectionMachine
     private let logger: Logger
     private var transports: [UInt64: WebSocketTransport] = [:]
@@ -71,10 +77,12 @@ public actor RelayClient {
     private let activityInterval: TimeInterval
 
     public init(url: String, configuration: RelayClientConfiguration = RelayClientConfiguration(),
-                logger: Logger = Logger(label: "NostrClient")) {
+                authenticator: RelayAuthenticator? = nil, logger: Logger = Logger(label: "NostrClient")) {
         self.url = url
         self.configuration = configuration
-        self.machine = RelayConnectionMachine(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
+        self.authenticator = authenticator
+        self.machine = RelayConnectionMachine(
+            configuration: configuration, seed: UInt64.random(in: 1...UInt64.max), authenticates: authenticator != nil)
         var logger = logger
         logger[metadataKey: "relay"] = "\(url)"
         self.logger = logger
@@ -234,6 +242,18 @@ public actor RelayClient {
             if !failure.isConnectionFailure || currentReport.failingReason != nil { emitReport() }
         case .notice(let text):
             logger.info("relay notice: \(text)")
+        case .signAuthentication(let socket, let challenge):
+            // Signing may wait (a remote signer); the machine goes on meanwhile and drops a late answer.
+            let authenticator = self.authenticator
+            let url = self.url
+            Task { [weak self] in
+                let event = await authenticator?.answer(relay: url, challenge: challenge)
+                await self?.apply(.authenticationSigned(socket: socket, challenge: challenge, event: event))
+            }
+        case .authChanged(let auth):
+            logger.debug("auth: \(auth)")
+            currentReport.auth = auth
+            emitReport()
         case .log(let level, let text):
             logger.log(level: level, "\(text)")
         }

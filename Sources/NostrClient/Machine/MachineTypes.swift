@@ -87,6 +87,8 @@ public enum RelayTimer: Sendable, Hashable {
     case reconnect
     case connectTimeout
     case publishTimeout(EventID)
+    /// Our NIP-42 `AUTH` got no `OK` in time.
+    case authTimeout
 }
 
 extension RelayConnectionMachine {
@@ -105,6 +107,9 @@ extension RelayConnectionMachine {
         case publishRequested(Event)
         case subscribeRequested(SubscriptionID, [Filter])
         case unsubscribeRequested(SubscriptionID)
+        /// The driver's answer to `signAuthentication`: the signed kind-22242 event, or nil when it
+        /// would not sign (NIP-42).
+        case authenticationSigned(socket: UInt64, challenge: String, event: Event?)
     }
 
     /// What the driver must do, in order.
@@ -122,6 +127,11 @@ extension RelayConnectionMachine {
         case failed(RelayFailure)
         /// A relay NOTICE.
         case notice(String)
+        /// Sign the NIP-42 answer to `challenge` for socket `socket` (the driver holds the key) and
+        /// hand it back as `authenticationSigned`.
+        case signAuthentication(socket: UInt64, challenge: String)
+        /// The connection's NIP-42 state changed (for `RelayReport.auth`).
+        case authChanged(RelayAuthState)
         case log(Logger.Level, String)
     }
 }

@@ -4,8 +4,9 @@ import Nostr
 ///
 /// It owns the subscriptions (re-sent on every reconnect with `since` moved forward, see
 /// `ResubscribePolicy`), de-duplicates and verifies incoming events, tracks publishes until `OK` or
-/// timeout, and decides when to reconnect (exponential backoff with jitter). It does no I/O and
-/// reads no clock, so tests drive it directly; `RelayClient` wraps it around a WebSocket.
+/// timeout, and decides when to reconnect (exponential backoff with jitter). It answers NIP-42 `AUTH`
+/// challenges through its driver (`RelayConnectionMachine+Auth`). It does no I/O, reads no clock and
+/// holds no key, so tests drive it directly; `RelayClient` wraps it around a WebSocket.
 public struct RelayConnectionMachine: Sendable {
     struct Subscription: Sendable {
         var filters: [Filter]
@@ -13,6 +14,10 @@ public struct RelayConnectionMachine: Sendable {
         /// Newest `created_at` delivered on this subscription.
         var newestSeen: Int64?
         var endOfStoredReported = false
+        /// Sent again once after an `auth-required:` CLOSED on this connection (NIP-42).
+        var authRetried = false
+        /// The `auth-required:` reason it was closed with, while it waits for our AUTH to be accepted.
+        var heldForAuth: String?
     }
 
     struct PendingPublish: Sendable {
@@ -21,6 +26,10 @@ public struct RelayConnectionMachine: Sendable {
         var sent: Bool
         /// Sent at least once on some socket.
         var everSent: Bool
+        /// Sent again once after an `auth-required:` OK false on this connection (NIP-42).
+        var authRetried = false
+        /// The `auth-required:` reason it was refused with, while it waits for our AUTH.
+        var heldForAuth: String?
     }
 
     enum Phase: Sendable, Equatable {
@@ -31,21 +40,31 @@ public struct RelayConnectionMachine: Sendable {
     }
 
     public let configuration: RelayClientConfiguration
-    private(set) var phase: Phase = .idle
+    /// Whether the driver can sign NIP-42 answers; without it challenges are never answered.
+    public let authenticates: Bool
+    var phase: Phase = .idle
     private(set) var status: RelayConnectionStatus = .disconnected
     /// Consecutive failed attempts (reset when a socket opens).
     private(set) var failures = 0
     private var nextSocket: UInt64 = 0
     private var nextToken: UInt64 = 0
     private var timerTokens: [RelayTimer: UInt64] = [:]
-    private(set) var subscriptions: [SubscriptionID: Subscription] = [:]
-    private(set) var pending: [EventID: PendingPublish] = [:]
+    var subscriptions: [SubscriptionID: Subscription] = [:]
+    var pending: [EventID: PendingPublish] = [:]
+    /// NIP-42 state of the current connection.
+    var auth = RelayAuthSession()
     private var random: SplitMix64
 
-    public init(configuration: RelayClientConfiguration = RelayClientConfiguration(), seed: UInt64 = 0x5EED) {
+    /// A machine; `authenticates` says whether its driver has a signer for NIP-42 answers.
+    public init(configuration: RelayClientConfiguration = RelayClientConfiguration(), seed: UInt64 = 0x5EED,
+                authenticates: Bool = false) {
         self.configuration = configuration
+        self.authenticates = authenticates
         self.random = SplitMix64(seed: seed)
     }
+
+    /// The connection's NIP-42 state as last reported.
+    public var authState: RelayAuthState { auth.state }
 
     /// The status as last reported.
     public var currentStatus: RelayConnectionStatus { status }
@@ -89,6 +108,9 @@ public struct RelayConnectionMachine: Sendable {
             if case .connected(let socket) = phase {
                 actions.append(.send(socket: socket, text: ClientMessage.close(id).jsonString))
             }
+        case .authenticationSigned(let socket, let challenge, let event):
+            guard phase == .connected(socket: socket) else { break }
+            authenticationSigned(challenge, event, socket: socket, &actions)
         }
         return actions
     }
@@ -108,10 +130,8 @@ public struct RelayConnectionMachine: Sendable {
         failures = 0
         cancel(.connectTimeout, &actions)
         setStatus(.connected, &actions)
-        for (id, subscription) in subscriptions.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let filters = ResubscribePolicy.filters(subscription.filters, newestSeen: subscription.newestSeen,
-                                                    configuration: configuration)
-            actions.append(.send(socket: socket, text: ClientMessage.req(id, filters).jsonString))
+        for id in subscriptions.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            resubscribe(id, socket: socket, &actions)
         }
         for id in pending.keys.sorted() {
             guard var item = pending[id] else { continue }
@@ -122,10 +142,19 @@ public struct RelayConnectionMachine: Sendable {
         }
     }
 
+    /// Sends subscription `id` again with `since` moved forward (`ResubscribePolicy`).
+    mutating func resubscribe(_ id: SubscriptionID, socket: UInt64, _ actions: inout [Action]) {
+        guard let subscription = subscriptions[id] else { return }
+        let filters = ResubscribePolicy.filters(subscription.filters, newestSeen: subscription.newestSeen,
+                                                configuration: configuration)
+        actions.append(.send(socket: socket, text: ClientMessage.req(id, filters).jsonString))
+    }
+
     /// The socket failed or closed while wanted: wait, then try again.
     private mutating func dropped(_ actions: inout [Action]) {
         if case .connecting(let socket) = phase { actions.append(.closeSocket(socket: socket)) }
         cancel(.connectTimeout, &actions)
+        connectionEnded(&actions)
         for id in pending.keys { pending[id]?.sent = false }
         let delay = configuration.backoff.delay(attempt: failures, unit: random.unit())
         failures += 1
@@ -141,6 +170,7 @@ public struct RelayConnectionMachine: Sendable {
         }
         cancel(.connectTimeout, &actions)
         cancel(.reconnect, &actions)
+        connectionEnded(&actions)
         phase = .idle
         failures = 0
         for id in pending.keys.sorted() {
@@ -164,6 +194,8 @@ public struct RelayConnectionMachine: Sendable {
         case .publishTimeout(let id):
             guard let item = pending.removeValue(forKey: id) else { return }
             actions.append(.publishFinished(id, item.everSent ? .timedOut : .notConnected))
+        case .authTimeout:
+            authTimedOut(&actions)
         }
     }
 
@@ -216,19 +248,27 @@ public struct RelayConnectionMachine: Sendable {
             subscriptions[id] = subscription
             actions.append(.deliver(id, .endOfStoredEvents))
         case .ok(let id, let accepted, let message):
-            guard pending.removeValue(forKey: id) != nil else { return }
+            if case .sent(id, _)? = auth.attempt {
+                authAnswered(accepted: accepted, message, &actions)
+                return
+            }
+            guard pending[id] != nil else { return }
+            if !accepted, retryAfterAuth(publish: id, reason: message, &actions) { return }
+            pending[id] = nil
             cancel(.publishTimeout(id), &actions)
             if !accepted { actions.append(.failed(.rejected(message))) }
             actions.append(.publishFinished(id, accepted ? .accepted(message: message) : .rejected(reason: message)))
         case .closed(let id, let reason):
-            guard subscriptions.removeValue(forKey: id) != nil else { return }
+            guard subscriptions[id] != nil else { return }
+            if retryAfterAuth(subscription: id, reason: reason, &actions) { return }
+            subscriptions[id] = nil
             actions.append(.log(.info, "relay closed subscription \(id): \(reason)"))
             actions.append(.failed(.subscriptionClosed(reason)))
             actions.append(.deliver(id, .closed(reason: reason)))
         case .notice(let text):
             actions.append(.notice(text))
-        case .auth:
-            actions.append(.log(.debug, "ignored AUTH challenge (NIP-42 not supported)"))
+        case .auth(let challenge):
+            challenged(challenge, &actions)
         }
     }
 
@@ -253,19 +293,19 @@ public struct RelayConnectionMachine: Sendable {
 
     // MARK: Helpers
 
-    private mutating func setStatus(_ new: RelayConnectionStatus, _ actions: inout [Action]) {
+    mutating func setStatus(_ new: RelayConnectionStatus, _ actions: inout [Action]) {
         guard new != status else { return }
         status = new
         actions.append(.statusChanged(new))
     }
 
-    private mutating func schedule(_ timer: RelayTimer, after delay: Duration, _ actions: inout [Action]) {
+    mutating func schedule(_ timer: RelayTimer, after delay: Duration, _ actions: inout [Action]) {
         nextToken += 1
         timerTokens[timer] = nextToken
         actions.append(.scheduleTimer(timer, token: nextToken, after: delay))
     }
 
-    private mutating func cancel(_ timer: RelayTimer, _ actions: inout [Action]) {
+    mutating func cancel(_ timer: RelayTimer, _ actions: inout [Action]) {
         guard timerTokens.removeValue(forKey: timer) != nil else { return }
         actions.append(.cancelTimer(timer))
     }

@@ -15,26 +15,29 @@ public struct RelayStatusChange: Sendable, Hashable {
     public let lastMessageAt: Date?
     /// Since when the relay has been down (`RelayReport.downSince`).
     public let downSince: Date?
+    /// NIP-42 authentication on its current connection (`RelayReport.auth`).
+    public let auth: RelayAuthState
 
     public init(
         relay: String, status: RelayConnectionStatus, lastFailure: RelayFailure? = nil, lastMessageAt: Date? = nil,
-        downSince: Date? = nil
+        downSince: Date? = nil, auth: RelayAuthState = .notAsked
     ) {
         self.relay = relay
         self.status = status
         self.lastFailure = lastFailure
         self.lastMessageAt = lastMessageAt
         self.downSince = downSince
+        self.auth = auth
     }
 
     public init(relay: String, report: RelayReport) {
         self.init(
             relay: relay, status: report.status, lastFailure: report.lastFailure, lastMessageAt: report.lastMessageAt,
-            downSince: report.downSince)
+            downSince: report.downSince, auth: report.auth)
     }
 
     public var report: RelayReport {
-        RelayReport(status: status, lastFailure: lastFailure, lastMessageAt: lastMessageAt, downSince: downSince)
+        RelayReport(status: status, lastFailure: lastFailure, lastMessageAt: lastMessageAt, downSince: downSince, auth: auth)
     }
 }
 
@@ -87,6 +90,8 @@ public actor RelayPool {
     }
 
     public nonisolated let configuration: RelayClientConfiguration
+    /// Which key answers each relay's NIP-42 challenges (nil: no relay of the pool authenticates).
+    public nonisolated let authPolicy: RelayAuthPolicy?
     private let logger: Logger
     private var members: [String: Member] = [:]
     private var order: [String] = []
@@ -99,14 +104,22 @@ public actor RelayPool {
     private var publishing: [UInt64: Task<Void, Never>] = [:]
     private var nextPublish: UInt64 = 0
 
+    /// A pool of `relays`; `authPolicy` picks, per relay, the key that answers its NIP-42 challenges.
     public init(relays: [String] = [], configuration: RelayClientConfiguration = RelayClientConfiguration(),
-                logger: Logger = Logger(label: "NostrClient.RelayPool")) {
+                logger: Logger = Logger(label: "NostrClient.RelayPool"), authPolicy: RelayAuthPolicy? = nil) {
         self.configuration = configuration
         self.logger = logger
+        self.authPolicy = authPolicy
         for url in relays where members[url] == nil {
-            members[url] = Member(client: RelayClient(url: url, configuration: configuration, logger: logger))
+            members[url] = Member(client: Self.client(url, configuration, authPolicy, logger))
             order.append(url)
         }
+    }
+
+    private static func client(
+        _ url: String, _ configuration: RelayClientConfiguration, _ authPolicy: RelayAuthPolicy?, _ logger: Logger
+    ) -> RelayClient {
+        RelayClient(url: url, configuration: configuration, authenticator: authPolicy?(url), logger: logger)
     }
 
     deinit {
@@ -165,7 +178,7 @@ public actor RelayPool {
     /// Adds a relay; it joins the live pool subscriptions and connects if the pool is connected.
     public func add(_ url: String) async {
         guard members[url] == nil else { return }
-        let member = Member(client: RelayClient(url: url, configuration: configuration, logger: logger))
+        let member = Member(client: Self.client(url, configuration, authPolicy, logger))
         members[url] = member
         order.append(url)
         watchStatuses()

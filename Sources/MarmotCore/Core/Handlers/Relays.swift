@@ -91,8 +91,10 @@ extension AppCore {
         let detail = status?.details[key] ?? RelayDetail(state: status?.relays[key] == true ? .connected : .connecting)
         var entry = RelayEntry(
             url: key, state: detail.state, lastEventAt: detail.lastEventAt,
-            statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt, downSince: detail.downSince))
+            statusText: formatter.relayStatus(detail.state, lastEventAt: detail.lastEventAt, downSince: detail.downSince)
+                + formatter.relayAuth(detail.auth))
         entry.downSince = detail.downSince
+        entry.auth = detail.auth
         return entry
     }
 

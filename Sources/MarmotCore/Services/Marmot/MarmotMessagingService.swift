@@ -74,7 +74,13 @@ actor MarmotMessagingService: MessagingService {
         configuration.backoff = options.reconnectBackoff
         // The relays screen shows activity to the minute: a busy relay reports it every 10 s at most.
         configuration.activityReportInterval = .seconds(10)
-        let pool = RelayPool(relays: relays.map(\.string), configuration: configuration, logger: options.logger("marmot.relays"))
+        // NIP-42: the account key answers on our relays only, a throw-away key elsewhere (README).
+        let authPolicy = MarmotClient.relayAuthPolicy(keys: context.keys) { [weak self] url in
+            await self?.isOwnRelay(url) ?? false
+        }
+        let pool = RelayPool(
+            relays: relays.map(\.string), configuration: configuration, logger: options.logger("marmot.relays"),
+            authPolicy: authPolicy)
         var clientOptions = MarmotClient.Options()
         clientOptions.keyPackageFetchTimeout = options.keyPackageFetchTimeout
         clientOptions.catchUpTimeout = options.catchUpTimeout
@@ -423,8 +429,14 @@ actor MarmotMessagingService: MessagingService {
             groupRelays: groupRelays)
     }
 
+    /// Whether the user chose `url` (NIP-42 answers there are signed as the account).
+    func isOwnRelay(_ url: String) async -> Bool {
+        await client?.isOwnRelay(url) ?? false
+    }
+
     /// A pool report in the core's terms: failing (with the failure's words) while down after a
-    /// failure, and the last activity in Unix seconds.
+    /// failure, the last activity in Unix seconds, and NIP-42 authentication.
+
     static func detail(_ report: RelayReport) -> RelayDetail {
         let state: RelayEntry.State =
             if let failure = report.failingReason {
@@ -438,6 +450,12 @@ actor MarmotMessagingService: MessagingService {
             }
         let seconds = { (date: Date) in Int64(date.timeIntervalSince1970.rounded(.down)) }
         let downSince = if case .failing = state { report.downSince.map(seconds) } else { Int64?.none }
-        return RelayDetail(state: state, lastEventAt: report.lastMessageAt.map(seconds), downSince: downSince)
+        let auth: RelayEntry.Auth =
+            switch report.auth {
+            case .notAsked: .notAsked
+            case .authenticated: .authenticated
+            case .refused(let reason): .refused(reason: reason)
+            }
+        return RelayDetail(state: state, lastEventAt: report.lastMessageAt.map(seconds), downSince: downSince, auth: auth)
     }
 }
