@@ -37,6 +37,8 @@ struct MarmotCommand: AsyncParsableCommand {
             ReactCommand.self, UnreactCommand.self, ReplyCommand.self, EditCommand.self, DeleteCommand.self,
             ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelaysCommand.self, RelayCommand.self,
             WebCommand.self, MediaCommand.self, BlossomCommand.self, NotesCommand.self, DevicesCommand.self,
+            MuteCommand.self, UnmuteCommand.self, ArchiveCommand.self, UnarchiveCommand.self, BlockCommand.self,
+            UnblockCommand.self, BlockedCommand.self,
         ],
         defaultSubcommand: InteractiveCommand.self
     )

@@ -151,6 +151,19 @@ extension ContractJSON {
         case "linkDevice": return .linkDevice(id: try fields.string("id"))
         case "removeDevice": return .removeDevice(id: try fields.string("id"))
         case "addMyDevices": return .addMyDevices(chatID: ChatID(try fields.string("chatId")))
+        case "muteChat":
+            // `seconds` (> 0) mutes for a while; without it (or null) the mute is for good.
+            let chatID = ChatID(try fields.string("chatId"))
+            switch object["seconds"] {
+            case nil, is NSNull: return .muteChat(chatID: chatID, duration: .forever)
+            case let seconds as Int where seconds > 0: return .muteChat(chatID: chatID, duration: .seconds(UInt64(seconds)))
+            default: throw .invalidField("seconds")
+            }
+        case "unmuteChat": return .unmuteChat(chatID: ChatID(try fields.string("chatId")))
+        case "archiveChat": return .archiveChat(chatID: ChatID(try fields.string("chatId")))
+        case "unarchiveChat": return .unarchiveChat(chatID: ChatID(try fields.string("chatId")))
+        case "blockPerson": return .blockPerson(npub: try fields.string("npub"))
+        case "unblockPerson": return .unblockPerson(npub: try fields.string("npub"))
         default: throw .unknownType(type)
         }
     }
@@ -258,6 +271,15 @@ extension ContractJSON {
         case .linkDevice(let id): object.merge(["type": "linkDevice", "id": id]) { $1 }
         case .removeDevice(let id): object.merge(["type": "removeDevice", "id": id]) { $1 }
         case .addMyDevices(let chatID): object.merge(["type": "addMyDevices", "chatId": chatID.rawValue]) { $1 }
+        case .muteChat(let chatID, let duration):
+            var fields: Object = ["type": "muteChat", "chatId": chatID.rawValue]
+            if case .seconds(let seconds) = duration { fields["seconds"] = Int(clamping: seconds) }
+            object.merge(fields) { $1 }
+        case .unmuteChat(let chatID): object.merge(["type": "unmuteChat", "chatId": chatID.rawValue]) { $1 }
+        case .archiveChat(let chatID): object.merge(["type": "archiveChat", "chatId": chatID.rawValue]) { $1 }
+        case .unarchiveChat(let chatID): object.merge(["type": "unarchiveChat", "chatId": chatID.rawValue]) { $1 }
+        case .blockPerson(let npub): object.merge(["type": "blockPerson", "npub": npub]) { $1 }
+        case .unblockPerson(let npub): object.merge(["type": "unblockPerson", "npub": npub]) { $1 }
         }
         return object
     }

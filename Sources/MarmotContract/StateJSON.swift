@@ -27,6 +27,20 @@ extension ContractJSON {
             "lastOutcome": orNull(state.lastOutcome.map(outcome)),
             "profile": profile(state.profile),
             "devices": devices(state.devices),
+            "blocked": blocked(state.blocked),
+        ]
+    }
+
+    /// `{"people":[{"npub","pubkey","displayName","blockedAt","blockedTimeDisplay"}],"loaded"}` (issue 48).
+    static func blocked(_ blocked: BlockedState) -> Object {
+        [
+            "people": blocked.people.map { person -> Object in
+                [
+                    "npub": person.npub, "pubkey": person.pubkey, "displayName": person.displayName,
+                    "blockedAt": Int(person.blockedAt), "blockedTimeDisplay": person.blockedTimeDisplay,
+                ]
+            },
+            "loaded": blocked.loaded,
         ]
     }
 
@@ -102,6 +116,8 @@ extension ContractJSON {
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "recentArrivals": chat.recentArrivals.map(arrival),
             "isNotes": chat.isNotes,
+            "isMuted": chat.isMuted, "mutedUntil": orNull(chat.mutedUntil.map { Int($0) }), "muteLabel": orNull(chat.muteLabel),
+            "isArchived": chat.isArchived, "asksForAttention": chat.asksForAttention,
         ]
     }
 
@@ -124,6 +140,7 @@ extension ContractJSON {
             "convergence": chat.convergence.code, "convergenceLabel": orNull(chat.convergenceLabel),
             "image": chat.image.name, "imageError": orNull(chat.image.reason),
             "isNotes": chat.isNotes,
+            "isMuted": chat.isMuted, "isArchived": chat.isArchived, "peerBlocked": chat.peerBlocked,
         ]
     }
 
@@ -151,6 +168,7 @@ extension ContractJSON {
             "canModify": message.canModify,
             "canDelete": message.canDelete,
             "attachments": message.attachments.map(attachment),
+            "isBlocked": message.isBlocked,
         ]
     }
 

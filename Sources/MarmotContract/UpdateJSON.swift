@@ -41,6 +41,9 @@ extension ContractJSON {
         case .devicesChanged(_, let devices):
             object["type"] = "devicesChanged"
             object["devices"] = self.devices(devices)
+        case .blockedChanged(_, let blocked):
+            object["type"] = "blockedChanged"
+            object["blocked"] = self.blocked(blocked)
         case .outcomeChanged(_, let outcome, let toast):
             object["type"] = "outcomeChanged"
             object["outcome"] = orNull(outcome.map(self.outcome))

@@ -24,7 +24,42 @@ struct ContractJSONTests {
         .downloadAttachment(chatID: "ab", messageID: "m1", index: 2), .addBlossomServer(url: "https://blossom.example"),
         .removeBlossomServer(url: "http://127.0.0.1:7447"),
         .pushScreen(.devices), .updateScreenStack([.devices]),
+        .muteChat(chatID: "ab", duration: .seconds(28_800)), .muteChat(chatID: "ab", duration: .forever),
+        .unmuteChat(chatID: "ab"), .archiveChat(chatID: "ab"), .unarchiveChat(chatID: "ab"),
+        .blockPerson(npub: "npub1q"), .unblockPerson(npub: "npub1q"),
     ]
+
+    @Test("State JSON: mute, archive and block (issue 48)")
+    func chatPreferencesJSON() throws {
+        var summary = ChatSummary(
+            chatID: "ab", peerNpub: "npub1x", peerName: nil, lastMessage: nil, lastMessageAt: nil, unreadCount: 3,
+            displayName: "x", lastMessagePreview: "", lastMessageTimeDisplay: "")
+        summary.isMuted = true
+        summary.mutedUntil = 1_800_000_000
+        summary.muteLabel = "muted until 14:05"
+        summary.isArchived = true
+        var blockedMessage = ChatMessage(
+            id: "m1", senderPubkey: "ee", content: DisplayFormatter.blockedMessageText, timestamp: 1, isMine: false,
+            delivery: .sent, displayTimestamp: "")
+        blockedMessage.isBlocked = true
+        var state = AppState.initial
+        state.chatList = [summary]
+        state.currentChat = ChatViewState(
+            chatID: "ab", peerNpub: "npub1x", peerName: nil, displayName: "x", messages: [blockedMessage], canLoadOlder: false)
+        state.blocked = BlockedState(
+            people: [BlockedEntry(npub: "npub1q", pubkey: "0f", displayName: "npub1q", blockedAt: 5, blockedTimeDisplay: "Jan 1")],
+            loaded: true)
+        let json = try #require(JSONSerialization.jsonObject(with: Data(ContractJSON.stateString(state).utf8)) as? [String: Any])
+        let row = try #require((json["chatList"] as? [[String: Any]])?.first)
+        #expect(row["isMuted"] as? Bool == true && row["mutedUntil"] as? Int == 1_800_000_000)
+        #expect(row["isArchived"] as? Bool == true && row["asksForAttention"] as? Bool == false && row["unreadCount"] as? Int == 3)
+        let message = try #require(((json["currentChat"] as? [String: Any])?["messages"] as? [[String: Any]])?.first)
+        #expect(message["isBlocked"] as? Bool == true)
+        let blocked = try #require(json["blocked"] as? [String: Any])
+        #expect((blocked["people"] as? [[String: Any]])?.first?["npub"] as? String == "npub1q" && blocked["loaded"] as? Bool == true)
+        let update = ContractJSON.string(ContractJSON.updateObject(.blockedChanged(rev: 3, blocked: state.blocked)))
+        #expect(update.contains("\"type\":\"blockedChanged\"") && update.contains("npub1q"))
+    }
 
     @Test("State JSON: a message's attachments with their state, and the Blossom servers (issue 28)")
     func attachmentsShape() throws {

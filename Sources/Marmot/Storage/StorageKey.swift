@@ -124,6 +124,8 @@ struct LookupKey: @unchecked Sendable {
         case engine, engineState = "engine-state", engineRatchets = "engine-ratchets", engineWitnesses = "engine-witnesses"
         /// The lookup hash of a digest a group engine saw or showed.
         case engineDigest = "engine-digest"
+        /// The lookup hash of a person this account blocked (migration `v10-chat-preferences`).
+        case blockedPerson = "blocked-person"
     }
 
     init(key: SymmetricKey) {

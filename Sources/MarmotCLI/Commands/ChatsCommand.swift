@@ -14,17 +14,26 @@ struct ChatsCommand: AsyncParsableCommand {
             `marmot accept <id>` or `marmot decline <id>`. Group chats show their member count; every chat \
             shows the Marmot protocol it speaks (with --json, `protocol` is `v1` or `v2`).
 
+            Archived chats (`marmot archive`) are left out; --archived lists only the archived ones \
+            (and no invitations). Muted chats are marked `[muted]` or `[muted until …]` and keep their \
+            unread count (with --json: `muted`, `mutedUntil`, `archived`). A 1:1 with someone you \
+            blocked is not listed, nor are their invitations (`marmot blocked`).
+
             Examples:
               marmot chats
+              marmot chats --archived
               marmot chats --json | jq -r 'select(.unread > 0) | .id'
             """
     )
+
+    @Flag(help: "List only the archived chats.")
+    var archived = false
 
     @OptionGroup var relay: RelayOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await ChatFlows.list(Invocation(relay: relay, output: output))
+        try await ChatFlows.list(archived: archived, Invocation(relay: relay, output: output))
     }
 }
 
@@ -97,6 +106,14 @@ enum ChatFlows {
         let convergence: String
         /// Why not, in words; nil when settled.
         let convergenceLabel: String?
+        /// Muted now (issue 48): the unread count stays, the chat asks for no attention.
+        let muted: Bool
+        /// When a timed mute ends (Unix seconds); nil when not muted or muted for good.
+        let mutedUntil: Int64?
+        /// Archived: left out of `marmot chats` unless --archived.
+        let archived: Bool
+        /// The core's mark of a muted chat ("muted", "muted until 14:05"), else nil.
+        let muteLabel: String?
 
         init(_ summary: ChatSummary) {
             id = summary.chatID.rawValue
@@ -118,6 +135,10 @@ enum ChatFlows {
             notes = summary.isNotes
             convergence = summary.convergence.code
             convergenceLabel = summary.convergenceLabel
+            muted = summary.isMuted
+            mutedUntil = summary.mutedUntil
+            archived = summary.isArchived
+            muteLabel = summary.muteLabel
         }
 
         var text: String {
@@ -126,7 +147,8 @@ enum ChatFlows {
             let mark = membership.map { "  (\($0))" } ?? ""
             let picture = image == "none" ? "" : "  [picture: \(image)]"
             let settling = convergence == "settled" ? "" : "  [\(convergence)]"
-            return "\(id)  \(who)\(mark)\(picture)\(settling)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
+            let quiet = (muteLabel.map { "  [\($0)]" } ?? "") + (archived ? "  [archived]" : "")
+            return "\(id)  \(who)\(mark)\(picture)\(settling)\(quiet)  \(protocolLabel)  \(unreadText)  \(time.isEmpty ? "-" : time)  \(preview)"
         }
     }
 
@@ -136,13 +158,13 @@ enum ChatFlows {
         let created: Bool
     }
 
-    static func list(_ invocation: Invocation) async throws {
+    static func list(archived: Bool = false, _ invocation: Invocation) async throws {
         try invocation.requireStoredAccount()
         try await invocation.withSession(publishKeyPackage: false) { session in
             try await session.requireAccount()
             try await session.untilSynced()
-            let invites = session.state.invites.map(InviteFlows.InviteRow.init)
-            let rows = session.state.chatList.map(ChatRow.init)
+            let invites = archived ? [] : session.state.invites.map(InviteFlows.InviteRow.init)
+            let rows = (archived ? session.state.archivedChats : session.state.inboxChats).map(ChatRow.init)
             if invocation.json {
                 invites.forEach { Output.json($0) }
                 rows.forEach { Output.json($0) }
@@ -153,7 +175,9 @@ enum ChatFlows {
                 invites.forEach { Output.line("  " + $0.text) }
                 Output.line(rows.isEmpty ? "" : "Chats:")
             }
-            if rows.isEmpty {
+            if rows.isEmpty, archived {
+                Output.line("No archived chats.")
+            } else if rows.isEmpty {
                 Output.line("No chats yet. Start one with `marmot chat new <npub>` or `marmot send <npub> <text>`.")
             } else {
                 rows.forEach { Output.line($0.text) }

@@ -24,6 +24,8 @@ enum CLIExitCode: Int32, CaseIterable, Sendable {
     case noInvitation = 9
     /// A send or group change in a chat we left or were removed from (it stays readable).
     case notMember = 10
+    /// A chat with, or a send to, someone you blocked (`marmot unblock` first).
+    case blocked = 11
 
     /// One line per code, for help texts.
     static var table: String {
@@ -31,7 +33,7 @@ enum CLIExitCode: Int32, CaseIterable, Sendable {
         Exit codes: 0 success, 1 failure, 2 usage, 3 no account, 4 invalid npub/nsec, \
         5 no key package for that npub, 6 relay unreachable or message not sent, 7 timeout, \
         8 an account already exists in this home, 9 no pending invitation with that id, \
-        10 you are no longer a member of this chat.
+        10 you are no longer a member of this chat, 11 you blocked that person.
         """
     }
 }

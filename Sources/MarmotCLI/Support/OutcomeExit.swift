@@ -13,6 +13,7 @@ enum OutcomeExit {
         case .relayUnreachable, .notSent: .notSent
         case .unknownInvite: .noInvitation
         case .notMember, .chatInactive: .notMember
+        case .blocked: .blocked
         default: .failure
         }
     }

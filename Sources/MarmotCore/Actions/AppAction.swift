@@ -111,6 +111,19 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     /// Add; they read the chat from then on).
     case addMyDevices(chatID: ChatID)
 
+    // Chat preferences and blocking (issue 48): kept on this device, never sent to anyone
+    /// Mutes a chat for a while or for good: its unread count stays, it never asks for attention.
+    case muteChat(chatID: ChatID, duration: MuteDuration)
+    case unmuteChat(chatID: ChatID)
+    /// Leaves a chat out of the chat list (`AppState.inboxChats`) until unarchived, or until a
+    /// message arrives while it is not muted.
+    case archiveChat(chatID: ChatID)
+    case unarchiveChat(chatID: ChatID)
+    /// Blocks a person by npub (or hex key): their invitations are not listed, a 1:1 with them is
+    /// hidden and refuses sends, their messages in groups show collapsed.
+    case blockPerson(npub: String)
+    case unblockPerson(npub: String)
+
     case clearToast
 
     // Lifecycle
@@ -168,6 +181,13 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .linkDevice: "linkDevice"
         case .removeDevice: "removeDevice"
         case .addMyDevices: "addMyDevices"
+        case .muteChat(let chatID, let duration):
+            if case .seconds(let seconds) = duration { "muteChat(chat: \(chatID), seconds: \(seconds))" } else { "muteChat(chat: \(chatID), forever)" }
+        case .unmuteChat(let chatID): "unmuteChat(chat: \(chatID))"
+        case .archiveChat(let chatID): "archiveChat(chat: \(chatID))"
+        case .unarchiveChat(let chatID): "unarchiveChat(chat: \(chatID))"
+        case .blockPerson: "blockPerson"
+        case .unblockPerson: "unblockPerson"
         }
     }
 

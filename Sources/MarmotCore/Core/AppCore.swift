@@ -74,6 +74,7 @@ actor AppCore {
         reconcileDerivedState()
         scheduleToastExpiry(since: before)
         scheduleRelayClock()
+        scheduleMuteClock()
         commit(since: before)
     }
 
@@ -128,6 +129,12 @@ actor AppCore {
         case .linkDevice(let id): changeDevices(.linkDevice, id: id)
         case .removeDevice(let id): changeDevices(.removeDevice, id: id)
         case .addMyDevices(let chatID): addMyDevices(chatID)
+        case .muteChat(let chatID, let duration): muteChat(chatID, duration: duration)
+        case .unmuteChat(let chatID): unmuteChat(chatID)
+        case .archiveChat(let chatID): archiveChat(chatID)
+        case .unarchiveChat(let chatID): unarchiveChat(chatID)
+        case .blockPerson(let npub): setBlocked(npub, block: true)
+        case .unblockPerson(let npub): setBlocked(npub, block: false)
         }
     }
 
@@ -201,6 +208,18 @@ actor AppCore {
         case .relayClockTick(let id):
             guard isCurrent(id) else { return }
             session?.relayClock = nil  // the texts are re-derived below; the next tick is scheduled
+        case .muteClockTick(let id):
+            guard isCurrent(id) else { return }
+            session?.muteClock = nil  // the chat list is re-derived below; the next end is scheduled
+        case .blockedLoaded(let id, let result):
+            guard isCurrent(id) else { return }
+            blockedLoaded(result)
+        case .preferencesSaved(let id, let chatID, let operation, let previous, let result):
+            guard isCurrent(id) else { return }
+            preferencesSaved(chatID, operation, previous: previous, result)
+        case .blockSaved(let id, let person, let blocked, let previousAt, let result):
+            guard isCurrent(id) else { return }
+            blockSaved(person, blocked: blocked, previousAt: previousAt, result)
         case .toastExpired(let generation):
             guard generation == toastGeneration else { return }
             state.toast = nil
@@ -262,6 +281,7 @@ actor AppCore {
         if before.invites != now.invites { changed.append { .invitesChanged(rev: $0, invites: now.invites) } }
         if before.profile != now.profile { changed.append { .profileChanged(rev: $0, profile: now.profile) } }
         if before.devices != now.devices { changed.append { .devicesChanged(rev: $0, devices: now.devices) } }
+        if before.blocked != now.blocked { changed.append { .blockedChanged(rev: $0, blocked: now.blocked) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

@@ -70,6 +70,15 @@ enum InternalEvent: Sendable {
     case myDevicesAdded(session: UInt64, Result<[String], ServiceError>)
     /// Time passed for the relays' "last event … ago" texts of session `session`.
     case relayClockTick(session: UInt64)
+    /// A timed mute may have ended: the chat list is drawn again (issue 48).
+    case muteClockTick(session: UInt64)
+    /// The people this account blocked, read at the start of a session (before its chats).
+    case blockedLoaded(session: UInt64, Result<[BlockedPerson], ServiceError>)
+    /// A chat's preferences were kept, or not (then `previous` is put back).
+    case preferencesSaved(
+        session: UInt64, chatID: ChatID, UserOperation, previous: ChatPreferences, Result<Void, ServiceError>)
+    /// A block or unblock was kept, or not (then it is undone).
+    case blockSaved(session: UInt64, PublicKey, blocked: Bool, previousAt: Int64?, Result<Void, ServiceError>)
     /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.
     case toastExpired(generation: UInt64)
 }

@@ -38,7 +38,16 @@ extension AppCore {
             state.network.relays = relayEntries(session)
             state.network.groupRelays = groupRelayEntries(session)
         }
-        state.invites = session.invites.map { invite in
+        state.blocked = BlockedState(
+            people: session.blocked.sorted { ($0.value, $0.key.hex) < ($1.value, $1.key.hex) }.map { person, at in
+                let npub = person.npub
+                return BlockedEntry(
+                    npub: npub, pubkey: person.hex, displayName: formatter.shortNpub(npub), blockedAt: at,
+                    blockedTimeDisplay: formatter.listTime(at))
+            },
+            loaded: session.blockedListed)
+        // Invitations from someone this account blocked are not listed (issue 48).
+        state.invites = session.invites.filter { session.blocked[$0.inviter] == nil }.map { invite in
             InviteSummary(
                 inviteID: invite.inviteID, inviterNpub: invite.inviter.npub,
                 inviterDisplayName: formatter.shortNpub(invite.inviter.npub), groupName: invite.groupName,
@@ -57,14 +66,19 @@ extension AppCore {
         let me = session.myPublicKey
         var changed = false
         let last = projectionMemo.chatList
+        let now = configuration.clock.unixSeconds()
         let list = session.chats.values
+            // A 1:1 with someone this account blocked is not listed (issue 48).
+            .filter { !session.isBlockedDirect($0) }
             // The Notes chat first (issue 29), then by latest activity.
             .sorted { ($0.info.isNotes ? 1 : 0, $0.activityAt, $1.id) > ($1.info.isNotes ? 1 : 0, $1.activityAt, $0.id) }
             .enumerated().map { index, entry in
                 var edit: MessageRecord?
                 if let shown = entry.info.lastMessage, shown.notice == nil { edit = entry.thread.latestEdit(of: shown) }
                 let inputs = SummaryInputs(
-                    info: entry.info, edit: edit, arrivals: entry.arrivals, image: chatImageState(entry, session: session))
+                    info: entry.info, edit: edit, arrivals: entry.arrivals, image: chatImageState(entry, session: session),
+                    mutedNow: entry.info.preferences.mute.isActive(at: now),
+                    lastFromBlocked: entry.info.lastMessage.map { $0.sender != me && session.blocked[$0.sender] != nil } ?? false)
                 if let kept = projectionMemo.summaries[entry.id], kept.inputs == inputs {
                     if index >= last.count || last[index].chatID != entry.id { changed = true }
                     return kept.summary
@@ -93,6 +107,8 @@ extension AppCore {
         }
         // An edited newest message is previewed with its new text.
         if let edit = inputs.edit { last?.content = edit.content }
+        // One from someone this account blocked is previewed collapsed (issue 48).
+        if inputs.lastFromBlocked, last?.notice == nil { last?.content = DisplayFormatter.blockedMessageText }
         let preview =
             if let last, last.notice != nil { formatter.preview(text(of: last, me: me)) } else {
                 formatter.lastMessagePreview(last?.content, isMine: last?.sender == me)
@@ -117,6 +133,12 @@ extension AppCore {
         summary.recentArrivals = entry.arrivals
         summary.image = inputs.image
         summary.isNotes = entry.info.isNotes
+        summary.isArchived = entry.info.preferences.archived
+        summary.isMuted = inputs.mutedNow
+        if inputs.mutedNow {
+            summary.mutedUntil = entry.info.preferences.mute.end(after: configuration.clock.unixSeconds())
+            summary.muteLabel = formatter.muteLabel(until: summary.mutedUntil)
+        }
         return summary
     }
 
@@ -138,7 +160,8 @@ extension AppCore {
                 let quoted = record.replyTo.flatMap { entry.thread.message($0) }
                 let made = MessageInputs(
                     record: record, edit: edit, reactions: overlay.reactions[record.id] ?? [], quoted: quoted,
-                    quotedEdit: quoted.flatMap { overlay.latestEdit(of: $0) }, moderates: moderates)
+                    quotedEdit: quoted.flatMap { overlay.latestEdit(of: $0) }, moderates: moderates,
+                    fromBlocked: record.sender != me && session.blocked[record.sender] != nil)
                 if let kept = rows.byID[record.id], kept.inputs == made {
                     if index >= rows.shown.count || rows.shown[index].id != record.id { changed = true }
                     return kept.message
@@ -180,6 +203,9 @@ extension AppCore {
         view.isLoaded = entry.thread.loaded
         view.isNotes = entry.info.isNotes
         view.canManage = entry.info.isMember && entry.info.admins.contains(me)
+        view.isMuted = entry.info.preferences.mute.isActive(at: configuration.clock.unixSeconds())
+        view.isArchived = entry.info.preferences.archived
+        view.peerBlocked = session.isBlockedDirect(entry)
         return view
     }
 
@@ -194,6 +220,12 @@ extension AppCore {
             displayTimestamp: formatter.messageTime(record.createdAt), kind: record.notice == nil ? .text : .system)
         message.isInvalidated = record.invalidated
         guard record.notice == nil else { return message }
+        // Someone this account blocked: shown collapsed, without their text, files or reactions (issue 48).
+        if record.sender != me, session.blocked[record.sender] != nil {
+            message.isBlocked = true
+            message.content = DisplayFormatter.blockedMessageText
+            return message
+        }
         message.canDelete = message.canModify || moderates
         message.isEdited = edit != nil
         message.reactions = reactionSummaries(overlay.reactions[record.id] ?? [], me: me)
@@ -265,6 +297,10 @@ struct SummaryInputs: Equatable {
     let edit: MessageRecord?
     let arrivals: [ArrivedMessage]
     let image: ChatImageState
+    /// Muted now (a timed mute ends by the clock, issue 48).
+    let mutedNow: Bool
+    /// The newest message is from someone this account blocked.
+    let lastFromBlocked: Bool
 }
 
 /// Everything a message row without files shows besides the session's account and the day: the
@@ -277,4 +313,6 @@ struct MessageInputs: Equatable {
     let quoted: MessageRecord?
     let quotedEdit: MessageRecord?
     let moderates: Bool
+    /// From someone this account blocked (issue 48).
+    let fromBlocked: Bool
 }

@@ -19,6 +19,12 @@ final class Session {
     var relaysShown = false
     /// The pending refresh of the relays' "last event … ago" texts (the core's timer, issue 17).
     var relayClock: Task<Void, Never>?
+    /// The pending redraw at the end of the next timed mute, and that moment (issue 48).
+    var muteClock: (end: Int64, task: Task<Void, Never>)?
+    /// The people this account blocked, with since when (Unix seconds); read at start (issue 48).
+    var blocked: [PublicKey: Int64] = [:]
+    /// Whether `blocked` has been read from storage this session.
+    var blockedListed = false
     /// The send pipeline (see `AppCore.outbox(for:service:)`) and the task that drains it.
     var outbox: AsyncStream<OutgoingMessage>.Continuation?
     var outboxPump: Task<Void, Never>?
@@ -69,6 +75,11 @@ final class Session {
     /// contains `peer` is not one, nor a chat we left (a new chat is started instead).
     func chat(with peer: PublicKey) -> ChatEntry? {
         chats.values.first { $0.info.isDirect && $0.info.isMember && $0.info.peer == peer }
+    }
+
+    /// Whether `entry` is a 1:1 chat with someone this account blocked (issue 48): hidden, no sends.
+    func isBlockedDirect(_ entry: ChatEntry) -> Bool {
+        entry.info.isDirect && !entry.info.isNotes && blocked[entry.info.peer] != nil
     }
 }
 

@@ -35,6 +35,15 @@ extension DisplayFormatter {
         }
     }
 
+    /// What a message from someone this account blocked shows instead of its text (issue 48).
+    public static let blockedMessageText = "Message from a blocked person"
+
+    /// The mark of a muted chat (issue 48): "muted" for good, "muted until 14:05" (or "until Mar 4") for a while.
+    public func muteLabel(until end: Int64?) -> String {
+        guard let end else { return "muted" }
+        return "muted until \(listTime(end))"
+    }
+
     /// The title of this account's Notes chat (issue 29).
     public static let notesTitle = "Notes"
 

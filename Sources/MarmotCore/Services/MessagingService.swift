@@ -114,6 +114,16 @@ public protocol MessagingService: Sendable {
     /// Adds this account's other linked devices to a chat we administer (an ordinary Add);
     /// returns the ids of the devices added.
     func addMyDevices(chatID: ChatID) async throws -> [String]
+
+    /// Keeps what the user chose for a chat (muted, archived) on this device, so `listChats` returns
+    /// it after a restart (`ChatInfo.preferences`); nothing is sent to anyone (issue 48).
+    func setChatPreferences(_ preferences: ChatPreferences, chatID: ChatID) async throws
+
+    /// The people this account blocked, longest blocked first (issue 48).
+    func blockedPeople() async throws -> [BlockedPerson]
+
+    /// Blocks (from `at`, Unix seconds) or unblocks `person` on this device; nothing is sent to anyone.
+    func setBlocked(_ person: PublicKey, blocked: Bool, at: Int64) async throws
 }
 
 /// A messaging layer without linked devices (test doubles): every device call is refused.
@@ -365,6 +375,9 @@ public struct ChatInfo: Sendable, Equatable {
     public var deviceCounts: [PublicKey: Int] = [:]
     /// Whether the group has settled on one history after competing changes (issue 24).
     public var convergence: ChatConvergence = .settled
+    /// What the user chose for the chat on this device (muted, archived; issue 48). Like unread
+    /// counts, the core takes it from the service for a chat it has not seen, then keeps its own.
+    public var preferences = ChatPreferences()
 
     public init(
         chatID: ChatID, peer: PublicKey, peerName: String? = nil, createdAt: Int64,

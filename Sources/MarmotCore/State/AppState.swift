@@ -25,6 +25,8 @@ public struct AppState: Sendable, Equatable {
     public var profile: ProfileState = ProfileState()
     /// This account's devices, as last read (`AppAction.loadDevices`, issue 29).
     public var devices: DevicesState = DevicesState()
+    /// The people this account blocked (issue 48).
+    public var blocked: BlockedState = BlockedState()
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],
@@ -48,6 +50,12 @@ public struct AppState: Sendable, Equatable {
     public var showsNoChatsPlaceholder: Bool {
         chatList.isEmpty && invites.isEmpty && (network.isCaughtUp || network.sync == .idle || network.sync == .failed)
     }
+
+    /// The chat list without archived chats: what a chat list shows by default (issue 48).
+    public var inboxChats: [ChatSummary] { chatList.filter { !$0.isArchived } }
+
+    /// The archived chats only, in chat-list order (issue 48).
+    public var archivedChats: [ChatSummary] { chatList.filter(\.isArchived) }
 
     /// The logged-out state at rev 0: login screen, nothing loaded.
     public static let initial = AppState(

@@ -50,6 +50,16 @@ public struct ChatSummary: Sendable, Equatable, Identifiable {
     public var image: ChatImageState = .none
     /// How many arrivals a chat row keeps.
     public static let arrivalsKept = 64
+    /// Muted now (issue 48): the unread count stays, but the chat never asks for attention.
+    public var isMuted = false
+    /// When a timed mute ends (Unix seconds); nil when not muted or muted for good.
+    public var mutedUntil: Int64?
+    /// Left out of `AppState.inboxChats` (issue 48); it comes back when a message arrives while not muted.
+    public var isArchived = false
+    /// Whether the row asks for attention (bold, badge): unread messages in a chat that is not muted.
+    public var asksForAttention: Bool { unreadCount > 0 && !isMuted }
+    /// The core's mark for a muted chat ("muted", "muted until 14:05"); nil when not muted.
+    public var muteLabel: String?
 
     public var id: ChatID { chatID }
 
@@ -120,6 +130,12 @@ public struct ChatViewState: Sendable, Equatable {
     public var convergenceBadge: String? { convergence == .settled ? nil : convergence.code }
     /// The group picture's state, shown in the header (`MarmotApp.chatImageData` gives its bytes).
     public var image: ChatImageState = .none
+    /// Muted now (see `ChatSummary.isMuted`).
+    public var isMuted = false
+    /// Archived (see `ChatSummary.isArchived`).
+    public var isArchived = false
+    /// A 1:1 chat with someone this account blocked (issue 48): nothing can be sent there.
+    public var peerBlocked = false
     /// What the header says of disappearing messages ("Messages disappear after 1 day"); nil when off.
     public var retentionLabel: String? { DisplayFormatter.retentionLabel(seconds: retentionSeconds) }
 
@@ -143,7 +159,7 @@ public struct ChatViewState: Sendable, Equatable {
     /// Whether `draft` may be sent: we are still a member and it has something besides whitespace
     /// (the core trims it).
     public func canSend(draft: String) -> Bool {
-        isMember && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        isMember && !peerBlocked && !draft.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// Whether the newest page of the chat has been read (history is shown as far as loaded).
@@ -190,6 +206,9 @@ public struct ChatMessage: Sendable, Equatable, Identifiable {
     public var mentionsMe = false
     /// Pictures and files it carries, each with its state on this device (MIP-04).
     public var attachments: [ChatAttachment] = []
+    /// From someone this account blocked (issue 48): shown collapsed, `content` is the core's
+    /// "blocked" line instead of their text, and it has no reactions, quote or files.
+    public var isBlocked = false
 
     /// "edited" after the time of an edited message; empty otherwise.
     public var editedMark: String { isEdited ? "edited" : "" }

@@ -53,6 +53,8 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let notReacted = OutcomeCode("not_reacted")
     /// No device of this account has that id (or it is not waiting to be linked).
     public static let unknownDevice = OutcomeCode("unknown_device")
+    /// The person is blocked (issue 48): no chat with them is started and nothing is sent to them.
+    public static let blocked = OutcomeCode("blocked")
     /// Anything else; the message says what.
     public static let failed = OutcomeCode("failed")
 }
@@ -88,6 +90,12 @@ public enum UserOperation: String, Sendable, Equatable, CaseIterable {
     case linkDevice = "link_device"
     case removeDevice = "remove_device"
     case addMyDevices = "add_my_devices"
+    case muteChat = "mute_chat"
+    case unmuteChat = "unmute_chat"
+    case archiveChat = "archive_chat"
+    case unarchiveChat = "unarchive_chat"
+    case blockPerson = "block_person"
+    case unblockPerson = "unblock_person"
     /// Work the messaging layer does on its own (start-up, chat list refresh).
     case messaging
 }

@@ -31,6 +31,8 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case profileChanged(rev: UInt64, profile: ProfileState)
     /// This account's devices as last read, linked or removed (issue 29).
     case devicesChanged(rev: UInt64, devices: DevicesState)
+    /// The people this account blocked changed, or were read (issue 48).
+    case blockedChanged(rev: UInt64, blocked: BlockedState)
     /// The freshly generated account secret, handed to the platform to keep in secure storage
     /// (Keychain/Keystore). This is the only way a secret leaves the core (MVP spec, Key Storage).
     case accountCreated(rev: UInt64, nsec: String, pubkey: String, npub: String)
@@ -52,7 +54,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .routerChanged(let rev, _), .authChanged(let rev, _), .chatListChanged(let rev, _),
             .currentChatChanged(let rev, _), .toastChanged(let rev, _), .busyChanged(let rev, _),
             .networkChanged(let rev, _), .invitesChanged(let rev, _), .profileChanged(let rev, _),
-            .devicesChanged(let rev, _):
+            .devicesChanged(let rev, _), .blockedChanged(let rev, _):
             rev
         case .accountCreated(let rev, _, _, _): rev
         case .outcomeChanged(let rev, _, _): rev
@@ -86,6 +88,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .invitesChanged(let rev, let invites): "invitesChanged(rev: \(rev), invites: \(invites.count))"
         case .profileChanged(let rev, let profile): "profileChanged(rev: \(rev), named: \(profile.name != nil))"
         case .devicesChanged(let rev, let devices): "devicesChanged(rev: \(rev), devices: \(devices.list.count))"
+        case .blockedChanged(let rev, let blocked): "blockedChanged(rev: \(rev), people: \(blocked.people.count))"
         case .accountCreated(let rev, _, _, let npub): "accountCreated(rev: \(rev), npub: \(npub), nsec: redacted)"
         case .outcomeChanged(let rev, let outcome, let toast):
             "outcomeChanged(rev: \(rev), code: \(outcome?.code.rawValue ?? "none"), toast: \(toast != nil))"
@@ -115,6 +118,7 @@ public enum AppUpdate: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .invitesChanged(_, let invites): next.invites = invites
         case .profileChanged(_, let profile): next.profile = profile
         case .devicesChanged(_, let devices): next.devices = devices
+        case .blockedChanged(_, let blocked): next.blocked = blocked
         case .outcomeChanged(_, let outcome, let toast):
             next.lastOutcome = outcome
             next.toast = toast

@@ -20,14 +20,15 @@ final class AppHarness: Sendable {
     /// - Parameters:
     ///   - messaging: whether a messaging service is configured.
     ///   - seeds: chats the service knows at start, given the account's public key.
+    ///   - clock: the core's clock (fixed at `now` unless a test moves time itself).
     init(
-        messaging: Bool = true, relays: [URL] = [],
+        messaging: Bool = true, relays: [URL] = [], clock: AppClock = .fixed(AppHarness.now),
         seeds: @escaping @Sendable (PublicKey) -> [ChatSeed] = { _ in [] }
     ) {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("marmot-core-tests-\(UUID().uuidString)", isDirectory: true)
         var configuration = AppConfiguration(
-            clock: .fixed(Self.now), timeZone: TimeZone(identifier: "UTC") ?? .current, logLevel: .trace)
+            clock: clock, timeZone: TimeZone(identifier: "UTC") ?? .current, logLevel: .trace)
         configuration.logHandlerFactory = logs.factory
         configuration.relayURLs = relays
         configuration.timer = timer.timer

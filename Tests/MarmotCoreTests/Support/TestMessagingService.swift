@@ -81,6 +81,44 @@ actor TestMessagingService: MessagingService {
         }
     }
 
+    // MARK: Chat preferences and blocking (issue 48)
+
+    private(set) var blocked: [PublicKey: Int64] = [:]
+    private(set) var preferenceWrites: [(ChatID, ChatPreferences)] = []
+    var preferencesFailure: String?
+
+    func setChatPreferences(_ preferences: ChatPreferences, chatID: ChatID) async throws {
+        if let reason = preferencesFailure { throw TestServiceError(description: reason) }
+        guard chats[chatID] != nil else { throw TestServiceError(description: "unknown chat") }
+        chats[chatID]?.preferences = preferences
+        preferenceWrites.append((chatID, preferences))
+    }
+
+    func blockedPeople() async throws -> [BlockedPerson] {
+        blocked.map { BlockedPerson(person: $0.key, blockedAt: $0.value) }.sorted { $0.blockedAt < $1.blockedAt }
+    }
+
+    func setBlocked(_ person: PublicKey, blocked: Bool, at: Int64) async throws {
+        if let reason = preferencesFailure { throw TestServiceError(description: reason) }
+        self.blocked[person] = blocked ? at : nil
+    }
+
+    func failPreferences(_ reason: String?) { preferencesFailure = reason }
+    /// Plays a person blocked in an earlier session (read at start).
+    func seedBlocked(_ person: PublicKey, at: Int64) { blocked[person] = at }
+    /// What the double keeps of a chat (as `listChats` would return it after a restart).
+    func storedChat(_ chatID: ChatID) -> ChatInfo? { chats[chatID] }
+
+    /// Plays `sender` (a member of a group) writing `text` in `chatID`.
+    @discardableResult
+    func receive(_ text: String, in chatID: ChatID, from sender: PublicKey, at: Int64) -> MessageRecord {
+        let record = MessageRecord(id: MessageID.generate(), chatID: chatID, sender: sender, content: text, createdAt: at)
+        history[chatID, default: []].append(record)
+        chats[chatID]?.lastMessage = record
+        continuation?.yield(.messageReceived(record))
+        return record
+    }
+
     // MARK: Controls
 
     func script(_ outcomes: [DeliveryOutcome]) { scriptedOutcomes = outcomes }

@@ -26,6 +26,10 @@ extension AppCore {
             finish(.sendAttachment, .notMember, Self.notMember)
             return
         }
+        if let refusal = blockedRefusal(entry, in: session) {
+            finish(.sendAttachment, .blocked, refusal)
+            return
+        }
         guard let service = session.service else {
             finish(.sendAttachment, .messagingUnavailable, Self.messagingUnavailable)
             return

@@ -113,6 +113,12 @@ extension AppCore {
                 inbox.yield(.event(.serviceFailed(session: id, operation: "start", ServiceError(error))))
                 return
             }
+            // Before the chats, so a 1:1 with someone blocked is never shown (issue 48).
+            do {
+                inbox.yield(.event(.blockedLoaded(session: id, .success(try await service.blockedPeople()))))
+            } catch {
+                inbox.yield(.event(.blockedLoaded(session: id, .failure(ServiceError(error)))))
+            }
             do {
                 let chats = try await service.listChats()
                 inbox.yield(.event(.chatsLoaded(session: id, chats)))
@@ -150,6 +156,7 @@ extension AppCore {
         session.outbox?.finish()
         session.outboxPump?.cancel()
         session.relayClock?.cancel()
+        session.muteClock?.task.cancel()
         if let service = session.service {
             Task.detached { await service.stop() }
         }

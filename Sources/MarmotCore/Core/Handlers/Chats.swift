@@ -24,6 +24,10 @@ extension AppCore {
             finish(.createChat, .ownNpub, "That is your own npub: enter the other person's")
             return
         }
+        guard session.blocked[peer] == nil else {
+            finish(.createChat, .blocked, "You blocked this person: unblock them to chat")
+            return
+        }
         if let existing = session.chat(with: peer) {
             showChat(existing.id)
             finish(.createChat, .ok)

@@ -4,7 +4,8 @@ extension AppCore {
     /// `inviteAnswered`. A second answer while one is in flight is ignored.
     func answerInvite(_ id: InviteID, accept: Bool) {
         guard let session else { return }
-        guard session.invites.contains(where: { $0.inviteID == id }) else {
+        // An invitation from someone blocked is not listed and cannot be accepted (issue 48).
+        guard session.invites.contains(where: { $0.inviteID == id && session.blocked[$0.inviter] == nil }) else {
             finish(accept ? .acceptInvite : .declineInvite, .unknownInvite, "That invitation is no longer pending")
             return
         }

@@ -91,6 +91,10 @@ extension AppCore {
             finish(operation, .notMember, Self.notMember)
             return nil
         }
+        if let refusal = blockedRefusal(entry, in: session) {
+            finish(operation, .blocked, refusal)
+            return nil
+        }
         guard let service = session.service else {
             finish(operation, .messagingUnavailable, Self.messagingUnavailable)
             return nil

@@ -19,6 +19,10 @@ extension AppCore {
             finish(.sendMessage, .notMember, Self.notMember)
             return
         }
+        if let refusal = blockedRefusal(entry, in: session) {
+            finish(.sendMessage, .blocked, refusal)
+            return
+        }
         guard let service = session.service else {
             finish(.sendMessage, .messagingUnavailable, Self.messagingUnavailable)
             return
@@ -244,6 +248,7 @@ extension AppCore {
         // new note of ours in the Notes chat was written on another device (issue 29).
         let fromElsewhere = message.sender != session.myPublicKey || session.chats[message.chatID]?.info.isNotes == true
         guard isNew, message.role == .text, fromElsewhere else { return }
+        unarchiveOnArrival(message.chatID, from: message.sender, in: session)
         if session.visibleChatID == message.chatID {
             if let service = session.service { spawnMarkRead(message.chatID, service: service) }
         } else {
@@ -261,7 +266,9 @@ extension AppCore {
             senderNpub: message.sender.npub, kind: message.notice == nil ? message.role.name : "system",
             nostrKind: message.notice == nil ? message.role.nostrKind : nil, timestamp: message.createdAt,
             target: message.replyTo ?? message.role.targets.first,
-            text: message.notice.map { formatter.notice($0, me: me) } ?? message.content, isMine: message.sender == me)
+            text: message.notice.map { formatter.notice($0, me: me) }
+                ?? (message.sender != me && session.blocked[message.sender] != nil ? DisplayFormatter.blockedMessageText : message.content),
+            isMine: message.sender == me)
         arrival.displayTimestamp = formatter.messageTime(message.createdAt)
         entry.arrivals.append(arrival)
         if entry.arrivals.count > ChatSummary.arrivalsKept { entry.arrivals.removeFirst(entry.arrivals.count - ChatSummary.arrivalsKept) }

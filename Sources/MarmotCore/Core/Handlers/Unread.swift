@@ -36,6 +36,8 @@ extension AppCore {
             else { return false }
             return !entry.thread.contains(message.id) && !entry.arrivals.contains { $0.messageID == message.id }
         }
+        // One written after its chat was archived brings the chat back (issue 48).
+        for message in unread { unarchiveOnArrival(message.chatID, from: message.sender, writtenAt: message.createdAt, in: session) }
         session.backlogIDs.formUnion(unread.map(\.id))
         session.backlog.insert(contentsOf: unread, at: 0)
         releaseBacklog()

@@ -226,7 +226,7 @@ actor MarmotMessagingService: MessagingService {
 
     func listChats() async throws -> [ChatInfo] {
         // Chats we left or were removed from stay listed, readable and marked (`isMember`).
-        try await infos(client: try await storedClient())
+        try await withPreferences(try await infos(client: try await storedClient()))
     }
 
     func loadMessages(chatID: ChatID, before: MessageID?, limit: Int) async throws -> MessagePage {
