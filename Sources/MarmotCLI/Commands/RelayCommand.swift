@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Nostr
 import NostrRelay
 
 /// Runs the embedded Nostr relay in the foreground (NIP-01 over WebSocket, NIP-11), so two Marmot
@@ -27,8 +28,21 @@ struct RelayCommand: AsyncParsableCommand {
             --relay-event-rate (then "rate-limited: ..."); at most --max-connections sockets are open; a \
             message over 1 MiB closes the connection (1009) before it is read.
 
+            Authentication (NIP-42), --auth:
+              none   no challenge; anyone reads and writes (the default).
+              inbox  each connection gets its own AUTH challenge; anyone may write (anyone can \
+            send you an invitation), but gift wraps (kind 1059) are served, stored or live, only to a \
+            connection authenticated as one of their p recipients, so who receives Welcomes stays \
+            private: self-host your inbox relay with this.
+              all    as inbox, and every EVENT and REQ needs AUTH first ("auth-required: …"); with \
+            --allow-pubkey (repeatable) only those pubkeys may write (others get "restricted: …").
+            The AUTH event's relay tag must name this relay: its host and port (127.0.0.1, localhost \
+            and ::1 are one host; any host when bound to 0.0.0.0), or --public-url behind a TLS proxy.
+
             Examples:
               marmot relay --port 7447
+              marmot relay --auth inbox --host 0.0.0.0
+              marmot relay --auth all --allow-pubkey npub1… --public-url wss://relay.example.com
               marmot relay --allow-origin http://localhost:8000 --quota-mb 100
               marmot relay --max-blob 20000000 --blob-quota 5000000000
             """
@@ -72,6 +86,18 @@ struct RelayCommand: AsyncParsableCommand {
     @Flag(help: "Serve no Blossom endpoints (only the Nostr relay).")
     var noBlossom = false
 
+    @Option(help: ArgumentHelp("NIP-42 authentication: none, inbox (gift wraps only to their recipient) or all (AUTH for every read and write).",
+                               valueName: "MODE"))
+    var auth: RelayAuthMode = .none
+
+    @Option(name: .customLong("allow-pubkey"),
+            help: ArgumentHelp("With --auth all: only this pubkey (hex or npub) may write; repeatable.", valueName: "KEY"))
+    var allowedPubkeys: [String] = []
+
+    @Option(help: ArgumentHelp("The relay's public URL (e.g. wss://relay.example.com behind a TLS proxy), accepted in AUTH events' relay tag.",
+                               valueName: "URL"))
+    var publicURL: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .notice
 
@@ -82,6 +108,18 @@ struct RelayCommand: AsyncParsableCommand {
         guard eventRate >= 0, relayEventRate >= 0 else { throw ValidationError("event rates must be 0 (no limit) or more") }
         guard maxBlob >= 1 else { throw ValidationError("--max-blob must be at least 1 byte") }
         guard blobQuota >= 0 else { throw ValidationError("--blob-quota must be 0 (no quota) or more") }
+        if !allowedPubkeys.isEmpty, auth != .all {
+            throw ValidationError("--allow-pubkey needs --auth all")
+        }
+        for key in allowedPubkeys where Self.pubkey(key) == nil {
+            throw ValidationError("--allow-pubkey \(key): expected a 64-character hex pubkey or an npub")
+        }
+        if let publicURL {
+            guard let url = URLComponents(string: publicURL), ["ws", "wss"].contains(url.scheme?.lowercased() ?? ""),
+                  url.host?.isEmpty == false else {
+                throw ValidationError("--public-url \(publicURL): expected ws://host[:port] or wss://host[:port]")
+            }
+        }
         for origin in allowedOrigins where Self.origin(origin) == nil {
             throw ValidationError("--allow-origin \(origin): expected scheme://host[:port], e.g. http://localhost:8000")
         }
@@ -98,6 +136,12 @@ struct RelayCommand: AsyncParsableCommand {
         return "\(scheme)://\(host.lowercased())" + (components.port.map { ":\($0)" } ?? "")
     }
 
+    /// A pubkey given as hex or `npub1…`, or nil when it is neither.
+    static func pubkey(_ text: String) -> PublicKey? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.lowercased().hasPrefix("npub1") ? try? PublicKey(npub: trimmed.lowercased()) : try? PublicKey(hex: trimmed.lowercased())
+    }
+
     /// The relay's configuration from the flags.
     func relayConfiguration(storage: RelayStorage) -> RelayConfiguration {
         var configuration = RelayConfiguration(host: host, port: port, storage: storage)
@@ -108,6 +152,8 @@ struct RelayCommand: AsyncParsableCommand {
             ? nil : EventRate(perSecond: Double(eventRate), burst: Double(eventRate) * 10)
         configuration.globalEventRate = relayEventRate == 0
             ? nil : EventRate(perSecond: Double(relayEventRate), burst: Double(relayEventRate) * 10)
+        configuration.auth = RelayAuthConfiguration(
+            mode: auth, allowedWriters: Set(allowedPubkeys.compactMap(Self.pubkey)), relayURL: publicURL)
         if noBlossom {
             configuration.blossom = nil
         } else {
@@ -144,3 +190,4 @@ struct RelayCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension RelayAuthMode: ExpressibleByArgument {}

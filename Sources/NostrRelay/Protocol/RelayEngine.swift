@@ -5,7 +5,8 @@ import Nostr
 /// The NIP-01 behaviour of the relay for one client message: verify and store events, answer
 /// subscriptions with stored events then EOSE, and report every refusal with a prefixed reason.
 ///
-/// Bad input never throws out of here: it becomes `OK false`, `CLOSED` or `NOTICE`.
+/// Bad input never throws out of here: it becomes `OK false`, `CLOSED` or `NOTICE`. NIP-42 (AUTH, and
+/// what a connection may do without it) follows `access`.
 struct RelayEngine: Sendable {
     let store: EventStore
     let hub: RelayHub
@@ -16,6 +17,24 @@ struct RelayEngine: Sendable {
     var globalRate: TokenBucket? = nil
     /// Current Unix time in seconds (injected for tests of the `created_at` limit).
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    /// NIP-42 rules; none by default.
+    var access = RelayAccessPolicy(.none)
+    /// The addresses an AUTH event's `relay` tag may name (known once the relay is bound).
+    var relayAddresses: @Sendable () -> [RelayAddress] = { [] }
+
+    /// Registers a new connection and, when the relay asks for AUTH, sends it its own fresh
+    /// challenge at once (NIP-42: the client must hold one to answer a later `auth-required:`).
+    func open(outbound: OutboundQueue) async -> ConnectionID {
+        let challenge = access.challenges ? RelayAccessPolicy.newChallenge() : nil
+        let id = await hub.register(outbound: outbound, challenge: challenge)
+        if let challenge { outbound.send(RelayWire.auth(challenge: challenge)) }
+        return id
+    }
+
+    /// The pubkeys `connection` authenticated as; empty without asking the hub when AUTH is off.
+    private func authenticated(_ connection: ConnectionID) async -> Set<String> {
+        access.mode == .none ? [] : await hub.session(connection).authenticated
+    }
 
     /// Handles one text message received on `connection`, queueing the answers on `outbound`;
     /// `connectionRate` is that connection's EVENT rate (nil: unlimited).
@@ -50,6 +69,11 @@ struct RelayEngine: Sendable {
                 outbound.send(RelayWire.ok(event.id, accepted: false, reason))
                 return
             }
+            if let reason = access.writeRefusal(event, authenticated: await authenticated(connection)) {
+                logger.debug("event refused: access", metadata: ["event": "\(event.id.hex)", "reason": "\(reason)"])
+                outbound.send(RelayWire.ok(event.id, accepted: false, reason))
+                return
+            }
             if let reason = faults.rejectWith(event) {
                 logger.notice("fault: event rejected", metadata: ["event": "\(event.id.hex)", "reason": "\(reason)"])
                 outbound.send(RelayWire.ok(event.id, accepted: false, reason))
@@ -66,7 +90,25 @@ struct RelayEngine: Sendable {
         case .close(let sub):
             await hub.unsubscribe(connection, sub)
         case .auth(let event):
-            outbound.send(RelayWire.ok(event.id, accepted: false, "restricted: authentication is not supported"))
+            await authenticate(event, connection: connection, outbound: outbound)
+        }
+    }
+
+    // MARK: AUTH
+
+    /// NIP-42: checks the AUTH event against this connection's challenge and marks the connection
+    /// authenticated as its pubkey (`OK true`), or refuses it with a reason.
+    private func authenticate(_ event: Event, connection: ConnectionID, outbound: OutboundQueue) async {
+        let session = access.mode == .none ? RelayHub.Session(challenge: nil, authenticated: []) : await hub.session(connection)
+        switch access.authenticate(event, challenge: session.challenge, relays: relayAddresses(), now: now(),
+                                   authenticated: session.authenticated) {
+        case .authenticated(let pubkey):
+            await hub.authenticate(connection, as: pubkey)
+            logger.debug("authenticated", metadata: ["conn": "\(connection)", "pubkey": "\(pubkey)"])
+            outbound.send(RelayWire.ok(event.id, accepted: true, ""))
+        case .refused(let reason):
+            logger.debug("AUTH refused", metadata: ["conn": "\(connection)", "reason": "\(reason)"])
+            outbound.send(RelayWire.ok(event.id, accepted: false, reason))
         }
     }
 
@@ -141,6 +183,12 @@ struct RelayEngine: Sendable {
             outbound.send(RelayWire.closed(sub, problem))
             return
         }
+        let authenticated = await authenticated(connection)
+        if let reason = access.readRefusal(filters, authenticated: authenticated) {
+            await hub.unsubscribe(connection, sub)
+            outbound.send(RelayWire.closed(sub, reason))
+            return
+        }
         do {
             try await hub.subscribe(connection, sub, filters: filters, limit: limits.maxSubscriptions)
         } catch {
@@ -158,6 +206,9 @@ struct RelayEngine: Sendable {
         }
         var sent = Set<EventID>()
         for item in stored {
+            // A gift wrap not for this connection is left out (NIP-42 inbox rule), unseen.
+            guard access.mayReceive(kind: Kind(UInt16(clamping: item.kind)), recipients: { RelayAccessPolicy.recipients(ofJSON: item.json) },
+                                    authenticated: authenticated) else { continue }
             guard outbound.send(RelayWire.event(sub, json: item.json)) else { return }
             if let id = try? EventID(hex: item.id) { sent.insert(id) }
         }

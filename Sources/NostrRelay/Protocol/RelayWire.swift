@@ -22,5 +22,8 @@ enum RelayWire {
         RelayMessage.closed(sub, message: message).jsonString
     }
 
+    /// `["AUTH", <challenge>]` (NIP-42).
+    static func auth(challenge: String) -> String { RelayMessage.auth(challenge: challenge).jsonString }
+
     static func notice(_ message: String) -> String { RelayMessage.notice(message).jsonString }
 }

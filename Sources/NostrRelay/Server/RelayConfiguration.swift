@@ -80,6 +80,8 @@ public struct RelayConfiguration: Sendable {
     public var maxConnections: Int = 256
     /// The embedded Blossom server on the same port (BUD-01, BUD-02, BUD-12); nil: none.
     public var blossom: BlossomConfiguration? = BlossomConfiguration()
+    /// NIP-42: whether the relay challenges connections, and what it serves without AUTH; none by default.
+    public var auth: RelayAuthConfiguration = .none
 
     public init(
         host: String = "127.0.0.1",

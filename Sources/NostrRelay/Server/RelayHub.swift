@@ -12,6 +12,9 @@ struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 /// A new subscription starts *pending*: live events that match are held back while its stored events
 /// are read, and released by `activate` after EOSE, minus those already sent. That keeps NIP-01's
 /// order (stored, EOSE, live) without losing an event published during the query.
+///
+/// Each connection also keeps its NIP-42 session (challenge, pubkeys authenticated), so fan-out
+/// gives a gift wrap only to connections `access` lets receive it.
 actor RelayHub {
     private struct Subscription {
         var filters: [Filter]
@@ -21,7 +24,17 @@ actor RelayHub {
 
     private struct Connection {
         let outbound: OutboundQueue
+        /// The NIP-42 challenge sent on this connection, nil when the relay sends none.
+        let challenge: String?
+        /// Hex pubkeys this connection authenticated as.
+        var authenticated: Set<String> = []
         var subscriptions: [SubscriptionID: Subscription] = [:]
+    }
+
+    /// One connection's NIP-42 state.
+    struct Session: Sendable, Equatable {
+        var challenge: String?
+        var authenticated: Set<String>
     }
 
     enum SubscribeError: Error, Equatable {
@@ -31,17 +44,30 @@ actor RelayHub {
     private var connections: [ConnectionID: Connection] = [:]
     private var nextID: UInt64 = 1
     private let logger: Logger
+    private let access: RelayAccessPolicy
 
-    init(logger: Logger) {
+    init(logger: Logger, access: RelayAccessPolicy = RelayAccessPolicy(.none)) {
         self.logger = logger
+        self.access = access
     }
 
-    /// Registers a connection and returns its id.
-    func register(outbound: OutboundQueue) -> ConnectionID {
+    /// Registers a connection (with the NIP-42 challenge it is sent, if any) and returns its id.
+    func register(outbound: OutboundQueue, challenge: String? = nil) -> ConnectionID {
         let id = ConnectionID(rawValue: nextID)
         nextID += 1
-        connections[id] = Connection(outbound: outbound)
+        connections[id] = Connection(outbound: outbound, challenge: challenge)
         return id
+    }
+
+    /// The connection's NIP-42 state (no challenge, no pubkeys for an unknown connection).
+    func session(_ id: ConnectionID) -> Session {
+        guard let connection = connections[id] else { return Session(challenge: nil, authenticated: []) }
+        return Session(challenge: connection.challenge, authenticated: connection.authenticated)
+    }
+
+    /// Marks the connection authenticated as `pubkey` (hex), beside any earlier ones (NIP-42).
+    func authenticate(_ id: ConnectionID, as pubkey: String) {
+        connections[id]?.authenticated.insert(pubkey)
     }
 
     /// Forgets a connection and all its subscriptions.
@@ -79,7 +105,10 @@ actor RelayHub {
 
     /// Delivers a newly accepted event (stored or ephemeral) to every matching subscription.
     func broadcast(_ event: Event, json: String) {
+        let recipients = { event.tags.values(named: "p") }
         for (connectionID, connection) in connections {
+            guard access.mayReceive(kind: event.kind, recipients: recipients, authenticated: connection.authenticated)
+            else { continue }
             for (sub, subscription) in connection.subscriptions where subscription.filters.contains(where: { $0.matches(event) }) {
                 let message = RelayWire.event(sub, json: json)
                 if subscription.held != nil {

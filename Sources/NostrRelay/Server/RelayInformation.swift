@@ -61,7 +61,8 @@ public struct RelayInformation: Codable, Sendable, Equatable {
         let limits = configuration.limits
         name = configuration.name
         description = configuration.description
-        supportedNips = [1, 11]
+        let auth = configuration.auth
+        supportedNips = auth.mode == .none ? [1, 11] : [1, 11, 42]
         software = configuration.software
         version = configuration.version
         limitation = Limitation(
@@ -73,9 +74,9 @@ public struct RelayInformation: Codable, Sendable, Equatable {
             maxEventTags: limits.maxEventTags,
             defaultLimit: limits.defaultLimit,
             createdAtUpperLimit: limits.createdAtUpperLimit,
-            authRequired: false,
+            authRequired: auth.mode == .all,
             paymentRequired: false,
-            restrictedWrites: false,
+            restrictedWrites: auth.mode == .all && !auth.allowedWriters.isEmpty,
             maxStoredBytes: configuration.maxStoredBytes,
             maxEventsPerSecond: configuration.connectionEventRate?.perSecond,
             maxRelayEventsPerSecond: configuration.globalEventRate?.perSecond,

@@ -74,10 +74,15 @@ public actor RelayServer {
             try? store.close()
             throw error
         }
-        let hub = RelayHub(logger: logger)
+        let access = RelayAccessPolicy(configuration.auth)
+        let hub = RelayHub(logger: logger, access: access)
         var engine = RelayEngine(
             store: store, hub: hub, limits: configuration.limits, logger: logger, faults: configuration.faults)
         engine.globalRate = configuration.globalEventRate.map { TokenBucket($0) }
+        engine.access = access
+        let boundPort = BoundPort()
+        engine.relayAddresses = { [configuration] in Self.authAddresses(configuration, port: boundPort.value) }
+        bindObservers.append { boundPort.value = $0 }
         let admission = RelayAdmission(
             allowedOrigins: configuration.allowedOrigins, maxConnections: configuration.maxConnections)
         let app = makeApplication(engine: engine, admission: admission, blobs: blobs)
@@ -176,6 +181,14 @@ public actor RelayServer {
 
     // MARK: Internals
 
+    /// What an AUTH event's `relay` tag may name: the bound address (any host when bound to all
+    /// interfaces), and the configured public URL, if any (a relay behind a TLS proxy).
+    static func authAddresses(_ configuration: RelayConfiguration, port: Int) -> [RelayAddress] {
+        var addresses = [RelayAddress.bound(host: configuration.host, port: port)]
+        if let url = configuration.auth.relayURL, let address = RelayAddress(url: url) { addresses.append(address) }
+        return addresses
+    }
+
     private func didBind(_ port: Int) {
         for observer in bindObservers { observer(port) }
         bindObservers.removeAll()
@@ -267,7 +280,7 @@ public actor RelayServer {
         engine: RelayEngine, limits: RelayLimits, rate: TokenBucket?, logger baseLogger: Logger
     ) async throws {
         let queue = OutboundQueue(capacity: limits.maxPendingMessages, logger: baseLogger)
-        let id = await engine.hub.register(outbound: queue)
+        let id = await engine.open(outbound: queue)
         var logger = baseLogger
         logger[metadataKey: "conn"] = "\(id)"
         logger.debug("connection opened")

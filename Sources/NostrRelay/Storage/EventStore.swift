@@ -143,7 +143,7 @@ final class EventStore: @unchecked Sendable {
                 while let row = try rows.next() {
                     let id: String = row[0]
                     if seen.insert(id).inserted {
-                        result.append(QueriedEvent(id: id, createdAt: row[1], json: row[2]))
+                        result.append(QueriedEvent(id: id, createdAt: row[1], kind: row[3], json: row[2]))
                     }
                 }
             }
@@ -178,7 +178,7 @@ final class EventStore: @unchecked Sendable {
             values.append(name)
             values.append(contentsOf: tagValues)
         }
-        var sql = "SELECT id, created_at, json FROM event"
+        var sql = "SELECT id, created_at, json, kind FROM event"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         sql += " ORDER BY created_at DESC, id ASC LIMIT ?"
         values.append(query.limit)

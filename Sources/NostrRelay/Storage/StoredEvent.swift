@@ -92,5 +92,6 @@ struct StorageQuery: Sendable, Equatable {
 struct QueriedEvent: Sendable, Hashable {
     var id: String
     var createdAt: Int64
+    var kind: Int
     var json: String
 }
