@@ -15,8 +15,20 @@ package struct EngineChanges: Sendable, Equatable {
         var seenForgotten: Set<Data> = []
         var shown: [Data: ShownMessage] = [:]
         var shownForgotten: Set<Data> = []
-        /// The policy, tips, parked, deferred, held messages or our sends changed.
+        /// Held messages added and nodes whose held messages went, in order.
+        var held: [HeldChange] = []
+        /// The policy, tips, parked or deferred messages, or our sends changed.
         var rest = false
+    }
+
+    /// A change to the held messages (`GroupEngine.held`), kept in rows of their own: one per
+    /// message, by its node and its place among that node's, so a competing branch's traffic adds
+    /// rows instead of rewriting the rest (issue 43, D2).
+    package enum HeldChange: Sendable, Equatable {
+        /// `message` is held at `node`, the `position`-th there.
+        case add(node: BranchGraph.NodeID, position: Int, message: HeldMessage)
+        /// Every message held at `node` went (shown once its branch won, or the node is gone).
+        case forget(node: BranchGraph.NodeID)
     }
 
     /// States added or changed beyond their secret trees, written whole (with their witnesses).
@@ -36,12 +48,14 @@ package struct EngineChanges: Sendable, Equatable {
     package var shown: [Data: ShownMessage] = [:]
     /// Shown messages forgotten (invalidated, or their state pruned).
     package var shownForgotten: Set<Data> = []
+    /// Held messages added and forgotten, in the order they happened.
+    package var held: [HeldChange] = []
     /// `EngineRecord.encodedRest()` when any of it changed.
     package var rest: Data?
 
     package var isEmpty: Bool {
         states.isEmpty && ratchets.isEmpty && witnesses.isEmpty && removed.isEmpty && seen.isEmpty
-            && seenForgotten.isEmpty && shown.isEmpty && shownForgotten.isEmpty && rest == nil
+            && seenForgotten.isEmpty && shown.isEmpty && shownForgotten.isEmpty && held.isEmpty && rest == nil
     }
 
     /// The bytes these changes write (states, secret trees, witnesses, digests, the rest), for
@@ -49,6 +63,9 @@ package struct EngineChanges: Sendable, Equatable {
     package var byteCount: Int {
         states.reduce(0) { $0 + $1.state.count + $1.ratchets.count } + ratchets.values.reduce(0) { $0 + $1.count }
             + witnesses.values.reduce(0) { $0 + $1.count * 40 } + seen.count * 40 + shown.count * 72 + (rest?.count ?? 0)
+            + held.reduce(0) { total, change in
+                if case .add(_, _, let message) = change { total + 100 + message.rumor.plaintext.count } else { total }
+            }
     }
 }
 
@@ -71,6 +88,7 @@ extension GroupEngine {
         changes.seenForgotten = tracked.seenForgotten
         changes.shown = tracked.shown
         changes.shownForgotten = tracked.shownForgotten
+        changes.held = tracked.held
         if tracked.rest || graphChanges.tips { changes.rest = record(withNodes: false).encodedRest() }
         return changes
     }
@@ -83,6 +101,8 @@ package struct EngineRows: Sendable, Equatable {
     package var states: [BranchGraph.NodeID: EngineRecord.Node] = [:]
     package var seen: [Data: UInt64] = [:]
     package var shown: [Data: ShownMessage] = [:]
+    /// Held messages by node, then by their place there.
+    package var held: [BranchGraph.NodeID: [Int: HeldMessage]] = [:]
     package var rest: Data?
 
     package init() {}
@@ -97,12 +117,20 @@ package struct EngineRows: Sendable, Equatable {
         seen.merge(changes.seen) { $1 }
         for digest in changes.shownForgotten { shown[digest] = nil }
         shown.merge(changes.shown) { $1 }
+        for change in changes.held {
+            switch change {
+            case .add(let node, let position, let message): held[node, default: [:]][position] = message
+            case .forget(let node): held[node] = nil
+            }
+        }
         if let rest = changes.rest { self.rest = rest }
     }
 
     /// The record these rows hold; `.damaged` when they hold no rest or do not hang together.
     package func record() throws(EngineRecordError) -> EngineRecord {
         guard let rest else { throw .damaged("no engine row") }
-        return try EngineRecord(nodes: Array(states.values), seen: seen, shownAt: shown, rest: rest)
+        return try EngineRecord(
+            nodes: Array(states.values), seen: seen, shownAt: shown,
+            held: held.mapValues { $0.sorted { $0.key < $1.key }.map(\.value) }, rest: rest)
     }
 }

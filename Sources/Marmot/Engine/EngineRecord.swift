@@ -41,6 +41,9 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
     package var sentAt: [BranchGraph.NodeID: [ChatRumor]]
     package var intents: [ChatRumor]
     package var awaiting: [Awaiting]
+    /// Read from a row store whose rest still held the held messages (written before they had
+    /// rows of their own): the engine writes them as rows, and the rest without them, at once.
+    package private(set) var heldInRest = false
 
     /// A commit of ours built and not yet confirmed: the state it was made on, its ordering key,
     /// its MLSMessage bytes and the state it leads to (serialized whole), so that after a restart
@@ -157,15 +160,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         w.writeVector { w in
             for (node, messages) in held.sorted(by: { $0.key < $1.key }) {
                 w.write(UInt32(node))
-                w.writeVector { w in
-                    for message in messages {
-                        w.writeFixed(message.sender.bytes)
-                        w.writeOpaque(message.rumor.plaintext)
-                        w.write(message.epoch)
-                        w.writeOpaque(message.digest)
-                        w.write(message.leaf.rawValue)
-                    }
-                }
+                w.writeVector { w in for message in messages { Self.write(message, to: &w) } }
             }
         }
         w.writeVector { w in
@@ -190,6 +185,43 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         w.write(UInt8(key.priority.rawValue))
         w.writeOpaque(key.committer)
         w.writeOpaque(key.digest)
+    }
+
+    private static func write(_ message: HeldMessage, to w: inout TLSWriter) {
+        w.writeFixed(message.sender.bytes)
+        w.writeOpaque(message.rumor.plaintext)
+        w.write(message.epoch)
+        w.writeOpaque(message.digest)
+        w.write(message.leaf.rawValue)
+    }
+
+    /// One held message as a row store keeps it, in a row of its own (`EngineChanges.held`): a
+    /// competing branch's traffic adds rows instead of rewriting the rest (issue 43, D2).
+    package static func encoded(_ message: HeldMessage) -> Data {
+        var w = TLSWriter(capacity: 128 + message.rumor.plaintext.count)
+        write(message, to: &w)
+        return w.data
+    }
+
+    /// A held message as `encoded(_:)` wrote it.
+    package static func heldMessage(encoded data: Data) throws(EngineRecordError) -> HeldMessage {
+        do {
+            var r = TLSReader(data)
+            let message = try readHeld(&r)
+            try r.finish()
+            return message
+        } catch let error as EngineRecordError {
+            throw error
+        } catch {
+            throw .damaged("held message: \(error)")
+        }
+    }
+
+    private static func readHeld(_ r: inout TLSReader) throws -> HeldMessage {
+        let sender = try PublicKey(bytes: try r.readFixed(32))
+        return HeldMessage(
+            sender: sender, rumor: try readRumor(&r, by: sender), epoch: try r.readUInt64(), digest: try readDigest(&r),
+            leaf: LeafIndex(try r.readUInt32()))
     }
 
     /// A rumor of ours: its author, then `ChatRumor.plaintext`.
@@ -241,13 +273,17 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A record from a row store's parts: its states, seen digests and shown messages, and its
-    /// rest as `encodedRest()` wrote it.
+    /// A record from a row store's parts: its states, seen digests, shown messages and held
+    /// messages (each node's in order), and its rest as `encodedRest()` wrote it.
     package init(
-        nodes: [Node], seen: [Data: UInt64], shownAt: [Data: ShownMessage], rest data: Data
+        nodes: [Node], seen: [Data: UInt64], shownAt: [Data: ShownMessage], held: [BranchGraph.NodeID: [HeldMessage]] = [:],
+        rest data: Data
     ) throws(EngineRecordError) {
-        let rest = try Self.reading(data) { r in try Self.readRest(&r) }
+        var rest = try Self.reading(data) { r in try Self.readRest(&r) }
+        let heldInRest = !rest.held.isEmpty
+        rest.held.merge(held) { inRest, inRows in inRest + inRows }
         self.init(nodes: nodes.sorted { $0.id < $1.id }, seen: seen, shownAt: shownAt, rest: rest)
+        self.heldInRest = heldInRest
         try check()
     }
 
@@ -278,14 +314,7 @@ package struct EngineRecord: Sendable, CustomStringConvertible {
         let parked = try r.readVectorElements { try $0.readOpaque() }
         let deferred = try r.readVectorElements { try $0.readOpaque() }
         let lostInputs = Int(try r.readUInt32())
-        let heldPairs = try r.readVectorElements { r in
-            (Int(try r.readUInt32()), try r.readVectorElements { r in
-                let sender = try PublicKey(bytes: try r.readFixed(32))
-                return HeldMessage(
-                    sender: sender, rumor: try Self.readRumor(&r, by: sender), epoch: try r.readUInt64(),
-                    digest: try Self.readDigest(&r), leaf: LeafIndex(try r.readUInt32()))
-            })
-        }
+        let heldPairs = try r.readVectorElements { r in (Int(try r.readUInt32()), try r.readVectorElements(Self.readHeld)) }
         return Rest(
             policy: policy, canonical: canonical, anchor: anchor, nextID: nextID, parked: parked, deferred: deferred,
             lostInputs: lostInputs, held: try Self.unique(heldPairs),

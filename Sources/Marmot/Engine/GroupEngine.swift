@@ -25,7 +25,8 @@ package struct GroupEngine: Sendable {
     /// Messages waiting for a state they need, oldest first; bounded.
     package private(set) var parked: [Data] = [] { didSet { changes.rest = true } }
     /// Application messages that opened only on a non-canonical branch, by the node they opened at.
-    private var held: [BranchGraph.NodeID: [HeldMessage]] = [:] { didSet { changes.rest = true } }
+    /// Kept in rows of their own (`EngineChanges.held`): changed only through `hold` and `forgetHeld`.
+    private var held: [BranchGraph.NodeID: [HeldMessage]] = [:]
     /// Each shown application message, by digest: the node it opened at and its inner event's id
     /// (to invalidate it if that branch loses); forgotten once that node is pruned (nothing can
     /// invalidate it then).
@@ -79,7 +80,8 @@ package struct GroupEngine: Sendable {
         EngineRecord(
             policy: graph.policy, nodes: withNodes ? graph.recordNodes : [], canonical: graph.canonical,
             anchor: graph.anchor, nextID: graph.version, seen: withNodes ? seen : [:], parked: parked, deferred: deferred,
-            lostInputs: lostInputs, held: held, shownAt: withNodes ? shownAt : [:], sentAt: sentAt, intents: intents,
+            lostInputs: lostInputs, held: withNodes ? held : [:], shownAt: withNodes ? shownAt : [:], sentAt: sentAt,
+            intents: intents,
             awaiting: awaiting.values.map {
                 EngineRecord.Awaiting(parent: $0.parent, key: $0.key, bytes: $0.bytes, state: $0.newGroup.serialized())
             })
@@ -103,6 +105,15 @@ package struct GroupEngine: Sendable {
         deferred = record.deferred
         lostInputs = record.lostInputs
         held = record.held
+        if record.heldInRest {
+            // Written before held messages had rows: the next changes move them there.
+            changes.rest = true
+            for (node, messages) in record.held.sorted(by: { $0.key < $1.key }) {
+                for (position, message) in messages.enumerated() {
+                    changes.held.append(.add(node: node, position: position, message: message))
+                }
+            }
+        }
         shownAt = record.shownAt
         sentAt = record.sentAt
         intents = record.intents
@@ -111,6 +122,20 @@ package struct GroupEngine: Sendable {
                 throw .damaged("an unconfirmed commit's state does not read")
             }
             awaiting[commit.key] = UnconfirmedCommit(parent: commit.parent, key: commit.key, bytes: commit.bytes, newGroup: state)
+        }
+    }
+
+    /// Holds `message` at `node` (it opened only on that non-canonical branch), noting the row.
+    private mutating func hold(_ message: HeldMessage, at node: BranchGraph.NodeID) {
+        let position = held[node]?.count ?? 0
+        held[node, default: []].append(message)
+        changes.held.append(.add(node: node, position: position, message: message))
+    }
+
+    /// Forgets every message held at `nodes` (shown, or their state is gone), noting the rows.
+    private mutating func forgetHeld(_ nodes: [BranchGraph.NodeID]) {
+        for node in nodes.sorted() where held.removeValue(forKey: node) != nil {
+            changes.held.append(.forget(node: node))
         }
     }
 
@@ -257,7 +282,7 @@ package struct GroupEngine: Sendable {
         graph.discard(id)
         eventKeys[id] = nil
         unshow(shownAt.filter { $0.value.node == id }.map(\.key))
-        if held[id] != nil { held[id] = nil }
+        forgetHeld([id])
         if sentAt[id] != nil { sentAt[id] = nil }
         return true
     }
@@ -312,7 +337,7 @@ package struct GroupEngine: Sendable {
             guard held.values.reduce(0, { $0 + $1.count }) < limits.held else {
                 return [.dropped(.limitReached("\(limits.held) messages already held on competing branches"))]
             }
-            held[at, default: []].append(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender))
+            hold(HeldMessage(sender: sender, rumor: rumor, epoch: app.epoch, digest: digest, leaf: app.sender), at: at)
             return []
         }
         if epoch > graph.tip.epoch || graph.nodes.values.contains(where: { $0.epoch > graph.tip.epoch }) { return [.parked] }
@@ -350,7 +375,7 @@ package struct GroupEngine: Sendable {
             // Shown messages of pruned states can no longer be invalidated, held ones never show
             // and our sends there are never made again: none of it names a state that is gone.
             unshow(shownAt.filter { pruned.contains($0.value.node) }.map(\.key))
-            if held.keys.contains(where: pruned.contains) { held = held.filter { !pruned.contains($0.key) } }
+            forgetHeld(held.keys.filter(pruned.contains))
             if sentAt.keys.contains(where: pruned.contains) { sentAt = sentAt.filter { !pruned.contains($0.key) } }
         }
         // What the pruned history could have opened never opens now, and its digests can go.
@@ -384,7 +409,9 @@ package struct GroupEngine: Sendable {
         var outputs: [EngineOutput] = [.branchSwitched(fromEpoch: fromEpoch, toEpoch: graph.tip.epoch, invalidated: invalidated)]
         intents = resend + intents
         for id in newPath where !oldPath.contains(id) {
-            for message in held.removeValue(forKey: id) ?? [] {
+            let shown = held[id] ?? []
+            forgetHeld([id])
+            for message in shown {
                 show(message.digest, at: id, rumor: message.rumor.id)
                 outputs.append(.application(
                     sender: message.sender, rumor: message.rumor, epoch: message.epoch, digest: message.digest, leaf: message.leaf))

@@ -85,6 +85,7 @@ extension GRDBMarmotStore {
             throw StorageError.corruptRow("engines: changes of an engine never written whole")
         }
         for id in changes.removed {
+            try db.cachedStatement(sql: "DELETE FROM engine_held_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, id])
             try db.cachedStatement(sql: "DELETE FROM engine_states_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, id])
             try db.cachedStatement(sql: "DELETE FROM engine_nodes_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, id])
             forgetVersions(ofState: id, ref, codec, &versions)
@@ -137,6 +138,33 @@ extension GRDBMarmotStore {
             versions[witnessesRef] = version
         }
         try writeDigests(db, ref, changes, codec)
+        try writeHeld(db, ref, changes.held, codec)
+    }
+
+    /// The held messages' rows (`EngineChanges.held`), in the order the changes happened: one per
+    /// message, sealed to its group, node and place. Not versioned, as digest rows: one deleted
+    /// or put back only changes whether a message of a competing branch shows if that branch wins.
+    private static func writeHeld(_ db: Database, _ ref: Data, _ changes: [EngineChanges.HeldChange], _ codec: StoreCodec) throws {
+        for change in changes {
+            switch change {
+            case .add(let node, let position, let message):
+                try db.cachedStatement(sql: """
+                    INSERT INTO engine_held_v2 (group_ref, node, position, sealed_value) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(group_ref, node, position) DO UPDATE SET sealed_value = excluded.sealed_value
+                    """).execute(arguments: [
+                        ref, node, position, try codec.cipher.seal(EngineRecord.encoded(message), heldContext(ref, node, position)),
+                    ])
+            case .forget(let node):
+                try db.cachedStatement(sql: "DELETE FROM engine_held_v2 WHERE group_ref = ? AND node = ?").execute(arguments: [ref, node])
+            }
+        }
+    }
+
+    private static func heldContext(_ ref: Data, _ node: BranchGraph.NodeID, _ position: Int) -> SealContext {
+        var row = ref
+        withUnsafeBytes(of: UInt64(node).bigEndian) { row.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(position).bigEndian) { row.append(contentsOf: $0) }
+        return SealContext("engine_held", "value", row: row)
     }
 
     /// The seen digests' rows: one per digest, holding where it showed when it is a shown
@@ -223,6 +251,15 @@ extension GRDBMarmotStore {
                 rows.shown[digest] = ShownMessage(node: node, rumor: try EventID(bytes: value.suffix(32)))
             }
         }
+        for row in try Row.fetchAll(db, sql: "SELECT node, position, sealed_value FROM engine_held_v2 WHERE group_ref = ?", arguments: [ref]) {
+            let node: Int = row["node"], position: Int = row["position"]
+            do {
+                rows.held[node, default: [:]][position] = try EngineRecord.heldMessage(
+                    encoded: try codec.cipher.open(row["sealed_value"], heldContext(ref, node, position)))
+            } catch let error as EngineRecordError {
+                throw StorageError.corruptRow("engine_held: \(error)")
+            }
+        }
         return rows
     }
 
@@ -240,6 +277,9 @@ extension GRDBMarmotStore {
         changes.states = rows.states.values.sorted { $0.id < $1.id }
         changes.seen = rows.seen
         changes.shown = rows.shown
+        changes.held = rows.held.sorted { $0.key < $1.key }.flatMap { node, messages in
+            messages.sorted { $0.key < $1.key }.map { EngineChanges.HeldChange.add(node: node, position: $0.key, message: $0.value) }
+        }
         changes.rest = rows.rest
         return changes
     }

@@ -13,6 +13,7 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV6GroupStates.name, migrate: MigrationV6GroupStates.migrate)
         migrator.registerMigration(MigrationV7MessageEpochs.name, migrate: MigrationV7MessageEpochs.migrate)
         migrator.registerMigration(MigrationV8GroupEngines.name, migrate: MigrationV8GroupEngines.migrate)
+        migrator.registerMigration(MigrationV9EngineHeld.name, migrate: MigrationV9EngineHeld.migrate)
         migrator.registerMigration(MigrationV10ChatPreferences.name, migrate: MigrationV10ChatPreferences.migrate)
         return migrator
     }

@@ -90,6 +90,52 @@ import Testing
         #expect(last.record.encoded() == carol.record.encoded())
     }
 
+    /// A message held on a competing branch adds a row of its own and leaves the rest alone; the
+    /// branch winning forgets the node's rows (issue 43, D2: held messages were in the rest, so a
+    /// competing branch's traffic rewrote all held so far with each message). Rows written before
+    /// held messages had rows (held inside the rest) re-open, and the engine moves them into rows.
+    @Test func heldMessagesAreRowsOfTheirOwn() throws {
+        // Dave follows Alice's branch and writes there: two senders witness it, one (Bob) the other.
+        let party = try Party(["alice", "bob", "carol", "dave"])
+        var carol = party.engines["carol"]!, dave = party.engines["dave"]!
+        var kept = Kept()
+        try kept.take(&carol, "joined")
+        let race = try party.race()
+        _ = dave.receive(race.a1.bytes)
+        _ = dave.settle()
+        let onADave = try dave.encrypt("dave on a1", createdAt: 1_800_000_003)
+        var heldChanges: [EngineChanges] = []
+        let inputs = [
+            // Alice's branch is witnessed before Bob's commit arrives, whichever commit's key is better.
+            ("a1", race.a1.bytes), ("on a1", race.onA), ("dave on a1", onADave), ("b1", race.b1.bytes), ("on b1", race.onB),
+        ]
+        for (step, bytes) in inputs {
+            _ = carol.receive(bytes)
+            _ = carol.settle()
+            let changes = carol.takeChanges()
+            if changes.held.contains(where: { if case .add = $0 { true } else { false } }) { heldChanges.append(changes) }
+            kept.rows.apply(changes)
+            #expect(try kept.rows.record().encoded() == carol.record.encoded(), "\(step)")
+        }
+        let held = try #require(heldChanges.first, "Bob's message opened on the losing branch only")
+        #expect(heldChanges.count == 1)
+        #expect(held.rest == nil, "holding a message does not rewrite the rest")
+        #expect(kept.rows.held.values.map(\.count) == [1])
+
+        // Rows of an engine written before: its held messages inside the rest, none in rows.
+        var legacy = kept.rows
+        legacy.held = [:]
+        legacy.rest = carol.record.encodedRest()
+        let legacyRecord = try legacy.record()
+        #expect(legacyRecord.heldInRest && legacyRecord.encoded() == carol.record.encoded())
+        var moved = try GroupEngine(rules: carol.rules, keys: carol.keys, record: legacyRecord)
+        let moving = moved.takeChanges()
+        #expect(moving.rest != nil && moving.held.count == 1)
+        legacy.apply(moving)
+        #expect(legacy.held.values.map(\.count) == [1])
+        #expect(try !legacy.record().heldInRest && legacy.record().encoded() == carol.record.encoded())
+    }
+
     /// Waits until at least 300 ms of the current second remain: a state notes the second it
     /// retained its past epoch (RFC 9420 §9.2 ages), so two engines that take the same input stay
     /// byte-identical only when they take it within one second (this test failed about one CI
