@@ -318,8 +318,10 @@ function renderChats() {
   const box = $("chats"); box.replaceChildren();
   // Notes first (the core sorts it so), or until it exists a row that makes it (issue 29).
   $("notes-entry").style.display = state.chatList.some(c => c.isNotes) ? "none" : "flex";
-  $("no-chats").style.display = state.chatList.length ? "none" : "block";
-  for (const chat of state.chatList) {
+  // Archived chats are left out (issue 48), as the core's inboxChats does.
+  const inbox = state.chatList.filter(c => !c.isArchived);
+  $("no-chats").style.display = inbox.length ? "none" : "block";
+  for (const chat of inbox) {
     const row = el("div", chat.isNotes ? "chat-row notes" : "chat-row"); row.dataset.chatId = chat.chatId; row.dataset.image = chat.image;
     const picture = avatar(chat);
     if (picture) row.append(picture);
@@ -327,6 +329,7 @@ function renderChats() {
     const text = el("div", "text"); text.append(el("div", "name", chat.displayName), el("div", "preview", chat.lastMessagePreview));
     row.append(text, el("span", "protocol", chat.protocolLabel), el("span", "muted", chat.lastMessageTimeDisplay));
     if (chat.membershipLabel) row.append(el("span", "muted", chat.membershipLabel));
+    if (chat.muteLabel) row.append(el("span", "muted", chat.muteLabel));
     if (chat.unreadCount > 0) row.append(el("span", "badge", String(chat.unreadCount)));
     row.onclick = () => dispatch({type: "openChat", chatId: chat.chatId});
     box.append(row);

@@ -30,7 +30,7 @@ struct ChatListView: View {
                         NotesEntryRow()
                     }
                 }
-                ForEach(manager.state.chatList) { chat in
+                ForEach(manager.state.inboxChats) { chat in
                     Button {
                         manager.dispatch(.openChat(chatID: chat.chatID))
                     } label: {

@@ -265,6 +265,6 @@ enum ChatListItem: Sendable, Equatable {
 
     /// The rows `state` lists.
     static func all(in state: AppState) -> [ChatListItem] {
-        state.invites.map { .invite($0.inviteID) } + state.chatList.map { .chat($0.chatID) }
+        state.invites.map { .invite($0.inviteID) } + state.inboxChats.map { .chat($0.chatID) }
     }
 }

@@ -64,6 +64,20 @@ struct TUIRendererTests {
         #expect(lines[size.rows - 1].contains("n new chat"))
     }
 
+    /// Archived chats are left out of the list and of its rows' order; a muted one says so (issue 48).
+    @Test func archivedChatsAreLeftOutAndMutedOnesMarked() {
+        var archived = F.bobSummary
+        archived.isArchived = true
+        var muted = F.aliceSummary
+        muted.isMuted = true
+        muted.muteLabel = "muted"
+        let state = F.loggedIn(chats: [muted, archived])
+        let text = F.render(state).joined(separator: "\n")
+        #expect(!text.contains("npub1bobx…wxyz") && !text.contains("You: hi"))
+        #expect(text.contains("Alice · muted"), "\(text)")
+        #expect(ChatListItem.all(in: state) == [.chat(F.aliceSummary.chatID)])
+    }
+
     @Test func chatListShowsTheFullNpubToShare() {
         let wide = F.render(F.loggedIn())
         #expect(wide[1] == " Your npub: " + F.npub)

@@ -61,10 +61,11 @@ enum ChatListScreen {
                     spinnerPhase: spinnerPhase, width: width)
                 if index == selected { selectedRange = start..<lines.count }
             }
-            if !state.chatList.isEmpty { lines.append(StyledLine(" Chats", .color(.yellow, bold: true))) }
+            if !state.inboxChats.isEmpty { lines.append(StyledLine(" Chats", .color(.yellow, bold: true))) }
         }
         if !state.chatList.contains(where: \.isNotes) { lines.append(notesHint) }
-        for (offset, chat) in state.chatList.enumerated() {
+        // Archived chats are left out (issue 48: `marmot chats --archived` lists them).
+        for (offset, chat) in state.inboxChats.enumerated() {
             let index = state.invites.count + offset
             let start = lines.count
             lines += row(chat, selected: index == selected, width: width)
@@ -119,6 +120,7 @@ enum ChatListScreen {
         }
         if let label = chat.membershipLabel { left.append(Span(" · " + TextWidth.sanitized(label), .dim)) }
         if let picture = chat.image.label { left.append(Span(" · [" + picture + "]", .dim)) }
+        if let muted = chat.muteLabel { left.append(Span(" · " + TextWidth.sanitized(muted), .dim)) }
         let first = StyledLine.justified(left, right, width: width)
         let previewStyle: TextStyle = chat.unreadCount > 0 ? .plain : .dim
         let second = StyledLine("     " + TextWidth.sanitized(chat.lastMessagePreview), previewStyle).clipped(to: width)
