@@ -93,7 +93,7 @@ extension MarmotClient {
         logger.info("welcome delivered to \(theirs.accepted.count) of \(inbox.count) inbox relays of \(invitee.hex)")
         return PoolPublishResult(
             eventID: wrap.id, results: ours.results.merging(theirs.results) { first, _ in first },
-            pending: ours.pending + theirs.pending.filter { ours.results[$0] == nil && !ours.pending.contains($0) })
+            pending: ours.pending + theirs.pending)  // `inbox` leaves out `targets`: no relay is in both
     }
 
     // MARK: Relays of a new group

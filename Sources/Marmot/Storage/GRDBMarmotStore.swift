@@ -19,6 +19,8 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     let writer: any DatabaseWriter
     let codec: StoreCodec
     let gate = AccessGate()
+    /// This store's `UnitOfWork` key (thread-dictionary), made once: every store call looks it up.
+    let unitKey = UnitOfWork.newKey()
 
     /// Opens (creating if needed) the database file at `path`; `.wrongKey` if it was made with another
     /// key. A database made with `legacyKey` (the nsec-only key of earlier versions) is rekeyed to
@@ -68,7 +70,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try gate.enter()
         defer { gate.leave() }
         do {
-            if let unit = UnitOfWork.current(of: self) { return try body(unit) }
+            if let unit = UnitOfWork.current(unitKey) { return try body(unit) }
             return try writer.read(body)
         } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
@@ -79,7 +81,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         try gate.enter()
         defer { gate.leave() }
         do {
-            if let unit = UnitOfWork.current(of: self) { return try body(unit) }
+            if let unit = UnitOfWork.current(unitKey) { return try body(unit) }
             return try writer.write(body)
         } catch let error as StorageError { throw error } catch {
             throw .database("\(error)")
@@ -91,11 +93,11 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
     /// so a crash between them encrypted it again on resume). Calls on other threads wait, as for
     /// any write; a unit inside a unit joins it.
     public func unitOfWork<T>(_ body: () throws -> T) throws -> T {
-        if UnitOfWork.current(of: self) != nil { return try body() }
+        if UnitOfWork.current(unitKey) != nil { return try body() }
         try gate.enter()
         defer { gate.leave() }
         do {
-            return try writer.write { db in try UnitOfWork.run(on: db, of: self, body) }
+            return try writer.write { db in try UnitOfWork.run(on: db, key: unitKey, body) }
         } catch let error as StorageError { throw error } catch let error as MarmotStoreUnitError {
             throw error.underlying
         } catch {

@@ -13,18 +13,18 @@ enum UnitOfWork {
         init(_ db: Database) { self.db = db }
     }
 
-    private static func key(_ store: AnyObject) -> String { "marmot.unit-of-work.\(ObjectIdentifier(store).hashValue)" }
+    /// A thread-dictionary key for one store's units, made once per store.
+    static func newKey() -> String { "marmot.unit-of-work." + UUID().uuidString }
 
-    /// The transaction of `store`'s unit in progress on this thread, if any.
-    static func current(of store: AnyObject) -> Database? {
-        (Thread.current.threadDictionary[key(store)] as? Box)?.db
+    /// The transaction of the unit in progress on this thread under `key`, if any.
+    static func current(_ key: String) -> Database? {
+        (Thread.current.threadDictionary[key] as? Box)?.db
     }
 
-    /// Runs `body` with `db` as `store`'s transaction on this thread. An error of `body` that is not
-    /// a database one is carried out of GRDB's write unchanged (`MarmotStoreUnitError`), after GRDB
-    /// rolled the transaction back.
-    static func run<T>(on db: Database, of store: AnyObject, _ body: () throws -> T) throws -> T {
-        let key = key(store)
+    /// Runs `body` with `db` as the transaction of `key`'s unit on this thread. An error of `body`
+    /// that is not a database one is carried out of GRDB's write unchanged (`MarmotStoreUnitError`),
+    /// after GRDB rolled the transaction back.
+    static func run<T>(on db: Database, key: String, _ body: () throws -> T) throws -> T {
         Thread.current.threadDictionary[key] = Box(db)
         defer { Thread.current.threadDictionary.removeObject(forKey: key) }
         do { return try body() } catch let error as DatabaseError { throw error } catch {

@@ -22,13 +22,13 @@ struct EmbeddedRelay: Sendable {
         var logger = Logger(label: "marmot.relay")
         logger.logLevel = logLevel
         var ports = portFile.map(EmbeddedRelayPorts.load) ?? EmbeddedRelayPorts()
-        if let kept = ports.current {
+        if let kept = ports.current, let keptURL = URL(string: EmbeddedRelayPorts.url(kept)) {
             if let server = await serve(database: database, port: kept, logger: logger) {
-                return EmbeddedRelay(server: server, url: URL(string: EmbeddedRelayPorts.url(kept))!, aliases: ports.aliases)
+                return EmbeddedRelay(server: server, url: keptURL, aliases: ports.aliases)
             }
             if await RelayProbe.answers(port: kept) {
                 logger.notice("the home's embedded relay on port \(kept) is run by another marmot process; using it")
-                return EmbeddedRelay(server: nil, url: URL(string: EmbeddedRelayPorts.url(kept))!, aliases: ports.aliases)
+                return EmbeddedRelay(server: nil, url: keptURL, aliases: ports.aliases)
             }
             logger.warning("the embedded relay's port \(kept) is taken by another program; moving to a new port")
         }

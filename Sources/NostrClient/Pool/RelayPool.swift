@@ -310,11 +310,7 @@ public actor RelayPool {
         for url in order where subscriptions[id]?.targets(url) == true {
             if let client = members[url]?.client { await attach(id, to: url, client: client) }
         }
-        if var subscription = subscriptions[id] {
-            let actions = subscription.catchUp.start()
-            subscriptions[id] = subscription
-            perform(actions, for: id)
-        }
+        if let actions = subscriptions[id]?.catchUp.start() { perform(actions, for: id) }
         return PoolSubscription(id: id, stream: stream)
     }
 
@@ -393,29 +389,30 @@ public actor RelayPool {
         track(id, .added(url, members[url].map { Self.connection($0.report) } ?? .connecting))
     }
 
+    /// Hands one relay's message on. The subscription is changed in place in `subscriptions`,
+    /// never through a copy: its de-duplication set holds up to `deduplicationCapacity` ids, and
+    /// a copy alive while it is changed would copy the set for every event.
     private func forward(_ id: SubscriptionID, relay: String, _ message: SubscriptionMessage) {
-        guard var subscription = subscriptions[id] else { return }
+        guard let continuation = subscriptions[id]?.continuation, let started = subscriptions[id]?.started else { return }
         switch message {
         case .event(let event):
             // A relay still sending stored events is not mute: its grace starts again.
             track(id, .activity(relay))
-            guard subscription.seen.insert(event.id) else { return }
-            subscriptions[id]?.seen = subscription.seen
-            subscription.continuation.yield(.event(event, relay: relay))
+            guard subscriptions[id]?.seen.insert(event.id) == true else { return }
+            continuation.yield(.event(event, relay: relay))
         case .endOfStoredEvents:
-            subscription.continuation.yield(.endOfStoredEvents(relay: relay))
-            track(id, .answered(relay, after: subscription.started.duration(to: .now)))
+            continuation.yield(.endOfStoredEvents(relay: relay))
+            track(id, .answered(relay, after: started.duration(to: .now)))
         case .closed(let reason):
-            subscription.continuation.yield(.closed(relay: relay, reason: reason))
-            track(id, .answered(relay, after: subscription.started.duration(to: .now)))
+            continuation.yield(.closed(relay: relay, reason: reason))
+            track(id, .answered(relay, after: started.duration(to: .now)))
         }
     }
 
-    /// Feeds one input to the subscription's catch-up tracker and performs what it asks.
+    /// Feeds one input to the subscription's catch-up tracker (in place; once caught up it
+    /// changes nothing) and performs what it asks.
     private func track(_ id: SubscriptionID, _ input: CatchUpTracker.Input) {
-        guard var subscription = subscriptions[id], !subscription.catchUp.isCaughtUp else { return }
-        let actions = subscription.catchUp.handle(input)
-        subscriptions[id]?.catchUp = subscription.catchUp
+        guard let actions = subscriptions[id]?.catchUp.handle(input), !actions.isEmpty else { return }
         perform(actions, for: id)
     }
 

@@ -244,16 +244,21 @@ extension AppCore {
             && session.chats[message.chatID]?.info.lastMessage?.id != message.id
         record(message, in: session)
         if isNew { noteArrival(message, in: session) }
-        // Reactions, edits and deletions change other messages; they are not unread messages. A
-        // new note of ours in the Notes chat was written on another device (issue 29).
-        let fromElsewhere = message.sender != session.myPublicKey || session.chats[message.chatID]?.info.isNotes == true
-        guard isNew, message.role == .text, fromElsewhere else { return }
+        guard isNew, countsAsUnread(message, in: session) else { return }
         unarchiveOnArrival(message.chatID, from: message.sender, in: session)
         if session.visibleChatID == message.chatID {
             if let service = session.service { spawnMarkRead(message.chatID, service: service) }
         } else {
             session.chats[message.chatID]?.info.unreadCount += 1
         }
+    }
+
+    /// Whether `message` is an unread one by the core's rule: a text or system line someone else
+    /// wrote, or in the Notes chat one of ours (written on another device, issue 29). Reactions,
+    /// edits and deletions change other messages; they are no unread messages. The store's counter
+    /// follows the same rule (`StoredMessage.countsAsUnread`).
+    func countsAsUnread(_ message: MessageRecord, in session: Session) -> Bool {
+        message.role == .text && (message.sender != session.myPublicKey || session.chats[message.chatID]?.info.isNotes == true)
     }
 
     /// Numbers an arrived message for scripts (`ChatSummary.recentArrivals`); see `noteArrival`.

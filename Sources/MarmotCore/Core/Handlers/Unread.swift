@@ -29,11 +29,8 @@ extension AppCore {
         for (chatID, error) in failed {
             logger.warning("unread messages not read", metadata: ["chat": "\(chatID)", "code": "\(error.code)"])
         }
-        let me = session.myPublicKey
         let unread = messages.filter { message in
-            guard let entry = session.chats[message.chatID], message.role == .text,
-                message.sender != me || entry.info.isNotes
-            else { return false }
+            guard let entry = session.chats[message.chatID], countsAsUnread(message, in: session) else { return false }
             return !entry.thread.contains(message.id) && !entry.arrivals.contains { $0.messageID == message.id }
         }
         // One written after its chat was archived brings the chat back (issue 48).
