@@ -205,13 +205,20 @@ extension MarmotClient {
         return try await updateGroupDataExclusive(id, name: name, description: description, admins: admins, retention: retention)
     }
 
-    /// Closes a v2 group for good, for every member (lifecycle 0x800c set to disbanded, inline, as
-    /// MDK's `disband` does): nobody can send in it afterwards; its history stays readable.
+    /// Closes a v2 group for good, for every member, in the one shape MDK 0.9.14 accepts (all inline:
+    /// every other leaf removed, lifecycle 0x800c disbanded, admin policy us alone; v2 conformance
+    /// review N1): nobody can send in it afterwards; its history stays readable.
     public func disbandGroup(_ id: GroupID) async throws -> CommitOutcome {
         try requireStarted()
         await acquireSettled(id)
         defer { release() }
-        return try await updateGroupDataExclusive(id, name: nil, description: nil, admins: nil, disband: true)
+        let session = try session(id)
+        guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
+        let proposals = try session.rules.disbandProposals(session.mls, me: publicKey)
+        // Nothing pending rides along: MDK refuses a disband with any other proposal or one by reference.
+        return try await commitExclusive(id) { mls, _ throws(GroupError) in
+            try mls.commit(proposals: proposals, proposalFilter: { _ in false })
+        }
     }
 
     /// Takes us off the admin list of a group that has another admin who is a member (MDK's
@@ -263,13 +270,12 @@ extension MarmotClient {
     // MARK: Helpers
 
     func updateGroupDataExclusive(
-        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil, disband: Bool = false,
+        _ id: GroupID, name: String?, description: String?, admins: [PublicKey]?, retention: UInt64? = nil,
         image: GroupImage?? = nil
     ) async throws -> CommitOutcome {
         let session = try session(id)
         guard isAdmin(session) else { throw MarmotClientError.notAdmin(id) }
         var data = try currentGroupData(session)
-        if disband { data.disbanded = true }
         if let retention { data.retention = retention }
         if let name { data.name = name }
         if let description { data.groupDescription = description }

@@ -12,6 +12,11 @@ extension MarmotClient {
     static func notices(
         for summary: CommitSummary, committer: PublicKey, previous: GroupMetadata? = nil, current: GroupMetadata? = nil
     ) -> [SystemNotice] {
+        // The terminal commit's one line (spec `foundation/application-messages.md`, kind 1210:
+        // its coupled removals and admin change make no lines of their own).
+        if V2LifecycleTransition.disbands(summary.proposals.map(\.proposal)) {
+            return [SystemNotice(change: .disbanded, actor: committer, subject: committer)]
+        }
         var notices: [SystemNotice] = []
         for added in summary.added {
             if let subject = NostrIdentity.publicKey(added.credential) {

@@ -2,10 +2,11 @@ import Foundation
 import MLS
 import Nostr
 
-/// Admins' deletions (MDK 0.9.14 moderation grant): in a group that is not a direct conversation,
-/// a deletion (kind 5) by an admin removes other members' messages too; elsewhere a deletion
-/// removes only its author's own. The grant is decided once, by the group state that opened (or,
-/// for ours, queued) the deletion, and kept, so a later demotion does not bring the message back.
+/// Admins' deletions (spec `features/content-moderation.md`, with MDK 0.9.14's grant): in a group
+/// that is not a direct conversation, an admin deletion (kind 4891) by an admin hides another
+/// member's chat message; a deletion (kind 5) removes only its author's own. The grant is decided
+/// once, by the group state that opened (or, for ours, queued) the deletion, and kept, so a later
+/// demotion does not bring the message back.
 extension MarmotClient {
     /// Whether `sender` holds the grant in `session`'s state (`ModerationGrant`).
     static func grantsModeration(_ sender: PublicKey, in session: GroupSession) -> Bool {
@@ -13,9 +14,16 @@ extension MarmotClient {
             sender, admins: session.stored.admins, memberCount: session.mls.members.count, groupName: session.stored.name)
     }
 
+    /// Whether `message` is a well-formed admin deletion (kind 4891): the only kind a grant is kept
+    /// for, since a kind-5 deletion removes only its author's own messages (spec
+    /// `features/content-moderation.md`).
+    static func isAdminDeletion(_ message: StoredMessage) -> Bool {
+        AdminDeletion(kind: message.kind, tags: message.tags, content: message.content) != nil
+    }
+
     /// Records the grant of a deletion just stored, and sets it on `message`.
     func noteModeration(_ message: inout StoredMessage, in session: GroupSession) {
-        guard message.kind == .deletion, Self.grantsModeration(message.sender, in: session) else { return }
+        guard Self.isAdminDeletion(message), Self.grantsModeration(message.sender, in: session) else { return }
         do {
             try store.setSetting(ClientSettings.moderationGrant(message.rumorID), Data([1]))
             message.moderationGrant = true
@@ -27,7 +35,7 @@ extension MarmotClient {
     /// `messages` with the grants of their deletions filled in from the store.
     func withModerationGrants(_ messages: [StoredMessage]) -> [StoredMessage] {
         messages.map { message in
-            guard message.kind == .deletion else { return message }
+            guard Self.isAdminDeletion(message) else { return message }
             var granted = message
             granted.moderationGrant = (try? store.setting(ClientSettings.moderationGrant(message.rumorID))) != nil
             return granted

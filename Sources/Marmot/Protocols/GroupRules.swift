@@ -28,6 +28,10 @@ package protocol GroupRules: Sendable {
     /// The proposals that change a group's metadata from what `extensions` state to `metadata`.
     func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal]
 
+    /// The proposals of our commit that closes the group for good (v2: every other leaf removed,
+    /// lifecycle disbanded, the admin policy `[me]`); v1 has no disband and throws.
+    func disbandProposals(_ group: MLSGroup, me: PublicKey) throws -> [Proposal]
+
     /// Builds and signs the kind-445 event carrying `message`; `expiration` (NIP-40) is set for an
     /// application message of a group with message retention.
     func groupEvent(

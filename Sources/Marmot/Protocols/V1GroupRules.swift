@@ -38,6 +38,11 @@ package struct V1GroupRules: GroupRules {
         return try? GroupImage(blobSHA256: hash, key: key, nonce: nonce, uploadKey: data.imageUploadKey)
     }
 
+    /// MIP-01 has no lifecycle: a v1 group cannot be disbanded.
+    package func disbandProposals(_ group: MLSGroup, me: PublicKey) throws -> [Proposal] {
+        throw GroupChangeError.unsupportedInV1("disbanding")
+    }
+
     /// One GroupContextExtensions proposal with the 0xF2EE value replaced; the other extensions are
     /// kept, and the image fields too unless the picture changes (MIP-01).
     package func proposals(changing extensions: [Extension], to metadata: GroupMetadata) throws -> [Proposal] {

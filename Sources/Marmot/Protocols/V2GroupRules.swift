@@ -146,8 +146,10 @@ package struct V2GroupRules: GroupRules {
     /// left.
     package func authorize(_ summary: CommitSummary, message: MLSMessage, before: MLSGroup, after: MLSGroup) throws(DropReason) {
         let admins: AdminPolicy
+        let source: GroupComponents
         do {
-            guard let policy = try GroupComponents(groupContextExtensions: before.extensions).adminPolicy else {
+            source = try GroupComponents(groupContextExtensions: before.extensions)
+            guard let policy = source.adminPolicy else {
                 throw V2GroupComponentsError.requiredStateMissing(MarmotComponentID.adminPolicy)
             }
             admins = policy
@@ -174,6 +176,7 @@ package struct V2GroupRules: GroupRules {
         } catch {
             throw .unauthorizedCommit(error.description)
         }
+        try Self.checkLifecycle(summary, source: source, committer: committer, before: before)
         try Self.checkProofs(of: after, comparedTo: before)
         if after.isActive {
             let metadata: GroupMetadata
@@ -254,6 +257,37 @@ package struct V2GroupRules: GroupRules {
         guard let required, required.extensionTypes.contains(.appDataDictionary),
               required.proposalTypes.contains(.appDataUpdate), required.proposalTypes.contains(.selfRemove)
         else { throw V2GroupComponentsError.missingRequiredCapabilities }
+    }
+
+    /// The lifecycle transition rule (`V2LifecycleTransition`) between the source state and the one
+    /// the commit makes: its new extensions, or the source's when it changed none (a commit that
+    /// removed us still reports them).
+    static func checkLifecycle(
+        _ summary: CommitSummary, source: GroupComponents, committer: PublicKey, before: MLSGroup
+    ) throws(DropReason) {
+        do {
+            var result = source
+            if let extensions = summary.newExtensions { result = try GroupComponents(groupContextExtensions: extensions) }
+            try V2LifecycleTransition.check(
+                before: source, after: result,
+                proposals: summary.proposals.map { V2LifecycleTransition.Entry($0.proposal, isInline: $0.isInline) },
+                committerLeaf: summary.committer, committer: committer, members: Set(before.members.map(\.leafIndex)))
+        } catch let error as V2LifecycleError {
+            throw .unauthorizedCommit("lifecycle: \(error)")
+        } catch {
+            throw .unauthorizedCommit("the new group state is not a valid v2 state: \(error)")
+        }
+    }
+
+    /// The proposals of a disband (MDK 0.9.14 `disband.rs`, all inline): a Remove of every leaf but
+    /// ours, lifecycle 0x800c set to Disbanded and the admin policy 0x8003 set to our account alone,
+    /// the only shape `V2LifecycleTransition` (and every MDK member) accepts.
+    package func disbandProposals(_ group: MLSGroup, me: PublicKey) throws -> [Proposal] {
+        let removals = group.members.filter { $0.leafIndex != group.ownLeafIndex }.map { Proposal.remove(Remove(removed: $0.leafIndex)) }
+        return removals + [
+            .appDataUpdate(.update(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes))),
+            .appDataUpdate(.update(MarmotComponentID.adminPolicy, Data(try AdminPolicy(admins: [me]).bytes))),
+        ]
     }
 
     static func componentID(_ proposal: Proposal) -> UInt16? {

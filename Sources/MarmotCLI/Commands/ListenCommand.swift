@@ -16,7 +16,7 @@ struct ListenCommand: AsyncParsableCommand {
             every chat, oldest first (those of the same second in the order they were received), then \
             what arrives live. Every message is printed exactly once, also when many arrive together or \
             during the catch-up, in the same shape whether it was unread at start or arrived live: its \
-            `id`, `chat`, `sender` npub, `kind` (`text`, `reaction`, `edit`, `deletion`, `system`), \
+            `id`, `chat`, `sender` npub, `kind` (`text`, `reaction`, `edit`, `deletion`, `adminDeletion`, `system`), \
             `nostrKind`, time (`at`) and `target` (the message a reply, reaction, edit or deletion refers to).
             Printing a message does not mark it read: it stays unread (for `marmot chats`, and the next \
             `listen` prints it again) until its chat is opened or marked read. With --mark-read, each \
@@ -67,7 +67,7 @@ enum ListenFlow {
         var invite: String? = nil
         /// Members including this account (invitations and chats).
         var members: Int? = nil
-        /// For a message: its id, author's npub, what it is ("text", "reaction", "edit", "deletion",
+        /// For a message: its id, author's npub, what it is ("text", "reaction", "edit", "deletion", "adminDeletion",
         /// "system"), its Nostr kind, what it refers to, and whether this account wrote it (on another device).
         var id: String? = nil
         var sender: String? = nil

@@ -5,10 +5,11 @@ import Nostr
 ///
 /// A reaction, edit or deletion may arrive before or after its target (pages load newest first,
 /// and relays do not order events), so they are kept by id and applied whenever both are here.
-/// Authority follows MDK 0.9.14 (`storage-sqlite/src/timeline.rs` 2880-2950): a deletion removes a
-/// message or reaction of its own author, and any member's message when it carries the moderation
-/// grant (`MessageRecord.moderated`: an admin's, in a group that is not a direct conversation); an
-/// edit counts only when its author wrote the target; anything else is ignored.
+/// Authority follows the spec (`features/content-moderation.md`): a deletion (kind 5) removes a
+/// message or reaction of its own author; an admin deletion (kind 4891) removes any member's chat
+/// message when it carries the moderation grant (`MessageRecord.moderated`: its author was an admin,
+/// in a group that is not a direct conversation, in the state it was sent in); an edit counts only
+/// when its author wrote the target; anything else is ignored.
 struct MessageThread {
     /// Texts and system lines, oldest first; deleted messages are gone from here.
     private(set) var messages: [MessageRecord] = []
@@ -108,8 +109,7 @@ struct MessageThread {
             return
         }
         annotations[record.id] = record
-        guard case .deletion(let targets) = record.role else { return }
-        for target in targets { apply(deletion: record, of: target) }
+        for target in record.role.deletes { apply(deletion: record, of: target) }
     }
 
     /// Removes `target` if the deletion's author wrote it (a message or a reaction), or if it is a
@@ -120,8 +120,9 @@ struct MessageThread {
             messages.remove(at: index)
             ids.remove(target)
             deleted.insert(target)
-        } else if let annotation = annotations[target], annotation.sender == author, annotation.role != .text {
-            if case .deletion = annotation.role { return }
+        } else if case .deletion = deletion.role, let annotation = annotations[target], annotation.sender == author,
+                  annotation.role != .text {
+            if !annotation.role.deletes.isEmpty { return }
             annotations[target] = nil
             deleted.insert(target)
         }
@@ -131,7 +132,8 @@ struct MessageThread {
     private func isDeleted(_ record: MessageRecord) -> Bool {
         if deleted.contains(record.id) { return true }
         return annotations.values.contains { other in
-            guard case .deletion(let targets) = other.role, targets.contains(record.id) else { return false }
+            guard other.role.deletes.contains(record.id) else { return false }
+            if case .adminDeletion = other.role { return record.role == .text && Self.removes(other, record) }
             return other.sender == record.sender || (record.role == .text && Self.removes(other, record))
         }
     }
@@ -140,7 +142,10 @@ struct MessageThread {
     /// member's message under the moderation grant (system lines are the core's, never removed).
     private static func removes(_ deletion: MessageRecord, _ message: MessageRecord) -> Bool {
         guard message.notice == nil else { return false }
-        return message.sender == deletion.sender || deletion.moderated
+        if message.sender == deletion.sender { return true }
+        // Someone else's message: only an admin deletion (4891) whose author held the grant.
+        guard case .adminDeletion = deletion.role else { return false }
+        return deletion.moderated && message.role == .text
     }
 
     /// The newest edit of `message` by its author, if any (for the chat list's preview).
@@ -156,7 +161,7 @@ struct MessageThread {
             switch record.role {
             case .reaction(let target): overlay.reactions[target, default: []].append(record)
             case .edit(let target): overlay.edits[target, default: []].append(record)
-            case .text, .deletion: break
+            case .text, .deletion, .adminDeletion: break
             }
         }
         return overlay

@@ -6,8 +6,10 @@ import Nostr
 /// Marmot carries any Nostr kind as an inner event (MIP-03); White Noise (MDK 0.9.14,
 /// `crates/marmot-app/src/messages/intents.rs` `build_inner_event`) sends these: kind 9 chat (a
 /// reply adds `e` and `q` tags), kind 7 reaction (NIP-25: `e` target, emoji content), kind 1009 edit
-/// (`e` target, the new text) and kind 5 deletion (NIP-09: one `e` tag per target). The messaging
-/// layer maps each stored rumor to one role; kinds it does not know never reach the core.
+/// (`e` target, the new text) and kind 5 deletion (NIP-09: one `e` tag per target, its author's own
+/// messages only); an admin deletes someone else's message with kind 4891 (spec
+/// `features/content-moderation.md`). The messaging layer maps each stored rumor to one role; kinds
+/// it does not know never reach the core.
 public enum MessageRole: Sendable, Equatable, Hashable {
     /// A message someone wrote (kind 9), or a system line (`MessageRecord.notice`).
     case text
@@ -17,14 +19,18 @@ public enum MessageRole: Sendable, Equatable, Hashable {
     case edit(target: MessageID)
     /// Deletes `targets` (kind 5): messages or reactions, each only by its own author.
     case deletion(targets: [MessageID])
+    /// An admin hides the chat message `target`, anyone's (kind 4891); it has an effect only when
+    /// its author was an admin in the state it was sent in (`MessageRecord.moderated`).
+    case adminDeletion(target: MessageID)
 
-    /// The inner event's Nostr kind for this role (9, 7, 1009 or 5).
+    /// The inner event's Nostr kind for this role (9, 7, 1009, 5 or 4891).
     public var nostrKind: UInt16 {
         switch self {
         case .text: 9
         case .reaction: 7
         case .edit: 1009
         case .deletion: 5
+        case .adminDeletion: 4891
         }
     }
 
@@ -32,8 +38,17 @@ public enum MessageRole: Sendable, Equatable, Hashable {
     public var targets: [MessageID] {
         switch self {
         case .text: []
-        case .reaction(let target), .edit(let target): [target]
+        case .reaction(let target), .edit(let target), .adminDeletion(let target): [target]
         case .deletion(let targets): targets
+        }
+    }
+
+    /// The messages this one deletes (a deletion's or an admin deletion's targets); empty otherwise.
+    public var deletes: [MessageID] {
+        switch self {
+        case .deletion(let targets): targets
+        case .adminDeletion(let target): [target]
+        case .text, .reaction, .edit: []
         }
     }
 
@@ -44,6 +59,7 @@ public enum MessageRole: Sendable, Equatable, Hashable {
         case .reaction: "reaction"
         case .edit: "edit"
         case .deletion: "deletion"
+        case .adminDeletion: "adminDeletion"
         }
     }
 }
@@ -55,6 +71,8 @@ public enum MarmotMessageKind {
     public static let reaction: UInt16 = 7
     public static let chat: UInt16 = 9
     public static let edit: UInt16 = 1009
+    /// An admin's deletion of someone's chat message (spec `features/content-moderation.md`).
+    public static let adminDeletion: UInt16 = 4891
     /// A group system event (MDK's local record of a commit); never a chat bubble.
     public static let groupSystem: UInt16 = 1210
     /// Push-token gossip (MIP-05: update, list, removal); never a chat bubble.

@@ -72,9 +72,10 @@ extension AppCore {
         let moderates = entry.info.grantsModeration(to: session.myPublicKey)
         guard let target = ownText(messageID, in: entry, session: session, for: .deleteMessage, orAnyone: moderates)
         else { return }
+        // Someone else's message goes by an admin deletion (kind 4891); kind 5 deletes only one's own.
+        let role: MessageRole = target.sender == session.myPublicKey ? .deletion(targets: [target.id]) : .adminDeletion(target: target.id)
         let outgoing = OutgoingMessage(
-            id: .generate(), chatID: chatID, content: "", createdAt: configuration.clock.unixSeconds(),
-            role: .deletion(targets: [target.id]))
+            id: .generate(), chatID: chatID, content: "", createdAt: configuration.clock.unixSeconds(), role: role)
         enqueue(outgoing, operation: .deleteMessage, session: session, service: service)
     }
 

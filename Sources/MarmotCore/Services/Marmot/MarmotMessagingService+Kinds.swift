@@ -36,6 +36,10 @@ extension MarmotMessagingService {
         case MarmotMessageKind.deletion:
             let targets = message.tags.filter { $0.name == "e" }.compactMap { $0.value.flatMap(reference) }
             return targets.isEmpty ? nil : (.deletion(targets: targets), nil)
+        case MarmotMessageKind.adminDeletion:
+            // Malformed (other tags, other content, duplicate keys): no effect at all.
+            guard let deletion = AdminDeletion(kind: message.kind, tags: message.tags, content: message.content) else { return nil }
+            return (.adminDeletion(target: ids.local(for: deletion.target)), nil)
         default:
             return nil
         }
@@ -80,6 +84,9 @@ extension MarmotMessagingService {
             return (Kind(MarmotMessageKind.edit), message.content, [Tag(["e", try rumor(target)])] + Self.mentionTags(message.content))
         case .deletion(let targets):
             return (.deletion, "", try targets.map { Tag(["e", try rumor($0)]) })
+        case .adminDeletion(let target):
+            let deletion = AdminDeletion(target: try EventID(hex: try rumor(target)))
+            return (AdminDeletion.kind, AdminDeletion.content, deletion.tags)
         }
     }
 
@@ -102,7 +109,7 @@ extension MarmotMessagingService {
     // MARK: Deleting
 
     /// Applies a deletion to the store: each target written by the deleter, or any chat message
-    /// when the deleter held the moderation grant, is removed with its reactions and edits (no
+    /// when the deleter held the moderation grant (only ever for a kind-4891 admin deletion), is removed with its reactions and edits (no
     /// plaintext of it stays); any other deletion is ignored and logged (MDK 0.9.14 `timeline.rs`
     /// 2932-2945).
     func applyDeletion(_ deletion: StoredMessage, targets: [MessageID]) async {

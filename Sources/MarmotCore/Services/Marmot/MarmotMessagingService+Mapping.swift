@@ -119,8 +119,10 @@ extension MarmotMessagingService {
     /// group system events (1210) and unknown kinds never reach it.
     static func isShown(_ message: StoredMessage) -> Bool {
         guard message.deliveryState != .notice else { return SystemNotice(content: message.content) != nil }
-        return [MarmotMessageKind.chat, MarmotMessageKind.reaction, MarmotMessageKind.edit, MarmotMessageKind.deletion]
-            .contains(message.kind.rawValue)
+        return [
+            MarmotMessageKind.chat, MarmotMessageKind.reaction, MarmotMessageKind.edit, MarmotMessageKind.deletion,
+            MarmotMessageKind.adminDeletion,
+        ].contains(message.kind.rawValue)
     }
 
     /// The core's record of a stored message; nil for one the core never sees (see `isShown`).

@@ -283,7 +283,7 @@ actor MarmotMessagingService: MessagingService {
             let queued = try await client.queue(kind: form.kind, content: form.content, tags: form.tags, to: group)
             ids.bind(message.id, to: queued.rumorID)
             // Our deletion is durable in the outbox: what it deletes goes from the store now.
-            if case .deletion(let targets) = message.role { await applyDeletion(queued, targets: targets) }
+            if !message.role.deletes.isEmpty { await applyDeletion(queued, targets: message.role.deletes) }
         } catch {
             throw MarmotMessagingError.friendly(error)
         }
@@ -304,7 +304,7 @@ actor MarmotMessagingService: MessagingService {
             let form = try wireForm(message)
             let sent = try await client.send(kind: form.kind, content: form.content, tags: form.tags, to: group)
             ids.bind(message.id, to: sent.id)
-            if case .deletion(let targets) = message.role { await applyDeletion(sent.message, targets: targets) }
+            if !message.role.deletes.isEmpty { await applyDeletion(sent.message, targets: message.role.deletes) }
             return Self.outcome(sent)
         } catch {
             throw MarmotMessagingError.friendly(error)
@@ -353,8 +353,8 @@ actor MarmotMessagingService: MessagingService {
                 logger.debug("rumor kind not shown", metadata: ["kind": "\(message.kind)"])
                 return
             }
-            if case .deletion(let targets) = record.role {
-                await applyDeletion(message, targets: targets)
+            if !record.role.deletes.isEmpty {
+                await applyDeletion(message, targets: record.role.deletes)
                 continuation.yield(.messageReceived(record))
                 return
             }

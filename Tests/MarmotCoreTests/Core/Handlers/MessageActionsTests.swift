@@ -68,25 +68,38 @@ struct MessageActionsTests {
         #expect(h.state().currentChat?.messages.map(\.content) == ["second"])
     }
 
-    @Test("an admin's deletion under the moderation grant removes another member's message, also when it came first")
+    @Test("an admin deletion (4891) under the moderation grant removes another member's message, also when it came first; a kind 5 does not")
     func moderatedDeletion() async throws {
         let (h, chatID, service, peer, first) = try await Self.chatWithPeerMessage()
         let admin = Keys.generate().publicKey
+        // A kind-5 deletion deletes only its author's own, even marked with the grant.
+        var kindFive = MessageRecord(
+            id: "d-kind5", chatID: chatID, sender: admin, content: "", createdAt: AppHarness.nowSeconds,
+            role: .deletion(targets: [first]))
+        kindFive.moderated = true
+        await service.emit(.messageReceived(kindFive))
+        await service.emit(Self.incoming("between", in: chatID, from: peer, "between"))
+        try await h.waitFor("next message shown") { $0.currentChat?.messages.count == 2 }
         var moderated = MessageRecord(
             id: "d-admin", chatID: chatID, sender: admin, content: "", createdAt: AppHarness.nowSeconds,
-            role: .deletion(targets: [first, "late"]))
+            role: .adminDeletion(target: first))
         moderated.moderated = true
+        var moderatedLate = MessageRecord(
+            id: "d-admin-late", chatID: chatID, sender: admin, content: "", createdAt: AppHarness.nowSeconds,
+            role: .adminDeletion(target: "late"))
+        moderatedLate.moderated = true
         // In this one-to-one chat we hold no grant: only our own messages can be deleted.
         #expect(h.state().currentChat?.messages.first?.canDelete == false)
+        await service.emit(.messageReceived(moderatedLate))
         await service.emit(.messageReceived(moderated))
-        try await h.waitFor("removed by the admin") { $0.currentChat?.messages.isEmpty == true }
+        try await h.waitFor("removed by the admin") { $0.currentChat?.messages.map(\.content) == ["between"] }
         // A target that arrives after the deletion never shows either.
         await service.emit(Self.incoming("late", in: chatID, from: peer, "late one"))
         await service.emit(Self.incoming("kept", in: chatID, from: peer, "kept"))
-        try await h.waitFor("next message shown") { $0.currentChat?.messages.map(\.content) == ["kept"] }
+        try await h.waitFor("next message shown") { $0.currentChat?.messages.map(\.content) == ["between", "kept"] }
     }
 
-    @Test("an admin of a named group may delete another member's message; it goes out as a kind-5 role")
+    @Test("an admin of a named group may delete another member's message; it goes out as an admin deletion (4891)")
     func adminDeletesInAGroup() async throws {
         let h = AppHarness()
         try await h.createAccount()
@@ -100,7 +113,8 @@ struct MessageActionsTests {
         #expect(h.state().currentChat?.messages.first?.canModify == false, "not ours: no edit")
         h.dispatch(.deleteMessage(chatID: chatID, messageID: "m-spam"))
         try await h.waitFor("deleted") { $0.lastOutcome?.operation == .deleteMessage && $0.lastOutcome?.code == .ok }
-        #expect(await service.sent.last?.role == .deletion(targets: ["m-spam"]))
+        #expect(await service.sent.last?.role == .adminDeletion(target: "m-spam"))
+        #expect(await service.sent.last?.role.nostrKind == 4891)
     }
 
     @Test("a deletion that arrives before its message keeps the message from ever showing")

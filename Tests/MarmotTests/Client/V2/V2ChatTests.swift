@@ -161,8 +161,9 @@ import Testing
         await d.stop()
     }
 
-    /// An admin disbands a v2 group (lifecycle 0x800c set to disbanded by AppDataUpdate): the chat
-    /// closes for its members, as MDK's clients close it.
+    /// An admin disbands a v2 group as MDK 0.9.14 does (`disband.rs`: Bob's leaf removed, lifecycle
+    /// 0x800c disbanded and the admin policy the admin alone, all inline): the chat closes for its
+    /// members, with one "disbanded" line and no removal line.
     @Test func disbandedGroupBecomesInactive() async throws {
         let (server, url) = try await ClientHarness.startRelay()
         let bob = try await TestAccount("bob", relayURLs: [url])
@@ -170,13 +171,20 @@ import Testing
         var admin = V2HostileParty()
         try await admin.invite(bob.publicKey, on: url)
         let invite = try await bob.waitForInvite()
+        let policy = try AdminPolicy(admins: [admin.publicKey])
         let disband = try admin.commit {
-            try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes)))])
+            try $0.commit(proposals: [
+                .remove(Remove(removed: LeafIndex(1))),
+                .appDataUpdate(.update(MarmotComponentID.lifecycle, Data(GroupLifecycle.disbanded.bytes))),
+                .appDataUpdate(.update(MarmotComponentID.adminPolicy, Data(policy.bytes))),
+            ])
         }
         #expect(try await RelayReads.publish(try admin.event(disband.message, epochOf: disband.before), to: url).isAccepted)
         _ = try await bob.client.acceptInvite(invite.id)
-        _ = try await bob.waitForCommit(epoch: 2, by: admin.publicKey)
-        #expect(try await bob.client.chat(invite.id)?.status == .inactive)
+        try await waitUntil("bob's chat closed", timeout: 30) { (try? await bob.client.chat(invite.id))??.status == .inactive }
+        let notices = try await bob.allMessages(invite.id).filter { $0.deliveryState == .notice }.compactMap { SystemNotice(content: $0.content) }
+        #expect(notices.last == SystemNotice(change: .disbanded, actor: admin.publicKey, subject: admin.publicKey))
+        #expect(!notices.contains { $0.change == .removed })
         await #expect(throws: MarmotClientError.self) { _ = try await bob.client.send(text: "anyone?", to: invite.id) }
         await bob.shutdown()
         await server.stop()

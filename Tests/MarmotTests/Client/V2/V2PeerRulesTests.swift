@@ -73,7 +73,12 @@ import Testing
         let (server, url) = try await ClientHarness.startRelay()
         let (alice, bob, id) = try await V2Fixtures.oneToOne(url)
         _ = try await alice.client.disbandGroup(id)
-        _ = try await bob.waitForCommit(epoch: 3, by: alice.publicKey)
+        // Bob is removed by it: his chat closes (a removed member has no epoch to report).
+        try await waitUntil("bob's chat closed", timeout: 30) { (try? await bob.client.chat(id))??.status == .inactive }
+        // MDK's shape (v2 conformance review N1): Alice alone is left, and the only admin.
+        let state = try #require(await alice.client.groupStateForTesting(id))
+        #expect(state.members.map(\.leafIndex) == [state.ownLeafIndex])
+        #expect(try V2GroupRules().metadata(of: state.extensions).admins == [alice.publicKey])
         for account in [alice, bob] {
             #expect(try await account.client.chat(id)?.status == .inactive, "\(account.name)")
             let line = try #require(try await account.allMessages(id).last { $0.deliveryState == .notice })
@@ -84,4 +89,29 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// A disband in a group of three: one commit removes both other members, each sees the chat
+    /// closed with one "disbanded" line and no removal lines.
+    @Test func disbandRemovesEveryOtherMember() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let (alice, bob, carol, id) = try await V2Fixtures.trio(url)
+        _ = try await alice.client.disbandGroup(id)
+        for account in [bob, carol] {
+            try await waitUntil("\(account.name)'s chat closed", timeout: 30) { (try? await account.client.chat(id))??.status == .inactive }
+        }
+        #expect(try #require(await alice.client.groupStateForTesting(id)).members.count == 1)
+        for account in [alice, bob, carol] {
+            #expect(try await account.client.chat(id)?.status == .inactive, "\(account.name)")
+            let notices = try await account.allMessages(id).filter { $0.deliveryState == .notice }.compactMap { SystemNotice(content: $0.content) }
+            #expect(notices.last?.change == .disbanded, "\(account.name)")
+            #expect(!notices.suffix(3).contains { $0.change == .removed }, "\(account.name)")
+        }
+        for account in [alice, bob, carol] { await account.shutdown() }
+        await server.stop()
+    }
+}
+
+extension MarmotClient {
+    /// A group's MLS state as the client holds it.
+    func groupStateForTesting(_ id: GroupID) -> MLSGroup? { sessions[id]?.mls }
 }

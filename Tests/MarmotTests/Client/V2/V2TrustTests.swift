@@ -107,6 +107,35 @@ import Testing
         await server.stop()
     }
 
+    /// An admin sends the disband we used to send (the lifecycle update alone, v2 conformance review
+    /// N1) and then one that keeps lifecycle as it is: MDK members refuse both, so must we (L2), or
+    /// the group splits into members who see it closed and members who go on chatting.
+    @Test func aDisbandNotInMDKsShapeIsRefused() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        _ = try await bob.client.publishKeyPackage(version: .v2)
+        var mallory = V2HostileParty()
+        try await mallory.invite(bob.publicKey, on: url)
+        let invite = try await bob.waitForInvite()
+        _ = try await bob.client.acceptInvite(invite.id)
+        for (state, expected) in [(GroupLifecycle.disbanded, "disband needs exactly one"), (.active, "redundant lifecycle update")] {
+            let bare = try mallory.commit {
+                try $0.commit(proposals: [.appDataUpdate(.update(MarmotComponentID.lifecycle, Data(state.bytes)))])
+            }
+            // Mallory's own state stays where Bob's is: the commit is not one the group takes.
+            mallory.group = bare.before
+            #expect(try await RelayReads.publish(try mallory.event(bare.message, epochOf: bare.before), to: url).isAccepted)
+            let (_, reason) = try await bob.waitForDrop()
+            guard case .unauthorizedCommit(let why) = reason, why.contains(expected) else {
+                throw HarnessError.unexpected("dropped for \(reason)")
+            }
+        }
+        #expect(try await bob.client.chat(invite.id)?.status == .active)
+        _ = try await bob.client.send(text: "still here", to: invite.id)
+        await bob.shutdown()
+        await server.stop()
+    }
+
     /// An admin drops SelfRemove from the group's required capabilities: a v2 group must keep
     /// requiring 0x0006, AppDataUpdate and SelfRemove of every member.
     @Test func requiredCapabilitiesCannotBeWeakened() async throws {
