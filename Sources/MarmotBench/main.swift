@@ -1,5 +1,5 @@
 // marmot-bench: prints speed figures for each layer (`make bench`).
-// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app media deadrelays
+// `marmot-bench [section…]` runs only the named sections: nostr mls treekem framing group relay marmot groups versions convergence app media deadrelays search
 // (`app-send` and `app-cold` run one half of `app`).
 // `marmot-bench profile` (never part of a full run) does each MLS group operation once, for callgrind;
 // `marmot-bench profile-layer` the Marmot layer's 200 message creates and processes.
@@ -35,3 +35,4 @@ if wanted("app") {
 }
 if wanted("media") { await MediaBench.run() }
 if wanted("deadrelays") { await DeadRelayBench.run() }
+if wanted("search") { SearchBench.run() }
