@@ -77,6 +77,20 @@ public enum MarmotMessageKind {
     public static let groupSystem: UInt16 = 1210
     /// Push-token gossip (MIP-05: update, list, removal); never a chat bubble.
     public static let pushTokens: ClosedRange<UInt16> = 447...449
+
+    /// Kinds the registry gives a meaning that is not a row of its own (spec `foundation/registries.md`):
+    /// transport kinds, push (446-451), group system events, reports and dismissals (1984, 1985),
+    /// poll responses (1018) and agent streams (1200-1202), besides the kinds read above.
+    static let reserved: [ClosedRange<UInt16>] = [
+        5...5, 7...7, 9...9, 13...13, 444...451, 1009...1009, 1018...1018, 1059...1059, 1200...1202, 1210...1210,
+        1984...1985, 4891...4891,
+    ]
+
+    /// Whether `kind` is an app's own (custom) kind, shown as a row of its own as White Noise shows
+    /// it (MDK 0.9.15; spec `foundation/application-messages.md`: an unknown kind is never rejected).
+    public static func isCustom(_ kind: UInt16) -> Bool {
+        !reserved.contains { $0.contains(kind) }
+    }
 }
 
 /// Reaction content as MDK 0.9.14 accepts it (`intents.rs` `validate_reaction_content` 554-576):

@@ -40,9 +40,21 @@ extension MarmotMessagingService {
             // Malformed (other tags, other content, duplicate keys): no effect at all.
             guard let deletion = AdminDeletion(kind: message.kind, tags: message.tags, content: message.content) else { return nil }
             return (.adminDeletion(target: ids.local(for: deletion.target)), nil)
+        case let kind where MarmotMessageKind.isCustom(kind):
+            // An app's own kind: a row of its own (`customRowText`), never a reply or a change.
+            return (.text, nil)
         default:
             return nil
         }
+    }
+
+    /// What a custom kind's row says: that this app cannot show it, and its text if it has one
+    /// (already cleaned, cut to 280 characters).
+    static func customRowText(kind: UInt16, content: String) -> String {
+        let label = "Unsupported message (kind \(kind))"
+        let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return label }
+        return "\(label): \(text.count > 280 ? String(text.prefix(280)) + "…" : text)"
     }
 
     /// The mentioned people: the `p` tags' keys (malformed ones skipped).

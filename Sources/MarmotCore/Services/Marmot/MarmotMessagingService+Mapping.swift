@@ -122,7 +122,7 @@ extension MarmotMessagingService {
         return [
             MarmotMessageKind.chat, MarmotMessageKind.reaction, MarmotMessageKind.edit, MarmotMessageKind.deletion,
             MarmotMessageKind.adminDeletion,
-        ].contains(message.kind.rawValue)
+        ].contains(message.kind.rawValue) || MarmotMessageKind.isCustom(message.kind.rawValue)
     }
 
     /// The core's record of a stored message; nil for one the core never sees (see `isShown`).
@@ -139,6 +139,9 @@ extension MarmotMessagingService {
         guard let (role, replyTo) = role(of: message) else { return nil }
         record.role = role
         record.replyTo = replyTo
+        if MarmotMessageKind.isCustom(message.kind.rawValue) {
+            record.content = Self.customRowText(kind: message.kind.rawValue, content: record.content)
+        }
         record.mentions = Self.mentions(message.tags)
         return record
     }

@@ -121,4 +121,23 @@ struct MarmotMessageKindsInteropTests {
             try await app.waitFor("deleted here too") { !($0.currentChat?.messages.contains { $0.id == mine.id } ?? true) }
         }
     }
+
+    @Test("an app's own kind from MDK shows as a row saying what it is; reports and poll responses make none")
+    func customKindsAreRows() async throws {
+        try InteropKit.require()
+        let world = LiveWorld()
+        let (_, relay) = try await world.startRelay()
+        try await MarmotAppInteropTests.withMDK("mdk", in: world, on: relay) { mdk, mdkKey in
+            let app = world.app("swift", relays: [relay])
+            _ = try await app.createAccount()
+            let (_, group) = try await Self.chat(app, mdk, mdkKey)
+            // A NIP-88 poll (kind 1068, a custom row), a report (1984) and a poll response (1018).
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "Lunch?", "kind": 1068, "tags": [["option", "a", "Pizza"]]])
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "spam", "kind": 1984, "tags": [["p", mdkKey.hex]]])
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "", "kind": 1018, "tags": [["response", "a"]]])
+            _ = try await mdk.call(["cmd": "send", "group_id": group, "text": "after"])
+            try await app.waitFor("MDK's messages shown") { $0.currentChat?.messages.last?.content == "after" }
+            #expect(app.state().currentChat?.messages.map(\.content) == ["Unsupported message (kind 1068): Lunch?", "after"])
+        }
+    }
 }

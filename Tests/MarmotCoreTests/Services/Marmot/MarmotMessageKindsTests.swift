@@ -90,11 +90,17 @@ struct MarmotMessageKindsTests {
         #expect(mention?.mentions == [mentioned])
     }
 
-    @Test("push-token gossip (447-449), group system events (1210), unknown kinds and malformed references are never chat bubbles")
+    @Test("push-token gossip (447-449), group system events (1210), reports, poll responses, agent streams and malformed references are never chat bubbles; an app's own kind is a row saying so")
     func hiddenKinds() async throws {
         let service = service()
-        for kind: UInt16 in [447, 448, 449, 1210, 1, 30023] {
+        for kind: UInt16 in [447, 448, 449, 1210, 1984, 1985, 1018, 1200, 1202, 4891] {
             #expect(await service.record(stored(kind: kind, "x", tags: [])) == nil, "kind \(kind)")
+        }
+        // Custom kinds (MDK 0.9.15): a row of their own, never a change to another message.
+        for kind: UInt16 in [1, 1068, 30023] {
+            let row = await service.record(stored(kind: kind, "x", tags: [["e", String(repeating: "a", count: 64)]]))
+            #expect(row?.role == .text && row?.replyTo == nil, "kind \(kind)")
+            #expect(row?.content == "Unsupported message (kind \(kind)): x")
         }
         // A reaction without a target, or whose content MDK would refuse, is dropped.
         #expect(await service.record(stored(kind: 7, "👍", tags: [])) == nil)
