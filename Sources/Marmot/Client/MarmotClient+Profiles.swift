@@ -36,13 +36,17 @@ extension MarmotClient {
         return changed
     }
 
-    /// Publishes our own name (kind 0) on our relays and caches it; the name is sanitized first.
+    /// Publishes our own name (kind 0) on our relays and caches it; the name is sanitized first, and
+    /// every other field of our newest kind 0 on our relays is kept (NIP-01 kind 0 is replaced whole).
     public func publishProfile(name: String) async throws -> Profile {
         guard let clean = Profile.sanitize(name) else { throw MarmotClientError.encoding("that name is empty or looks like a key") }
+        let current = await fetch(Filter(authors: [publicKey], kinds: [.metadata]), on: pool, relays: ownRoute)
+            .filter { $0.pubkey == publicKey }.max { $0.createdAt < $1.createdAt }
         let event: Event
         do {
             event = try UnsignedEvent(
-                pubkey: publicKey, createdAt: now(), kind: .metadata, tags: [], content: Profile.content(name: clean)
+                pubkey: publicKey, createdAt: max(now(), (current?.createdAt ?? 0) + 1), kind: .metadata, tags: [],
+                content: Profile.content(name: clean, existing: current?.content)
             ).signed(with: keys)
         } catch {
             throw MarmotClientError.encoding("profile: \(error)")

@@ -59,9 +59,14 @@ public struct Profile: Sendable, Hashable {
         return raw
     }
 
-    /// The kind-0 content for `name` (our own profile).
-    public static func content(name: String) -> String {
-        let object: [String: JSONValue] = ["name": .string(name), "display_name": .string(name)]
+    /// The kind-0 content for `name` (our own profile), keeping every other field of `existing`, the
+    /// newest kind-0 content we published (from any client): a name change must not erase the
+    /// picture, about, nip05, lud16 or anything else set elsewhere (v2 conformance review N7). An
+    /// `existing` that is not a JSON object is replaced.
+    public static func content(name: String, existing: String? = nil) -> String {
+        var object = existing.flatMap { try? JSONValue.parse($0) }?.objectValue ?? [:]
+        object["name"] = .string(name)
+        object["display_name"] = .string(name)
         return JSONValue.object(object).jsonString
     }
 

@@ -43,4 +43,31 @@ import Testing
         await bob.shutdown()
         await server.stop()
     }
+
+    /// A profile set in another client (picture, about, nip05, lud16, an unknown field) survives a
+    /// name change made here (v2 conformance review N7: kind 0 is replaced whole).
+    @Test func changingTheNameKeepsEveryOtherField() async throws {
+        let (server, url) = try await ClientHarness.startRelay()
+        let bob = try await TestAccount("bob", relayURLs: [url])
+        let elsewhere = #"{"name":"bob","picture":"https://example.com/b.png","about":"builder","nip05":"bob@example.com","lud16":"bob@ln.example","x_custom":{"a":1}}"#
+        let set = try UnsignedEvent(
+            pubkey: bob.publicKey, createdAt: UnsignedEvent.now() - 10, kind: .metadata, tags: [], content: elsewhere
+        ).signed(with: bob.keys)
+        #expect(try await RelayReads.publish(set, to: url).isAccepted)
+        _ = try await bob.client.publishProfile(name: "Bob Builder")
+        let events = try await RelayReads.fetch(Filter(authors: [bob.publicKey], kinds: [.metadata]), from: url)
+        let newest = try #require(events.max { $0.createdAt < $1.createdAt })
+        let object = try #require(try JSONValue.parse(newest.content).objectValue)
+        #expect(object["name"]?.stringValue == "Bob Builder")
+        #expect(object["display_name"]?.stringValue == "Bob Builder")
+        #expect(object["picture"]?.stringValue == "https://example.com/b.png")
+        #expect(object["about"]?.stringValue == "builder")
+        #expect(object["nip05"]?.stringValue == "bob@example.com")
+        #expect(object["lud16"]?.stringValue == "bob@ln.example")
+        #expect(object["x_custom"]?.objectValue?["a"] != nil)
+        // A kind 0 whose content is not an object is replaced.
+        #expect(Set(try #require(try JSONValue.parse(Profile.content(name: "n", existing: "[1]")).objectValue).keys) == ["name", "display_name"])
+        await bob.shutdown()
+        await server.stop()
+    }
 }
