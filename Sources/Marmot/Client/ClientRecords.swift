@@ -242,9 +242,6 @@ enum ClientSettings {
     /// The cached kind-0 profile of a person (`Profile`).
     static func profile(_ person: PublicKey) -> String { "client.profile.\(person.hex)" }
 
-    /// Marks a deletion whose author held the moderation grant when it was read (`noteModeration`).
-    static func moderationGrant(_ rumor: EventID) -> String { "client.moderation_grant.\(rumor.hex)" }
-
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 

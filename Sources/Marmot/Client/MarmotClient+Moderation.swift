@@ -25,20 +25,26 @@ extension MarmotClient {
     func noteModeration(_ message: inout StoredMessage, in session: GroupSession) {
         guard Self.isAdminDeletion(message), Self.grantsModeration(message.sender, in: session) else { return }
         do {
-            try store.setSetting(ClientSettings.moderationGrant(message.rumorID), Data([1]))
+            try store.saveModerationGrant(mlsGroupID: message.mlsGroupID, rumorID: message.rumorID, at: message.createdAt)
             message.moderationGrant = true
         } catch {
             logger.warning("cannot record the moderation grant of \(message.rumorID.hex): \(error)")
         }
     }
 
-    /// `messages` with the grants of their deletions filled in from the store.
+    /// `messages` with the grants of their deletions filled in from the store, each looked up in
+    /// its own group (security review D3).
     func withModerationGrants(_ messages: [StoredMessage]) -> [StoredMessage] {
-        messages.map { message in
+        var asked: [GroupID: [EventID]] = [:]
+        for message in messages where Self.isAdminDeletion(message) { asked[message.mlsGroupID, default: []].append(message.rumorID) }
+        guard !asked.isEmpty else { return messages }
+        var granted: [GroupID: Set<EventID>] = [:]
+        for (group, rumors) in asked { granted[group] = (try? store.moderationGrants(mlsGroupID: group, rumorIDs: rumors)) ?? [] }
+        return messages.map { message in
             guard Self.isAdminDeletion(message) else { return message }
-            var granted = message
-            granted.moderationGrant = (try? store.setting(ClientSettings.moderationGrant(message.rumorID))) != nil
-            return granted
+            var marked = message
+            marked.moderationGrant = granted[message.mlsGroupID]?.contains(message.rumorID) ?? false
+            return marked
         }
     }
 }

@@ -15,6 +15,7 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV8GroupEngines.name, migrate: MigrationV8GroupEngines.migrate)
         migrator.registerMigration(MigrationV9EngineHeld.name, migrate: MigrationV9EngineHeld.migrate)
         migrator.registerMigration(MigrationV10ChatPreferences.name, migrate: MigrationV10ChatPreferences.migrate)
+        migrator.registerMigration(MigrationV11ModerationGrants.name, migrate: MigrationV11ModerationGrants.migrate)
         return migrator
     }
 }

@@ -87,6 +87,14 @@ public protocol MarmotStore: Sendable {
     /// Stores a value, or removes it when `value` is nil.
     func setSetting(_ key: String, _ value: Data?) throws
 
+    // MARK: Moderation grants
+
+    /// Those of `rumorIDs` whose deletion held the moderation grant in this group (keyed by group
+    /// and rumor: security review D3).
+    func moderationGrants(mlsGroupID: GroupID, rumorIDs: [EventID]) throws -> Set<EventID>
+    /// Records that the deletion `rumorID` held the moderation grant in this group.
+    func saveModerationGrant(mlsGroupID: GroupID, rumorID: EventID, at now: Int64) throws
+
     /// Runs `body`'s store calls as one transaction: every write is kept, or none.
     func unitOfWork<T>(_ body: () throws -> T) throws -> T
 }
