@@ -239,9 +239,6 @@ enum ClientSettings {
     /// A group's open forks: the other branches and our branch's witnesses (`StoredBranches`).
     static func branches(_ group: GroupID) -> String { "client.branches.\(group)" }
 
-    /// The cached kind-0 profile of a person (`Profile`).
-    static func profile(_ person: PublicKey) -> String { "client.profile.\(person.hex)" }
-
     /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
     static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
 

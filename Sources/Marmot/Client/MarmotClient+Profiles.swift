@@ -7,7 +7,7 @@ import NostrClient
 extension MarmotClient {
     /// The cached profile of `person`, without touching the network.
     public func cachedProfile(of person: PublicKey) -> Profile? {
-        guard let data = (try? store.setting(ClientSettings.profile(person))).flatMap({ $0 }) else { return nil }
+        guard let data = (try? store.profile(of: person)).flatMap({ $0 }) else { return nil }
         return Profile(encoded: data)
     }
 
@@ -26,7 +26,7 @@ extension MarmotClient {
                 let cached = cachedProfile(of: person)
                 guard cached.map({ $0.updatedAt < profile.updatedAt }) ?? true else { continue }
                 do {
-                    try store.setSetting(ClientSettings.profile(person), profile.encoded())
+                    try store.saveProfile(profile.encoded(), of: person)
                 } catch {
                     logger.warning("cannot cache the profile of \(person.hex): \(error)")
                 }
@@ -54,7 +54,7 @@ extension MarmotClient {
         let result = await pool.publish(event, to: ownRoute)
         guard result.isSent else { throw MarmotClientError.notPublished(result) }
         let profile = Profile(name: clean, displayName: clean, updatedAt: event.createdAt)
-        try storage { try store.setSetting(ClientSettings.profile(publicKey), profile.encoded()) }
+        try storage { try store.saveProfile(profile.encoded(), of: publicKey) }
         return profile
     }
 }

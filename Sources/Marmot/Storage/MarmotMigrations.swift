@@ -16,6 +16,7 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV9EngineHeld.name, migrate: MigrationV9EngineHeld.migrate)
         migrator.registerMigration(MigrationV10ChatPreferences.name, migrate: MigrationV10ChatPreferences.migrate)
         migrator.registerMigration(MigrationV11ModerationGrants.name, migrate: MigrationV11ModerationGrants.migrate)
+        migrator.registerMigration(MigrationV12Profiles.name, migrate: MigrationV12Profiles.migrate)
         return migrator
     }
 }

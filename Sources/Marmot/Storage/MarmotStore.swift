@@ -95,6 +95,13 @@ public protocol MarmotStore: Sendable {
     /// Records that the deletion `rumorID` held the moderation grant in this group.
     func saveModerationGrant(mlsGroupID: GroupID, rumorID: EventID, at now: Int64) throws
 
+    // MARK: Profiles
+
+    /// The encoded kind-0 profile kept for `person`, if any.
+    func profile(of person: PublicKey) throws -> Data?
+    /// Keeps `profile` (encoded) for `person`, replacing the one kept before.
+    func saveProfile(_ profile: Data, of person: PublicKey) throws
+
     /// Runs `body`'s store calls as one transaction: every write is kept, or none.
     func unitOfWork<T>(_ body: () throws -> T) throws -> T
 }

@@ -126,6 +126,8 @@ struct LookupKey: @unchecked Sendable {
         case engineDigest = "engine-digest"
         /// The lookup hash of a person this account blocked (migration `v10-chat-preferences`).
         case blockedPerson = "blocked-person"
+        /// The lookup hash of a person whose cached profile is kept (migration `v12-profiles`).
+        case profile
     }
 
     init(key: SymmetricKey) {
