@@ -164,6 +164,13 @@ extension ContractJSON {
         case "unarchiveChat": return .unarchiveChat(chatID: ChatID(try fields.string("chatId")))
         case "blockPerson": return .blockPerson(npub: try fields.string("npub"))
         case "unblockPerson": return .unblockPerson(npub: try fields.string("npub"))
+        case "search":
+            // `chatId` (optional) limits the search to one chat; `limit` defaults to 50.
+            guard object["chatId"] == nil || object["chatId"] is String else { throw .invalidField("chatId") }
+            guard object["limit"] == nil || object["limit"] is Int else { throw .invalidField("limit") }
+            return .search(
+                query: try fields.string("query"), chatID: (object["chatId"] as? String).map(ChatID.init(rawValue:)),
+                limit: object["limit"] as? Int ?? 50)
         default: throw .unknownType(type)
         }
     }
@@ -280,6 +287,9 @@ extension ContractJSON {
         case .unarchiveChat(let chatID): object.merge(["type": "unarchiveChat", "chatId": chatID.rawValue]) { $1 }
         case .blockPerson(let npub): object.merge(["type": "blockPerson", "npub": npub]) { $1 }
         case .unblockPerson(let npub): object.merge(["type": "unblockPerson", "npub": npub]) { $1 }
+        case .search(let query, let chatID, let limit):
+            object.merge(["type": "search", "query": query, "limit": limit]) { $1 }
+            if let chatID { object["chatId"] = chatID.rawValue }
         }
         return object
     }

@@ -28,6 +28,21 @@ extension ContractJSON {
             "profile": profile(state.profile),
             "devices": devices(state.devices),
             "blocked": blocked(state.blocked),
+            "search": search(state.search),
+        ]
+    }
+
+    /// `{"query","chatId","results":[{"chatId","messageId","sender","createdAt","snippet"}],"searching","error"}` (issue 48).
+    static func search(_ search: SearchState) -> Object {
+        [
+            "query": search.query, "chatId": orNull(search.chatID?.rawValue),
+            "results": search.results.map { hit -> Object in
+                [
+                    "chatId": hit.chatID.rawValue, "messageId": hit.messageID.rawValue, "sender": hit.sender,
+                    "createdAt": Int(hit.createdAt), "snippet": hit.snippet,
+                ]
+            },
+            "searching": search.searching, "error": orNull(search.error),
         ]
     }
 

@@ -124,6 +124,11 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
     case blockPerson(npub: String)
     case unblockPerson(npub: String)
 
+    // Search (issue 48)
+    /// Searches the messages of every chat, or of `chatID`, for `query` (every word, the last one
+    /// as a prefix, case and accents ignored); newest first, at most `limit`, into `AppState.search`.
+    case search(query: String, chatID: ChatID?, limit: Int)
+
     case clearToast
 
     // Lifecycle
@@ -188,6 +193,8 @@ public enum AppAction: Sendable, Equatable, CustomStringConvertible, CustomDebug
         case .unarchiveChat(let chatID): "unarchiveChat(chat: \(chatID))"
         case .blockPerson: "blockPerson"
         case .unblockPerson: "unblockPerson"
+        case .search(let query, let chatID, let limit):
+            "search(chars: \(query.count), chat: \(chatID.map(\.rawValue) ?? "all"), limit: \(limit))"
         }
     }
 

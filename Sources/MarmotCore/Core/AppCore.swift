@@ -135,6 +135,7 @@ actor AppCore {
         case .unarchiveChat(let chatID): unarchiveChat(chatID)
         case .blockPerson(let npub): setBlocked(npub, block: true)
         case .unblockPerson(let npub): setBlocked(npub, block: false)
+        case .search(let query, let chatID, let limit): search(query, chatID: chatID, limit: limit)
         }
     }
 
@@ -220,6 +221,9 @@ actor AppCore {
         case .blockSaved(let id, let person, let blocked, let previousAt, let result):
             guard isCurrent(id) else { return }
             blockSaved(person, blocked: blocked, previousAt: previousAt, result)
+        case .searchIndexBuilt(let id, let result):
+            guard isCurrent(id) else { return }
+            searchIndexBuilt(result)
         case .toastExpired(let generation):
             guard generation == toastGeneration else { return }
             state.toast = nil
@@ -282,6 +286,7 @@ actor AppCore {
         if before.profile != now.profile { changed.append { .profileChanged(rev: $0, profile: now.profile) } }
         if before.devices != now.devices { changed.append { .devicesChanged(rev: $0, devices: now.devices) } }
         if before.blocked != now.blocked { changed.append { .blockedChanged(rev: $0, blocked: now.blocked) } }
+        if before.search != now.search { changed.append { _ in .fullState(self.state) } }
         guard let only = changed.first else { return }
         if changed.count == 1 {
             publish(only)

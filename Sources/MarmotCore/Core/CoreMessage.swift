@@ -79,6 +79,8 @@ enum InternalEvent: Sendable {
         session: UInt64, chatID: ChatID, UserOperation, previous: ChatPreferences, Result<Void, ServiceError>)
     /// A block or unblock was kept, or not (then it is undone).
     case blockSaved(session: UInt64, PublicKey, blocked: Bool, previousAt: Int64?, Result<Void, ServiceError>)
+    /// The search index was built from the stored messages (issue 48), or not.
+    case searchIndexBuilt(session: UInt64, Result<MessageSearchIndex, ServiceError>)
     /// The toast shown as number `generation` has been up for `AppConfiguration.toastDuration`.
     case toastExpired(generation: UInt64)
 }

@@ -12,6 +12,11 @@ final class Session {
     /// The task forwarding the service's events to the actor.
     var eventPump: Task<Void, Never>?
     var chats: [ChatID: ChatEntry] = [:]
+    /// The in-memory message search index (issue 48), built on the first search; never on disk.
+    var searchIndex: MessageSearchIndex?
+    var searchIndexLoading = false
+    /// The last search asked for, run again once the index is built.
+    var searchRequest: (query: String, chat: ChatID?, limit: Int)?
     /// The chat whose view is in `state.currentChat`, as of the last reduction.
     var visibleChatID: ChatID?
     var relayStatus: RelayStatus?

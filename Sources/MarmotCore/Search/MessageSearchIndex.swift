@@ -57,33 +57,66 @@ public struct MessageSearchIndex: Sendable {
     public func search(_ query: String, chat: ChatID? = nil, limit: Int = 50) -> [SearchHit] {
         let terms = Self.words(of: query)
         guard let last = terms.last, limit > 0 else { return [] }
-        var candidates: Set<Int32>?
-        for term in terms.dropLast() {
-            let found = Set(postings[term] ?? [])
-            candidates = candidates.map { $0.intersection(found) } ?? found
-            if candidates?.isEmpty == true { return [] }
+        // levels[i] counts the query words entry i matched so far, in order: intersection without sets.
+        var levels = [UInt8](repeating: 0, count: entries.count)
+        var level: UInt8 = 0
+        for term in Set(terms.dropLast()) {
+            guard let list = postings[term], level < UInt8.max - 1 else { return [] }
+            for index in list where levels[Int(index)] == level { levels[Int(index)] = level + 1 }
+            level += 1
         }
-        var prefixed = Set<Int32>()
+        var found: [Int32] = []
         for (word, list) in postings where word.hasPrefix(last) {
-            if let candidates {
-                for index in list where candidates.contains(index) { prefixed.insert(index) }
-            } else {
-                prefixed.formUnion(list)
+            for index in list where levels[Int(index)] == level {
+                levels[Int(index)] = level + 1
+                found.append(index)
             }
         }
-        let matches = prefixed.lazy.map { self.entries[Int($0)] }.filter { $0.live && (chat == nil || $0.chatID == chat) }
-        let newest = matches.sorted { ($0.createdAt, $0.messageID.rawValue) > ($1.createdAt, $1.messageID.rawValue) }
-        return newest.prefix(limit).map {
+        // The newest `limit` matches, kept sorted newest first (no sort of every match).
+        var newest: [Entry] = []
+        newest.reserveCapacity(limit + 1)
+        for index in found {
+            let entry = entries[Int(index)]
+            guard entry.live, chat == nil || entry.chatID == chat else { continue }
+            if newest.count == limit, let oldest = newest.last, !Self.isNewer(entry, than: oldest) { continue }
+            let place = newest.firstIndex { Self.isNewer(entry, than: $0) } ?? newest.count
+            newest.insert(entry, at: place)
+            if newest.count > limit { newest.removeLast() }
+        }
+        return newest.map {
             SearchHit(
                 chatID: $0.chatID, messageID: $0.messageID, sender: $0.sender, createdAt: $0.createdAt,
                 snippet: Self.snippet($0.text, around: terms))
         }
     }
 
+    /// Newest first; the message id breaks ties so the order is stable.
+    private static func isNewer(_ a: Entry, than b: Entry) -> Bool {
+        a.createdAt != b.createdAt ? a.createdAt > b.createdAt : a.messageID.rawValue > b.messageID.rawValue
+    }
+
     /// The folded words of a text: letters and digits, lower case, without diacritics.
     static func words(of text: String) -> [String] {
+        if let ascii = asciiWords(of: text) { return ascii }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         return folded.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// The fast path of `words(of:)` for an ASCII text (folding is then lower-casing); nil otherwise.
+    private static func asciiWords(of text: String) -> [String]? {
+        var words: [String] = []
+        var word: [UInt8] = []
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
+            default:
+                if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)); word.removeAll(keepingCapacity: true) }
+            }
+        }
+        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+        return words
     }
 
     /// Up to `snippetLength` characters of one line around the first matching word.

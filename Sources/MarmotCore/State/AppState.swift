@@ -27,6 +27,8 @@ public struct AppState: Sendable, Equatable {
     public var devices: DevicesState = DevicesState()
     /// The people this account blocked (issue 48).
     public var blocked: BlockedState = BlockedState()
+    /// The last message search and its results (issue 48).
+    public var search: SearchState = SearchState()
 
     public init(
         rev: UInt64, router: Router, auth: AuthState, busy: BusyState, chatList: [ChatSummary],

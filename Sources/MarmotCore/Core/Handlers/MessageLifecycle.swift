@@ -6,6 +6,7 @@ extension AppCore {
     func messagesExpired(_ chatID: ChatID, _ ids: [MessageID]) {
         guard let session, var entry = session.chats[chatID] else { return }
         let gone = Set(ids)
+        unindexForSearch(ids, in: session)
         entry.thread.removeExpired(gone)
         if let last = entry.info.lastMessage, gone.contains(last.id) {
             entry.info.lastMessage = entry.thread.messages.last

@@ -243,6 +243,7 @@ extension AppCore {
         let isNew = !(session.chats[message.chatID]?.thread.contains(message.id) ?? false)
             && session.chats[message.chatID]?.info.lastMessage?.id != message.id
         record(message, in: session)
+        indexForSearch(message, in: session)
         if isNew { noteArrival(message, in: session) }
         guard isNew, countsAsUnread(message, in: session) else { return }
         unarchiveOnArrival(message.chatID, from: message.sender, in: session)
