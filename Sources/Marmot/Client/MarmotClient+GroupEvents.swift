@@ -360,7 +360,7 @@ extension MarmotClient {
     /// group's next commit (`ParkedEvents`: at most `parkedEventLimit` per group, those that never
     /// opened go first), stored so a restart does not lose it.
     private func park(_ event: Event, group: GroupID, reason: DropReason) {
-        if parked[group, default: ParkedEvents(limit: options.parkedEventLimit)].park(event, reason: reason) { saveParked(group) }
+        if parked[group, default: newParked()].park(event, reason: reason) { saveParked(group) }
     }
 
     /// Fetches group `id`'s events from `since` on from its relays again, once this event's
@@ -381,21 +381,52 @@ extension MarmotClient {
         }
     }
 
-    /// Writes a group's parked events to the store.
+    /// An empty parked list with the client's bounds.
+    func newParked() -> ParkedEvents {
+        ParkedEvents(limit: options.parkedEventLimit, byteLimit: options.parkedEventBytes)
+    }
+
+    /// Writes what changed in a group's parked events to its rows (`parked_events_v2`).
     func saveParked(_ group: GroupID) {
+        guard let changes = parked[group]?.takeChanges(), !changes.isEmpty else { return }
         do {
-            try store.setSetting(ClientSettings.parked(group), parked[group]?.record)
+            try engineStore.writeParked(changes, mlsGroupID: group)
         } catch {
             logger.warning("cannot store the parked events of \(group): \(error)")
         }
     }
 
-    /// A group's parked events as the last run left them.
+    /// A group's parked events as the last run left them: its rows, or, in a home written before
+    /// them, the settings record, moved to rows in one transaction (`v20-parked-events`).
     func loadParked(_ group: GroupID) -> ParkedEvents {
-        guard let data = (try? store.setting(ClientSettings.parked(group))).flatMap({ $0 }) else {
-            return ParkedEvents(limit: options.parkedEventLimit)
+        do {
+            let store = try engineStore
+            if let data = try store.setting(ClientSettings.parked(group)) {
+                var list = ParkedEvents(limit: options.parkedEventLimit, byteLimit: options.parkedEventBytes, record: data)
+                list.rewriteAll()
+                let changes = list.takeChanges()
+                try store.unitOfWork {
+                    try store.deleteParkedEvents(mlsGroupID: group)
+                    try store.writeParked(changes, mlsGroupID: group)
+                    try store.setSetting(ClientSettings.parked(group), nil)
+                }
+                return list
+            }
+            var list = ParkedEvents(
+                limit: options.parkedEventLimit, byteLimit: options.parkedEventBytes, rows: try store.parkedEvents(mlsGroupID: group))
+            if list.hasChanges { try store.writeParked(list.takeChanges(), mlsGroupID: group) }
+            return list
+        } catch {
+            logger.warning("cannot read the parked events of \(group): \(error)")
+            return newParked()
         }
-        return ParkedEvents(limit: options.parkedEventLimit, record: data)
+    }
+
+    /// Forgets a group's parked events, in memory and stored (rows and a record of before them).
+    func dropParked(_ group: GroupID) throws {
+        parked[group] = nil
+        try store.setSetting(ClientSettings.parked(group), nil)
+        try engineStore.deleteParkedEvents(mlsGroupID: group)
     }
 
     /// Tries the group's parked events again, oldest first, until a pass opens none; returns what

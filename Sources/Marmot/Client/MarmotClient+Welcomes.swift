@@ -122,8 +122,7 @@ extension MarmotClient {
             if let former, former.stored.status == .inactive {
                 // Kept until the answer: declining puts the inactive state back, accepting drops it.
                 try store.setSetting(ClientSettings.formerState(mls.groupID), former.mls.serialized())
-                parked[mls.groupID] = nil
-                try store.setSetting(ClientSettings.parked(mls.groupID), nil)
+                try dropParked(mls.groupID)
             }
             try store.saveGroup(row)
             try store.setSetting(ClientSettings.invite(mls.groupID), invite.encoded())

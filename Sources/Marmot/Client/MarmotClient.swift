@@ -27,6 +27,9 @@ public actor MarmotClient {
         /// Group events that did not decrypt are retried after the next commit of their group (a
         /// relay may deliver an epoch's messages before its commit); at most this many per group.
         public var parkedEventLimit = 100
+        /// Bytes of content the parked events of a group that never decrypted may hold: any relay
+        /// serving the group can send such events (surface review 2026-12-01, N2).
+        public var parkedEventBytes = 2 << 20
         /// Stored events held for one subscription's catch-up before they are handled anyway (a
         /// relay flooding a subscription cannot grow the buffer without bound).
         public var catchUpBufferLimit = 5_000
@@ -274,7 +277,7 @@ public actor MarmotClient {
                 if present.contains(ClientSettings.pendingCommit(id)), (try? store.setting(ClientSettings.pendingCommit(id))) != nil {
                     pendingCommitGroups.insert(id)
                 }
-                parked[id] = present.contains(ClientSettings.parked(id)) ? loadParked(id) : ParkedEvents(limit: options.parkedEventLimit)
+                parked[id] = loadParked(id)
                 if present.contains(ClientSettings.branches(id)) { loadBranches(id) }
             } catch {
                 logger.error("group \(id) not loaded: \(error)")

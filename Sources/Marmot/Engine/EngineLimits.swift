@@ -9,8 +9,12 @@ import Foundation
 /// branch peel contexts 8, `cgka-engine` storage bounds) and our v1 caps otherwise (pending
 /// proposals: 8 per sender, 64 in all).
 package struct EngineLimits: Sendable, Hashable {
-    /// Messages parked for a state they need; the oldest go first (and the group reports blocked).
+    /// Messages parked for a state they need. Past it a new one is refused, except that a commit or
+    /// proposal takes the place of the oldest application message: junk cannot push out what
+    /// waits (security review 2026-12-01, D7); a refused commit or proposal reports blocked.
     package var parked = 512
+    /// Bytes the parked messages may hold in all (each is at most a kind-445's content; N2).
+    package var parkedBytes = 8 << 20
     /// Application messages that opened on no state held (`GroupEngine.deferred`); more are dropped.
     package var deferred = 256
     /// Pending proposals one sender may have on one state; more are dropped (RFC 9420 §12.1 lets a

@@ -161,7 +161,9 @@ package struct GroupEngine: Sendable {
         case .application: outputs = receiveApplication(message, digest: digest, epoch: header.epoch)
         }
         if outputs == [.parked] {
-            park(bytes)
+            guard park(bytes, type: header.type, epoch: header.epoch) else {
+                return [.dropped(.limitReached("\(parked.count) messages already wait for a state"))]
+            }
         } else if outputs == [.deferred] {
             guard deferred.contains(bytes) || deferred.count < limits.deferred else {
                 remember(digest, epoch: header.epoch)
@@ -200,12 +202,57 @@ package struct GroupEngine: Sendable {
         }
     }
 
-    private mutating func park(_ bytes: Data) {
-        guard !parked.contains(bytes) else { return }
+    /// Parks `bytes` (a message of `type` for `epoch`, whose state is not there yet); false when it
+    /// is refused. Past `limits.parked` (or `parkedBytes`) what waits stays: a new application
+    /// message is refused, a new commit or proposal takes the place of the oldest application
+    /// messages if any, else it is refused and the group reports blocked until its tip moves past
+    /// that epoch. Before, the oldest of all went, so anyone with a retained epoch key could push a
+    /// waiting commit out with junk claiming the next epoch, and the group stayed blocked for good
+    /// (security review 2026-12-01, D7).
+    private mutating func park(_ bytes: Data, type: ContentType, epoch: UInt64) -> Bool {
+        guard !parked.contains(bytes) else { return true }
+        var total = parkedBytes + bytes.count
+        func full() -> Bool { parked.count >= limits.parked || total > limits.parkedBytes }
+        if full() {
+            guard type != .application else { return false }
+            var index = 0
+            while full(), index < parked.count {
+                let isApplication = (try? MLSGroup.header(of: MLSMessage(tlsSerialized: parked[index])))?.2 == .application
+                if isApplication {
+                    total -= parked[index].count
+                    parked.remove(at: index)
+                } else {
+                    index += 1
+                }
+            }
+            if full() {
+                lostInputs += 1
+                lostBelow = max(lostBelow ?? epoch, epoch)
+                return false
+            }
+        }
         parked.append(bytes)
-        if parked.count > limits.parked {
-            lostInputs += parked.count - limits.parked
-            parked.removeFirst(parked.count - limits.parked)
+        return true
+    }
+
+    /// Bytes of the parked messages.
+    private var parkedBytes: Int { parked.reduce(0) { $0 + $1.count } }
+
+    /// The highest epoch of a commit or proposal refused for want of room (`park`): once the tip
+    /// is past it, nothing lost can matter any more and the group no longer reports blocked.
+    private var lostBelow: UInt64?
+
+    /// Clears `lostInputs` once the tip moved past every epoch an input was lost for (a record read
+    /// back does not say which: the next epoch clears it).
+    private mutating func forgetLostInputs() {
+        guard lostInputs > 0 else { return }
+        guard let lost = lostBelow else {
+            lostBelow = graph.tip.epoch
+            return
+        }
+        if graph.tip.epoch > lost {
+            lostInputs = 0
+            lostBelow = nil
         }
     }
 
@@ -356,6 +403,7 @@ package struct GroupEngine: Sendable {
         while progressed {
             progressed = false
             outputs += select()
+            forgetLostInputs()
             let retry = graph.version != deferredTriedAt
             let waiting = parked, unopened = retry ? deferred : []
             // Emptied only when not empty: an emptied list is a change the store writes.

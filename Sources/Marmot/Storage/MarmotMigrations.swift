@@ -17,6 +17,7 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV10ChatPreferences.name, migrate: MigrationV10ChatPreferences.migrate)
         migrator.registerMigration(MigrationV11ModerationGrants.name, migrate: MigrationV11ModerationGrants.migrate)
         migrator.registerMigration(MigrationV12Profiles.name, migrate: MigrationV12Profiles.migrate)
+        migrator.registerMigration(MigrationV20ParkedEvents.name, migrate: MigrationV20ParkedEvents.migrate)
         return migrator
     }
 }

@@ -22,6 +22,16 @@ public enum GroupEvent {
         public static let mdkDefault = TimeWindow(maxAge: 45 * 24 * 3600, maxFutureSkew: 300)
     }
 
+    /// The longest kind-445 content accepted or built (base64 characters), checked before anything
+    /// else, the signature included: any relay that serves a group, and anyone who knows its `h`,
+    /// can send signed events of up to a relay's frame limit, and each one was verified, decrypted
+    /// with every epoch key and parked (surface review 2026-12-01, N2). MDK 0.9.14 has no bound of
+    /// its own here (its peeler checks only a minimum length); MLS messages are small: a commit
+    /// adding members carries about 0.6 KB per member (KeyPackage by value plus its UpdatePath
+    /// ciphertext), so 128 KiB of base64 holds one that adds about 150 members at once, and a
+    /// text message's rumor is bounded by NIP-44's 64 KiB long before this.
+    public static let maxContentLength = 128 * 1024
+
     /// Builds and signs the kind-445 event carrying `mlsMessage` (a serialized MLSMessage).
     public static func build(
         mlsMessage: Data, nostrGroupID: NostrGroupID, key: GroupEventKey, createdAt: Int64 = UnsignedEvent.now(),
@@ -36,6 +46,8 @@ public enum GroupEvent {
     /// key made for this event alone.
     package static func build(mlsMessage: Data, tags: [Tag], key: GroupEventKey, createdAt: Int64) throws -> Event {
         let content = try GroupEventCipher.encrypt(mlsMessage, key: key)
+        // Receivers drop anything longer before reading it: refused here instead of sent for nothing.
+        guard content.utf8.count <= maxContentLength else { throw GroupEventError.contentTooLong(content.utf8.count) }
         let signer = Keys.generate()
         return try UnsignedEvent(pubkey: signer.publicKey, createdAt: createdAt, kind: .groupMessage, tags: tags,
                                  content: content).signed(with: signer)
@@ -62,12 +74,14 @@ public enum GroupEvent {
         return ValidatedGroupEvent(event: event, nostrGroupID: groupID)
     }
 
-    /// The checks every protocol version makes on a kind-445 envelope: the kind, created_at inside
+    /// The checks every protocol version makes on a kind-445 envelope: the kind, the content's
+    /// length (`maxContentLength`, before any other work), created_at inside
     /// the window when there is one (v1), and, with `verifySignature`, the NIP-01 id and signature.
     package static func checkCommon(
         _ event: Event, now: Int64, window: TimeWindow?, verifySignature: Bool = true
     ) throws(GroupEventError) {
         guard event.kind == .groupMessage else { throw .wrongKind(event.kind) }
+        guard event.content.utf8.count <= maxContentLength else { throw .contentTooLong(event.content.utf8.count) }
         guard let window else {
             if verifySignature { try verify(event) }
             return

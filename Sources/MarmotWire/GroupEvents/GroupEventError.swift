@@ -26,6 +26,8 @@ public enum GroupEventError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidContent(String)
     /// No given key authenticates the content.
     case decryptionFailed
+    /// The content is longer than `GroupEvent.maxContentLength` (this many bytes): not read.
+    case contentTooLong(Int)
 
     public var description: String {
         switch self {
@@ -41,6 +43,7 @@ public enum GroupEventError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidEvent(let e): "group event: \(e)"
         case .invalidContent(let why): "group event: \(why)"
         case .decryptionFailed: "group event: content does not decrypt with any known epoch key"
+        case .contentTooLong(let n): "group event: content of \(n) bytes is longer than \(GroupEvent.maxContentLength)"
         }
     }
 }

@@ -3,12 +3,27 @@ import Logging
 import Nostr
 
 /// The messages of one subscription on one relay, in order, until it is closed.
+///
+/// What is delivered and not yet taken is bounded (`RelayClientConfiguration.subscriptionBuffer`):
+/// past it the connection stops reading the relay until the consumer takes more (`StreamBudget`).
 public struct RelaySubscription: AsyncSequence, Sendable {
     public typealias Element = SubscriptionMessage
     public let id: SubscriptionID
     let stream: AsyncStream<SubscriptionMessage>
+    let budget: StreamBudget
 
-    public func makeAsyncIterator() -> AsyncStream<SubscriptionMessage>.AsyncIterator { stream.makeAsyncIterator() }
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<SubscriptionMessage>.AsyncIterator
+        let budget: StreamBudget
+
+        public mutating func next() async -> SubscriptionMessage? {
+            guard let message = await base.next() else { return nil }
+            budget.taken(StreamBudget.size(of: message))
+            return message
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), budget: budget) }
 }
 
 /// What a relay's status line needs (issue 17): its connection, why it last failed, and when it
@@ -66,7 +81,19 @@ public actor RelayClient {
     private let logger: Logger
     private var transports: [UInt64: WebSocketTransport] = [:]
     private var timers: [RelayTimer: Task<Void, Never>] = [:]
-    private var subscribers: [SubscriptionID: (token: Int, continuation: AsyncStream<SubscriptionMessage>.Continuation)] = [:]
+    private var subscribers: [SubscriptionID: Subscriber] = [:]
+    /// One subscription's consumer: its stream and what it has not taken yet.
+    private struct Subscriber {
+        let token: Int
+        let continuation: AsyncStream<SubscriptionMessage>.Continuation
+        let budget: StreamBudget
+
+        /// Ends the stream; a connection waiting for room goes on.
+        func finish() {
+            continuation.finish()
+            budget.close()
+        }
+    }
     private var publishWaiters: [EventID: [CheckedContinuation<PublishResult, Never>]] = [:]
     private var statusWatchers: [Int: AsyncStream<RelayConnectionStatus>.Continuation] = [:]
     private var reportWatchers: [Int: AsyncStream<RelayReport>.Continuation] = [:]
@@ -93,7 +120,7 @@ public actor RelayClient {
     deinit {
         for transport in transports.values { transport.close() }
         for timer in timers.values { timer.cancel() }
-        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        for subscriber in subscribers.values { subscriber.finish() }
         for continuation in statusWatchers.values { continuation.finish() }
         for continuation in reportWatchers.values { continuation.finish() }
     }
@@ -157,19 +184,21 @@ public actor RelayClient {
         let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionMessage.self)
         let token = nextWatcher
         nextWatcher += 1
-        subscribers.removeValue(forKey: id)?.continuation.finish()
-        subscribers[id] = (token, continuation)
+        let budget = StreamBudget(limits: configuration.subscriptionBuffer)
+        subscribers.removeValue(forKey: id)?.finish()
+        subscribers[id] = Subscriber(token: token, continuation: continuation, budget: budget)
         continuation.onTermination = { [weak self] _ in
+            budget.close()
             Task { await self?.subscriberGone(id, token: token) }
         }
         apply(.subscribeRequested(id, filters))
-        return RelaySubscription(id: id, stream: stream)
+        return RelaySubscription(id: id, stream: stream, budget: budget)
     }
 
     /// Ends a subscription (CLOSE to the relay) and finishes its stream.
     public func unsubscribe(_ id: SubscriptionID) {
         apply(.unsubscribeRequested(id))
-        subscribers.removeValue(forKey: id)?.continuation.finish()
+        subscribers.removeValue(forKey: id)?.finish()
     }
 
     // MARK: Driving the machine
@@ -208,7 +237,11 @@ public actor RelayClient {
             transports[socket] = WebSocketTransport(
                 url: url, maxMessageSize: configuration.maxMessageSize, logger: logger,
                 onOpen: { [weak self] in await self?.apply(.socketOpened(socket: socket)) },
-                onText: { [weak self] text in await self?.apply(.messageReceived(socket: socket, text: text)) },
+                onText: { [weak self] text in
+                    await self?.apply(.messageReceived(socket: socket, text: text))
+                    // The next message is read once every subscription has room (back-pressure).
+                    for budget in await self?.fullBudgets() ?? [] { await budget.waitForRoom() }
+                },
                 onClose: { [weak self] reason in await self?.apply(.socketClosed(socket: socket, reason: reason)) })
         case .closeSocket(let socket):
             transports.removeValue(forKey: socket)?.close()
@@ -224,8 +257,10 @@ public actor RelayClient {
         case .cancelTimer(let timer):
             timers.removeValue(forKey: timer)?.cancel()
         case .deliver(let id, let message):
-            subscribers[id]?.continuation.yield(message)
-            if case .closed = message { subscribers.removeValue(forKey: id)?.continuation.finish() }
+            if let subscriber = subscribers[id], case .enqueued = subscriber.continuation.yield(message) {
+                subscriber.budget.added(StreamBudget.size(of: message))
+            }
+            if case .closed = message { subscribers.removeValue(forKey: id)?.finish() }
         case .publishFinished(let id, let result):
             logger.debug("publish finished", metadata: ["id": "\(id.hex)", "result": "\(result)"])
             for waiter in publishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: result) }
@@ -257,6 +292,11 @@ public actor RelayClient {
         case .log(let level, let text):
             logger.log(level: level, "\(text)")
         }
+    }
+
+    /// The subscriptions whose consumers are behind (`RelayClientConfiguration.subscriptionBuffer`).
+    private func fullBudgets() -> [StreamBudget] {
+        subscribers.values.compactMap { $0.budget.isFull ? $0.budget : nil }
     }
 
     /// The consumer stopped iterating: end the subscription unless it was already replaced or ended.

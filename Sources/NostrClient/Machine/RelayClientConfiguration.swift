@@ -1,3 +1,5 @@
+import Nostr
+
 /// Tunables of a relay connection; defaults suit Marmot over public relays.
 public struct RelayClientConfiguration: Sendable, Equatable {
     /// How long `publish` waits for the relay's `OK` (including a pending reconnect).
@@ -11,8 +13,21 @@ public struct RelayClientConfiguration: Sendable, Equatable {
     /// For filters that may match gift wraps (kind 1059, or any kind), `since` is moved back this far
     /// instead: NIP-59 wraps are back-dated by up to two days, so the margin covers that plus slack.
     public var giftWrapLookback: Int64 = 2 * 86_400 + 3_600
-    /// Largest relay message accepted (bytes); also the WebSocket frame limit.
-    public var maxMessageSize: Int = 1 << 24
+    /// Largest relay message accepted (bytes); also the WebSocket frame limit. A message is held
+    /// whole in memory before it is parsed, so this bounds what one relay frame can cost: 1 MiB,
+    /// our relay's own limit (`RelayConfiguration.maxMessageLength`). What the messenger reads is
+    /// small (a gift wrap holds at most NIP-44's 64 KiB, a group event `maxContentLength`);
+    /// attachments travel over Blossom. It was 16 MiB, so a hostile relay could make each event
+    /// cost that much (surface review 2026-12-01, N2).
+    public var maxMessageSize: Int = 1 << 20
+    /// The longest content accepted per kind (bytes), checked before the event's id and signature
+    /// are: a longer one is dropped with a log line, never verified nor delivered. Kind 445 as
+    /// Marmot bounds it (`GroupEvent.maxContentLength` in MarmotWire, 128 KiB; N2).
+    public var maxContentLength: [Kind: Int] = [.groupMessage: 128 * 1024]
+    /// How much one subscription's delivered but not yet consumed messages may hold (bytes of
+    /// content, and count) before the connection stops reading the relay until the consumer takes
+    /// some: back-pressure instead of a buffer without bound, and nothing is dropped (N2).
+    public var subscriptionBuffer = StreamBudget.Limits(bytes: 8 << 20, count: 4_096)
     /// Event ids remembered per subscription to drop duplicates (oldest forgotten first).
     public var deduplicationCapacity: Int = 50_000
     /// Most publishes waiting for an OK (or for the connection) at once; beyond it a publish is

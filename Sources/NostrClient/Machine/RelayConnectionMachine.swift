@@ -275,6 +275,10 @@ public struct RelayConnectionMachine: Sendable {
     private mutating func deliver(_ event: Event, to id: SubscriptionID, _ actions: inout [Action]) {
         guard var subscription = subscriptions[id] else { return }
         guard !subscription.seen.contains(event.id) else { return }
+        if let limit = configuration.maxContentLength[event.kind], event.content.utf8.count > limit {
+            actions.append(.log(.warning, "dropped event \(event.id.hex) on \(id): kind \(event.kind.rawValue) content of \(event.content.utf8.count) bytes is over \(limit)"))
+            return
+        }
         do {
             try event.verify()
         } catch {

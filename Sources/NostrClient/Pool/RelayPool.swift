@@ -53,12 +53,28 @@ public enum PoolSubscriptionMessage: Sendable, Hashable {
 }
 
 /// A pool subscription's messages.
+///
+/// What is delivered and not yet taken is bounded (`RelayClientConfiguration.subscriptionBuffer`):
+/// past it the pool stops taking events from the relays' subscriptions, which in turn stop reading
+/// their relays, until the consumer takes more (`StreamBudget`; nothing is dropped).
 public struct PoolSubscription: AsyncSequence, Sendable {
     public typealias Element = PoolSubscriptionMessage
     public let id: SubscriptionID
     let stream: AsyncStream<PoolSubscriptionMessage>
+    let budget: StreamBudget
 
-    public func makeAsyncIterator() -> AsyncStream<PoolSubscriptionMessage>.AsyncIterator { stream.makeAsyncIterator() }
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<PoolSubscriptionMessage>.AsyncIterator
+        let budget: StreamBudget
+
+        public mutating func next() async -> PoolSubscriptionMessage? {
+            guard let message = await base.next() else { return nil }
+            budget.taken(StreamBudget.size(of: message))
+            return message
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), budget: budget) }
 }
 
 /// Several relays used together: publish to all, subscribe on all, observe each one's status.
@@ -77,6 +93,8 @@ public actor RelayPool {
         /// gets `filters`.
         var routes: [String: [Filter]]?
         let continuation: AsyncStream<PoolSubscriptionMessage>.Continuation
+        /// What the consumer has not taken yet (back-pressure on the forwarders).
+        let budget: StreamBudget
         var forwarders: [String: Task<Void, Never>] = [:]
         var seen: BoundedIDSet
         /// Which relays still hold the catch-up (`caughtUp`), and its timers.
@@ -128,6 +146,7 @@ public actor RelayPool {
             subscription.forwarders.values.forEach { $0.cancel() }
             subscription.catchUpTimers.values.forEach { $0.cancel() }
             subscription.continuation.finish()
+            subscription.budget.close()
         }
     }
 
@@ -302,16 +321,20 @@ public actor RelayPool {
         let (stream, continuation) = AsyncStream.makeStream(of: PoolSubscriptionMessage.self)
         let token = nextWatcher
         nextWatcher += 1
+        let budget = StreamBudget(limits: configuration.subscriptionBuffer)
         subscriptions[id] = ActiveSubscription(
-            token: token, filters: filters, routes: routes, continuation: continuation,
+            token: token, filters: filters, routes: routes, continuation: continuation, budget: budget,
             seen: BoundedIDSet(capacity: configuration.deduplicationCapacity),
             catchUp: CatchUpTracker(connectBound: configuration.catchUpConnectBound, grace: configuration.catchUpGrace))
-        continuation.onTermination = { [weak self] _ in Task { await self?.consumerGone(id, token: token) } }
+        continuation.onTermination = { [weak self] _ in
+            budget.close()
+            Task { await self?.consumerGone(id, token: token) }
+        }
         for url in order where subscriptions[id]?.targets(url) == true {
             if let client = members[url]?.client { await attach(id, to: url, client: client) }
         }
         if let actions = subscriptions[id]?.catchUp.start() { perform(actions, for: id) }
-        return PoolSubscription(id: id, stream: stream)
+        return PoolSubscription(id: id, stream: stream, budget: budget)
     }
 
     /// Changes the relays and filters of a routed subscription (`subscribe(routes:id:)`): a relay
@@ -380,9 +403,13 @@ public actor RelayPool {
         let filters = subscription.routes.map { $0[url] ?? [] } ?? subscription.filters
         guard !filters.isEmpty else { return }
         let relaySubscription = await client.subscribe(filters, id: id)
+        let budget = subscription.budget
         let forwarder = Task { [weak self] in
             for await message in relaySubscription {
                 await self?.forward(id, relay: url, message)
+                // The relay's next message once the consumer has room (its stream then fills, and
+                // the connection stops reading that relay).
+                if budget.isFull { await budget.waitForRoom() }
             }
         }
         subscriptions[id]?.forwarders[url] = forwarder
@@ -393,20 +420,28 @@ public actor RelayPool {
     /// never through a copy: its de-duplication set holds up to `deduplicationCapacity` ids, and
     /// a copy alive while it is changed would copy the set for every event.
     private func forward(_ id: SubscriptionID, relay: String, _ message: SubscriptionMessage) {
-        guard let continuation = subscriptions[id]?.continuation, let started = subscriptions[id]?.started else { return }
+        guard let started = subscriptions[id]?.started else { return }
         switch message {
         case .event(let event):
             // A relay still sending stored events is not mute: its grace starts again.
             track(id, .activity(relay))
             guard subscriptions[id]?.seen.insert(event.id) == true else { return }
-            continuation.yield(.event(event, relay: relay))
+            yield(.event(event, relay: relay), to: id)
         case .endOfStoredEvents:
-            continuation.yield(.endOfStoredEvents(relay: relay))
+            yield(.endOfStoredEvents(relay: relay), to: id)
             track(id, .answered(relay, after: started.duration(to: .now)))
         case .closed(let reason):
-            continuation.yield(.closed(relay: relay, reason: reason))
+            yield(.closed(relay: relay, reason: reason), to: id)
             track(id, .answered(relay, after: started.duration(to: .now)))
         }
+    }
+
+    /// Yields `message` to subscription `id`'s consumer, counted against its budget.
+    private func yield(_ message: PoolSubscriptionMessage, to id: SubscriptionID) {
+        // Only these two fields: a copy of the subscription would copy its de-duplication set.
+        guard let continuation = subscriptions[id]?.continuation, let budget = subscriptions[id]?.budget,
+              case .enqueued = continuation.yield(message) else { return }
+        budget.added(StreamBudget.size(of: message))
     }
 
     /// Feeds one input to the subscription's catch-up tracker (in place; once caught up it
@@ -431,7 +466,7 @@ public actor RelayPool {
             case .released(let relay, let why):
                 logger.info("subscription \(id): not waiting for \(relay) to catch up (\(why)); it keeps syncing")
             case .caughtUp:
-                subscriptions[id]?.continuation.yield(.caughtUp)
+                yield(.caughtUp, to: id)
             }
         }
     }
@@ -441,6 +476,7 @@ public actor RelayPool {
         for task in subscription.catchUpTimers.values { task.cancel() }
         for url in order where subscription.targets(url) { await members[url]?.client.unsubscribe(id) }
         subscription.continuation.finish()
+        subscription.budget.close()
     }
 
     private func removeWatcher(_ key: Int) { watchers[key] = nil }

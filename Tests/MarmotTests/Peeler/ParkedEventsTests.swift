@@ -29,24 +29,24 @@ import Testing
         #expect(parked.events.map(\.id) == [events[2].id, events[4].id])
     }
 
-    @Test func theRecordIsStoredForEachOfTheFirstNineThenEveryTenth() throws {
+    /// Every park writes its own row and nothing else (no whole record rewritten, issue 46 N2).
+    @Test func eachParkedEventIsARowOfItsOwn() throws {
         var parked = ParkedEvents(limit: 100)
-        var stored: [Int] = []
         for index in 1...25 {
-            if parked.park(try Self.event("e\(index)"), reason: .undecryptable) { stored.append(index) }
+            #expect(parked.park(try Self.event("e\(index)"), reason: .undecryptable))
+            let changes = parked.takeChanges()
+            #expect(changes.added.count == 1 && changes.removed.isEmpty, "park \(index)")
         }
-        #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20])
     }
 
-    /// At the limit the count stays put: still every tenth event parked, not every one (each
-    /// store rewrites the whole record, so a steady flood made parking quadratic).
-    @Test func atTheLimitTheRecordIsStillStoredForEveryTenth() throws {
+    /// At the limit the count stays put: each new event adds one row and removes the oldest one's.
+    @Test func atTheLimitEachParkAddsOneRowAndRemovesOne() throws {
         var parked = ParkedEvents(limit: 10)
-        var stored: [Int] = []
         for index in 1...35 {
-            if parked.park(try Self.event("e\(index)"), reason: .undecryptable) { stored.append(index) }
+            #expect(parked.park(try Self.event("e\(index)"), reason: .undecryptable))
+            let changes = parked.takeChanges()
+            #expect(changes.added.count == 1 && changes.removed.count == (index > 10 ? 1 : 0), "park \(index)")
         }
-        #expect(stored == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30])
         #expect(parked.count == 10)
     }
 
