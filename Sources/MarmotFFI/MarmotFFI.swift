@@ -95,7 +95,11 @@ public func marmot_app_create(
     let directory = URL(fileURLWithPath: String(cString: dataDir), isDirectory: true)
     guard let relayURLs = parseRelays(relays.map { String(cString: $0) } ?? "") else { return FFICode.invalidRelay }
     do {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Owner only, as the CLI keeps its home (surface review 2026-12-01, N14): created 0700,
+        // and an existing folder narrowed to it.
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
     } catch {
         return FFICode.storage
     }

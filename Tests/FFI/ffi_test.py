@@ -120,6 +120,10 @@ def main():
     assert lib.marmot_schema_version() == 1
     alice = Mirror(lib, create(lib, os.path.join(scratch, "alice"), relay, os.urandom(32).hex()), "alice")
     bob = Mirror(lib, create(lib, os.path.join(scratch, "bob"), relay), "bob")
+    # The data folders are the owner's only, as the CLI's home (surface review N14).
+    for name in ("alice", "bob"):
+        mode = os.stat(os.path.join(scratch, name)).st_mode & 0o777
+        assert mode == 0o700, f"{name}'s data folder is {oct(mode)}"
 
     assert lib.marmot_app_dispatch(alice.app, b"[1,2]") == 2
     assert lib.marmot_app_dispatch(alice.app, b'{"type":"openChat"}') == 5

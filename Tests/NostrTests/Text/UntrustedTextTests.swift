@@ -27,6 +27,22 @@ struct UntrustedTextTests {
         #expect(UntrustedText.text("line one\nline two 🎉") == "line one\nline two 🎉")
     }
 
+    /// A hostile name that imitates "alice" with invisible characters (N13): zero-width space, word
+    /// joiner, BOM, soft hyphen, a joiner and a non-joiner between Latin letters, a filler and tag
+    /// characters spelling a hidden word. All go; emoji sequences and a Persian non-joiner stay.
+    @Test func invisibleCharactersAreDroppedWhereTextDoesNotNeedThem() {
+        let hostile = "a\u{200B}l\u{2060}i\u{FEFF}c\u{00AD}e\u{200D}x\u{200C}y\u{3164}\u{E0068}\u{E0069}\u{E007F}"
+        #expect(UntrustedText.line(hostile) == "alicexy")
+        #expect(UntrustedText.text(hostile) == "alicexy")
+        #expect(UntrustedText.line("\u{200D}bob\u{200D}") == "bob")
+        #expect(UntrustedText.line("a \u{200D}👍") == "a 👍")
+        // Kept: a family (ZWJ between emoji), a profession with a skin tone and variation selector,
+        // the flag of England (tags after U+1F3F4), and a Persian word's non-joiner.
+        for kept in ["👨‍👩‍👧", "👩🏽‍💻", "🏳️‍🌈", "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "می\u{200C}خواهم"] {
+            #expect(UntrustedText.line(kept) == kept, "\(kept.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test func aLineIsCutAtItsLimitWithAnEllipsis() {
         #expect(UntrustedText.line("  abcdef  ", limit: 4) == "abc…")
         #expect(UntrustedText.line("abcd", limit: 4) == "abcd")
