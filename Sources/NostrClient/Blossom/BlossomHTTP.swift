@@ -8,6 +8,10 @@ import FoundationNetworking
 /// Why a delegate and not `data(for:)`: a hostile or broken server can send a body of any size; the
 /// delegate sees `Content-Length` and each chunk, and cancels the task as soon as the limit is
 /// passed, so memory stays bounded by the caller's limit.
+///
+/// Redirects are never followed (issue 46, N1/D4): a media URL is checked against `MediaURLPolicy`
+/// (with its resolved addresses) before the request, and a `302` to a loopback or private address
+/// would skip that check. A 3xx answer is `.refused(status:reason:)` and the target is not asked.
 enum BlossomHTTP {
     struct Answer: Sendable {
         let status: Int
@@ -18,6 +22,9 @@ enum BlossomHTTP {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
     }
+
+    /// The reason given when a server answers with a redirect.
+    static let redirectRefusal = "redirects are not followed (the target was not checked as a media URL)"
 
     /// Bytes of a request body sent so far and in all; called on URLSession's delegate queue.
     typealias Progress = @Sendable (_ sent: Int64, _ total: Int64) -> Void
@@ -74,6 +81,18 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
         progress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
+    /// Refuses every redirect: the new URL was not checked by the media URL policy (issue 46, N1).
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        lock.withLock {
+            if failure == nil, earlyAnswer == nil {
+                failure = .refused(status: response.statusCode, reason: BlossomHTTP.redirectRefusal)
+            }
+        }
+        completionHandler(nil)
+        task.cancel()
+    }
+
     func start(_ continuation: CheckedContinuation<Result<BlossomHTTP.Answer, BlossomError>, Never>) {
         lock.withLock { self.continuation = continuation }
     }
@@ -106,6 +125,7 @@ final class BoundedCollector: NSObject, URLSessionDataDelegate, @unchecked Senda
         let isHead = dataTask.originalRequest?.httpMethod == "HEAD"
         let stop = lock.withLock { () -> Bool in
             self.response = http
+            if failure != nil { return true }
             // An error answer says why in its status and `X-Reason`; its body is not needed.
             if !(200..<300).contains(http.statusCode) {
                 earlyAnswer = BlossomHTTP.Answer(status: http.statusCode, headers: Self.headers(http), body: Data())
