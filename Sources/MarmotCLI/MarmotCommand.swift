@@ -38,7 +38,7 @@ struct MarmotCommand: AsyncParsableCommand {
             ListenCommand.self, InvitesCommand.self, AcceptCommand.self, DeclineCommand.self, GroupCommand.self, RelaysCommand.self, RelayCommand.self,
             WebCommand.self, MediaCommand.self, BlossomCommand.self, NotesCommand.self, DevicesCommand.self,
             MuteCommand.self, UnmuteCommand.self, ArchiveCommand.self, UnarchiveCommand.self, BlockCommand.self,
-            UnblockCommand.self, BlockedCommand.self,
+            UnblockCommand.self, BlockedCommand.self, SearchCommand.self,
         ],
         defaultSubcommand: InteractiveCommand.self
     )
