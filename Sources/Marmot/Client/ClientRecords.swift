@@ -239,18 +239,8 @@ enum ClientSettings {
     /// A group's open forks: the other branches and our branch's witnesses (`StoredBranches`).
     static func branches(_ group: GroupID) -> String { "client.branches.\(group)" }
 
-    /// The proven inviter of a group joined from a Welcome (`InviteRecord`).
-    static func invite(_ group: GroupID) -> String { "client.invite.\(group)" }
-
-    /// The serialized MLS state of a group we had left or been removed from, while an invitation
-    /// back into it waits for an answer (declining restores it; MDK's `readd-after-eviction`).
-    static func formerState(_ group: GroupID) -> String { "client.former_state.\(group)" }
-
     /// Our commit published without a relay's OK yet (`PendingOwnCommit`).
     static func pendingCommit(_ group: GroupID) -> String { "client.pending_commit.\(group)" }
-
-    /// The signed kind-445 event of one of our messages, kept until a relay accepts it (for retry).
-    static func outbox(_ group: GroupID, _ rumor: EventID) -> String { "client.outbox.\(group).\(rumor.hex)" }
 
     /// The Blossom servers the user named (JSON list of URLs); absent: derived from the relays.
     static let blossomServers = "client.blossom_servers"

@@ -277,8 +277,8 @@ extension MarmotClient {
         message.deliveryState = .pending
         message.outerEventID = event.id
         message.epoch = engine.epoch
-        try store.setSetting(ClientSettings.outbox(session.id, rumor), Data(event.jsonBytes))
         try store.saveMessage(message)
+        try store.saveOutboxEvent(event, mlsGroupID: session.id, rumorID: rumor)
         return (message, event)
     }
 }

@@ -18,7 +18,7 @@ extension MarmotClient {
             return "\(pending.count) invitations already wait for an answer"
         }
         let fromInviter = pending.filter { session in
-            guard let data = try? store.setting(ClientSettings.invite(session.id)) else { return false }
+            guard let data = try? store.invitation(mlsGroupID: session.id) else { return false }
             return (try? InviteRecord(encoded: data))?.inviter == inviter
         }.count
         guard fromInviter < options.maxPendingInvitesPerInviter else {

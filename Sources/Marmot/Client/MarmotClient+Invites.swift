@@ -17,7 +17,7 @@ extension MarmotClient {
     /// The pending invitation to group `id`, if there is one.
     func invite(_ id: GroupID) -> Invite? {
         guard let session = sessions[id], session.stored.status == .pending,
-              let data = try? store.setting(ClientSettings.invite(id)), let record = try? InviteRecord(encoded: data)
+              let data = try? store.invitation(mlsGroupID: id), let record = try? InviteRecord(encoded: data)
         else { return nil }
         return Invite(
             id: id, inviter: record.inviter, name: session.stored.name, groupDescription: session.stored.groupDescription,
@@ -37,6 +37,7 @@ extension MarmotClient {
             release()
             throw MarmotClientError.unknownInvite(id)
         }
+        var hadLeft = false
         do {
             try storage {
                 var row = try store.group(mlsGroupID: id) ?? session.stored
@@ -45,14 +46,15 @@ extension MarmotClient {
                 try store.saveGroup(row)
                 session.stored = row
                 if options.selfUpdateAfterJoin { try store.setSetting(ClientSettings.selfUpdateDue(id), Data([1])) }
+                hadLeft = try store.formerState(mlsGroupID: id) != nil
+                try store.deleteInvitation(mlsGroupID: id)
             }
         } catch {
             release()
             throw error
         }
         sessions[id] = session
-        if (try? store.setting(ClientSettings.formerState(id))) != nil {
-            try? store.setSetting(ClientSettings.formerState(id), nil)
+        if hadLeft {
             let notice = SystemNotice(change: .readded, actor: invite.inviter, subject: publicKey)
             let message = notice.message(in: id, commit: invite.wrapID, createdAt: now(), me: publicKey)
             do {
@@ -82,26 +84,23 @@ extension MarmotClient {
         await acquire()
         defer { release() }
         guard var session = sessions[id], session.stored.status == .pending else { throw MarmotClientError.unknownInvite(id) }
-        let former = try storage { try store.setting(ClientSettings.formerState(id)) }
+        let former = try storage { try store.formerState(mlsGroupID: id) }
         if let former, let mls = try? MLSGroup(serialized: former) {
             session.mls = mls
             session.stored.setState(mls)
             session.stored.status = .inactive
             try storage {
-                try store.saveGroup(session.stored)
-                try store.setSetting(ClientSettings.formerState(id), nil)
-                try store.setSetting(ClientSettings.invite(id), nil)
+                try store.unitOfWork {
+                    try store.saveGroup(session.stored)
+                    try store.deleteInvitation(mlsGroupID: id)
+                }
             }
             sessions[id] = session
             try anchorEngine(id)
             logger.info("declined the invitation back into \(id); its old state is kept")
             return
         }
-        try storage {
-            try store.deleteGroup(mlsGroupID: id)
-            try store.setSetting(ClientSettings.invite(id), nil)
-            try store.setSetting(ClientSettings.formerState(id), nil)
-        }
+        try storage { try store.deleteGroup(mlsGroupID: id) }  // the invitation goes with it
         sessions[id] = nil
         dropEngine(id)
         parked[id] = nil

@@ -101,9 +101,7 @@ extension MarmotClient {
         guard let stored = try storage({ try store.message(mlsGroupID: id, rumorID: rumorID) }), stored.isMine else {
             throw MarmotClientError.unknownMessage(rumorID)
         }
-        if let data = try storage({ try store.setting(ClientSettings.outbox(id, rumorID)) }), let event = try? Event(jsonData: data) {
-            return (stored, event)
-        }
+        if let event = try storage({ try store.outboxEvent(mlsGroupID: id, rumorID: rumorID) }) { return (stored, event) }
         let rumor: ChatRumor
         do {
             rumor = try ChatRumor(
@@ -154,8 +152,8 @@ extension MarmotClient {
             try store.unitOfWork {
                 try keepState()
                 try store.recordProcessedEvent(ProcessedEvent(eventID: event.id, outcome: .own, processedAt: now(), mlsGroupID: id))
-                try store.setSetting(ClientSettings.outbox(id, rumor.id), Data(event.jsonBytes))
                 try store.saveMessage(message)
+                try store.saveOutboxEvent(event, mlsGroupID: id, rumorID: rumor.id)
             }
         }
         noteExpiry(message.expiresAt)
@@ -172,7 +170,7 @@ extension MarmotClient {
         do {
             try store.updateDeliveryState(
                 mlsGroupID: message.mlsGroupID, rumorID: message.rumorID, state: delivered.deliveryState, outerEventID: event.id)
-            if result.isSent { try store.setSetting(ClientSettings.outbox(message.mlsGroupID, message.rumorID), nil) }
+            if result.isSent { try store.deleteOutboxEvent(mlsGroupID: message.mlsGroupID, rumorID: message.rumorID) }
         } catch {
             logger.error("cannot record delivery of \(message.rumorID.hex): \(error)")
         }

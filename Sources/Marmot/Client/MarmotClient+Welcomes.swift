@@ -119,25 +119,26 @@ extension MarmotClient {
         row.setState(mls)
         let invite = InviteRecord(inviter: sender, wrapID: event.id, receivedAt: now())
         do {
-            if let former, former.stored.status == .inactive {
-                // Kept until the answer: declining puts the inactive state back, accepting drops it.
-                try store.setSetting(ClientSettings.formerState(mls.groupID), former.mls.serialized())
-                try dropParked(mls.groupID)
+            // One unit: the group, its invitation, its key and its engine are kept together or not
+            // at all (a failure leaves the store as it was, an earlier invitation included).
+            try store.unitOfWork {
+                // Kept until the answer: declining puts the inactive state back, accepting drops
+                // it. A newer invitation keeps the state the one it replaces kept.
+                var formerState: Data?
+                if let former, former.stored.status == .inactive {
+                    formerState = try former.mls.serialized()
+                    try dropParked(mls.groupID)
+                } else if former != nil {
+                    formerState = try store.formerState(mlsGroupID: mls.groupID)
+                }
+                try store.saveGroup(row)
+                try store.saveInvitation(invite.encoded(), formerState: formerState, mlsGroupID: mls.groupID)
+                sessions[mls.groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
+                try storeCurrentEventKey(mls.groupID)
+                try anchorEngine(mls.groupID)
             }
-            try store.saveGroup(row)
-            try store.setSetting(ClientSettings.invite(mls.groupID), invite.encoded())
-            sessions[mls.groupID] = GroupSession(mls: mls, stored: row, eventKeys: [])
-            try storeCurrentEventKey(mls.groupID)
-            try anchorEngine(mls.groupID)
         } catch {
             sessions[mls.groupID] = former
-            if let former {
-                try? store.saveGroup(former.stored)
-                try? store.setSetting(ClientSettings.formerState(mls.groupID), nil)
-            } else {
-                try? store.deleteGroup(mlsGroupID: mls.groupID)
-            }
-            try? store.setSetting(ClientSettings.invite(mls.groupID), nil)
             return drop(event, .storage("\(error)"), group: nil)
         }
         record(event.id, .processed, group: mls.groupID)

@@ -18,6 +18,8 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV11ModerationGrants.name, migrate: MigrationV11ModerationGrants.migrate)
         migrator.registerMigration(MigrationV12Profiles.name, migrate: MigrationV12Profiles.migrate)
         migrator.registerMigration(MigrationV20ParkedEvents.name, migrate: MigrationV20ParkedEvents.migrate)
+        migrator.registerMigration(MigrationV21Outbox.name, migrate: MigrationV21Outbox.migrate)
+        migrator.registerMigration(MigrationV22Invitations.name, migrate: MigrationV22Invitations.migrate)
         return migrator
     }
 }

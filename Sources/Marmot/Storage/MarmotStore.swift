@@ -102,6 +102,26 @@ public protocol MarmotStore: Sendable {
     /// Keeps `profile` (encoded) for `person`, replacing the one kept before.
     func saveProfile(_ profile: Data, of person: PublicKey) throws
 
+    // MARK: Outbox
+
+    /// The signed event kept for message `rumorID` of ours until a relay accepts it, if any.
+    func outboxEvent(mlsGroupID: GroupID, rumorID: EventID) throws -> Event?
+    /// Keeps `event` as the unsent event of stored message `rumorID` (gone with the message).
+    func saveOutboxEvent(_ event: Event, mlsGroupID: GroupID, rumorID: EventID) throws
+    /// Forgets the unsent event of message `rumorID`.
+    func deleteOutboxEvent(mlsGroupID: GroupID, rumorID: EventID) throws
+
+    // MARK: Invitations
+
+    /// The encoded pending invitation to group `mlsGroupID`, if one waits.
+    func invitation(mlsGroupID: GroupID) throws -> Data?
+    /// The MLS state we had left, kept with the invitation back into group `mlsGroupID`.
+    func formerState(mlsGroupID: GroupID) throws -> Data?
+    /// Keeps the invitation to group `mlsGroupID` and the state we had left there (gone with the group).
+    func saveInvitation(_ record: Data, formerState: Data?, mlsGroupID: GroupID) throws
+    /// Forgets the invitation to group `mlsGroupID` and its former state.
+    func deleteInvitation(mlsGroupID: GroupID) throws
+
     /// Runs `body`'s store calls as one transaction: every write is kept, or none.
     func unitOfWork<T>(_ body: () throws -> T) throws -> T
 }

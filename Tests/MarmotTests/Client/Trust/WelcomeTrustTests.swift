@@ -95,7 +95,7 @@ import Testing
         try await bob.client.declineInvite(invite.id)
         #expect(await bob.client.invites().isEmpty)
         #expect(try bob.store.groups().isEmpty)
-        #expect(try bob.store.setting(ClientSettings.invite(invite.id)) == nil)
+        #expect(try bob.store.invitation(mlsGroupID: invite.id) == nil)
         // A restart does not bring it back (the wrap is recorded as processed).
         let again = try await bob.restarted()
         try await Task.sleep(for: .milliseconds(500))
