@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger
 class ListenerReentryTest {
     @Test
     fun theNativeCallbackDispatchesAndReadsTheState() {
-        Peer("reentry-native").use { peer ->
+        Peer("reentry-native").loggedIn().use { peer ->
             val chained = AtomicInteger()
             peer.core.onLibraryThread = { json ->
                 if (json.contains("\"type\":\"routerChanged\"") && chained.get() < 30) {
@@ -39,7 +39,7 @@ class ListenerReentryTest {
 
     @Test
     fun anObserverDispatchesFromTheMainExecutor() {
-        Peer("reentry-main").use { peer ->
+        Peer("reentry-main").loggedIn().use { peer ->
             val rounds = AtomicInteger()
             peer.manager.addObserver(object : StateObserver {
                 override fun onStateChanged(state: AppState) {

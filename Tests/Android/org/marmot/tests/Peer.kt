@@ -67,5 +67,11 @@ class Peer(
         return npub
     }
 
+    /** This peer with a new account (the router and most slices change only when logged in). */
+    fun loggedIn(): Peer {
+        createAccount()
+        return this
+    }
+
     override fun close() = manager.close()
 }

@@ -11,7 +11,7 @@ import org.marmot.model.Screen
 class ResyncTest {
     @Test
     fun aSkippedRevResyncsFromTheCore() {
-        Peer("gap").use { peer ->
+        Peer("gap").loggedIn().use { peer ->
             peer.dispatch(AppAction.PushScreen(Screen.NewChat))
             peer.await("the push applied") { s -> s.topScreen == Screen.NewChat }
             TestEnv.flushMain()
