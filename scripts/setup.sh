@@ -4,7 +4,9 @@
 #   - with --interop (what the tests need), tmux for the terminal UI test and the Python venv of
 #     ../shared/interop (MDK peer, rust-nostr relay);
 #   - with --interop, also Debian's chromium and chromium-driver and a venv `.venv-web` with selenium,
-#     for the browser test of `marmot web` (scripts/web-test.sh).
+#     for the browser test of `marmot web` (scripts/web-test.sh);
+#   - with --interop, also Debian's kotlin, libjna-java, libgoogle-gson-java and junit4, for the JVM
+#     tests of the Kotlin side of Android (scripts/android-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +19,10 @@ if [ "${1:-}" = "--interop" ]; then
     command -v tmux >/dev/null 2>&1 || need+=(tmux)
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+    command -v kotlinc >/dev/null 2>&1 || need+=(kotlin)
+    dpkg -s libjna-java >/dev/null 2>&1 || need+=(libjna-java)
+    dpkg -s libgoogle-gson-java >/dev/null 2>&1 || need+=(libgoogle-gson-java)
+    dpkg -s junit4 >/dev/null 2>&1 || need+=(junit4)
 fi
 if [ ${#need[@]} -gt 0 ]; then
     echo "setup: installing ${need[*]}" >&2

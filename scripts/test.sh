@@ -27,5 +27,6 @@ timeout 1500 "$SWIFT" test $SWIFT_FLAGS --skip-build
 bash scripts/conformance.sh
 TUI_CHAT=1 TUI_GROUP=1 bash scripts/tui-test.sh
 SWIFT="$SWIFT" SWIFT_FLAGS="$SWIFT_FLAGS" bash scripts/ffi-test.sh
+bash scripts/android-test.sh
 SWIFT="$SWIFT" SWIFT_FLAGS="$SWIFT_FLAGS" bash scripts/web-test.sh
 SWIFT="$SWIFT" bash scripts/fuzz.sh "$FUZZ_SECONDS"
