@@ -7,7 +7,8 @@ public struct TestTimeoutError: Error, CustomStringConvertible {
     public var description: String { "\(what) did not finish within \(seconds) s" }
 }
 
-/// Runs `body`, failing with `TestTimeoutError` after `seconds`, so no test can hang.
+/// Runs `body`, failing with `TestTimeoutError` after `seconds`, so no test can hang. A bound
+/// catches a hang, not slowness: give it a minute, as a loaded machine can stall for tens of seconds.
 public func withTimeout<T: Sendable>(
     _ seconds: Double, _ what: String = "operation", _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {

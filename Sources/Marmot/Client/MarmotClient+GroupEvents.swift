@@ -374,7 +374,7 @@ extension MarmotClient {
             defer { refetching.remove(id) }
             while started, let since = refetchFrom.removeValue(forKey: id), let session = sessions[id] {
                 let filter = Filter(kinds: [.groupMessage], tags: ["h": [session.stored.nostrGroupID.hex]], since: since)
-                let events = await fetch(filter, on: pool, relays: route(id)).filter { !isProcessed($0.id) }
+                let events = await fetch(filter, on: pool, relays: route(id), lookup: false).filter { !isProcessed($0.id) }
                 logger.info("fetched \(events.count) events of \(id) again from \(since): parked events had been pushed out")
                 for event in events.sorted(by: Self.chronological) { await handle(event) }
             }

@@ -159,13 +159,15 @@ extension MarmotClient {
     // MARK: Helpers
 
     /// Stored events matching `filter` on `pool` (on its `relays` only, when given), until every relay
-    /// sent EOSE or the fetch timeout.
-    func fetch(_ filter: Filter, on pool: RelayPool, relays: Set<String>? = nil) async -> [Event] {
+    /// sent EOSE or the fetch timeout. A `lookup` (someone's key packages, relay lists, profile: what
+    /// one relay may hold alone) waits longer for a slow relay once another answered.
+    func fetch(_ filter: Filter, on pool: RelayPool, relays: Set<String>? = nil, lookup: Bool = true) async -> [Event] {
         let subscription: PoolSubscription
         if let relays {
-            subscription = await pool.subscribe(routes: Dictionary(uniqueKeysWithValues: relays.map { ($0, [filter]) }))
+            subscription = await pool.subscribe(
+                routes: Dictionary(uniqueKeysWithValues: relays.map { ($0, [filter]) }), lookup: lookup)
         } else {
-            subscription = await pool.subscribe([filter])
+            subscription = await pool.subscribe([filter], lookup: lookup)
         }
         let timeout = options.keyPackageFetchTimeout
         let timer = Task {

@@ -47,6 +47,12 @@ public struct RelayClientConfiguration: Sendable, Equatable {
     /// Relays hold much the same events (we publish to all of them), so the first answer is nearly
     /// the whole answer; 300 ms keeps a mute or unreachable relay within the 0.5 s budget.
     public var catchUpGrace: Duration = .milliseconds(300)
+    /// `catchUpConnectBound` and `catchUpGrace` for a lookup (`RelayPool.subscribe(_:id:lookup:)`):
+    /// someone else's key packages, relay lists or profile, which one relay may hold alone (no
+    /// relay holds "much the same events" there), so an empty answer from a fast relay says little
+    /// about a slower one. A failed connection still counts as answered at once.
+    public var lookupConnectBound: Duration = .seconds(3)
+    public var lookupGrace: Duration = .seconds(2)
 
     public init() {}
 }

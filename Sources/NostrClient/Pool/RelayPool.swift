@@ -303,20 +303,23 @@ public actor RelayPool {
 
     private func publishDone(_ id: UInt64) { publishing[id] = nil }
 
-    /// Subscribes on every relay; each event is delivered once, whichever relay sends it first.
-    public func subscribe(_ filters: [Filter], id: SubscriptionID = .random()) async -> PoolSubscription {
-        await startSubscription(id, filters: filters, routes: nil)
+    /// Subscribes on every relay; each event is delivered once, whichever relay sends it first. A
+    /// `lookup` waits longer for slow relays before `caughtUp` (`RelayClientConfiguration.lookupGrace`).
+    public func subscribe(_ filters: [Filter], id: SubscriptionID = .random(), lookup: Bool = false) async -> PoolSubscription {
+        await startSubscription(id, filters: filters, routes: nil, lookup: lookup)
     }
 
     /// Subscribes each relay of `routes` with its own filters, and no other relay: a relay is told
     /// only what it serves (a relay chosen by one group never sees another group's `h` tag). A relay
     /// of `routes` that joins the pool later is subscribed then; `caughtUp` comes once every routed
     /// relay in the pool has sent EOSE (at once when none is in the pool).
-    public func subscribe(routes: [String: [Filter]], id: SubscriptionID = .random()) async -> PoolSubscription {
-        await startSubscription(id, filters: [], routes: routes.filter { !$0.value.isEmpty })
+    public func subscribe(routes: [String: [Filter]], id: SubscriptionID = .random(), lookup: Bool = false) async -> PoolSubscription {
+        await startSubscription(id, filters: [], routes: routes.filter { !$0.value.isEmpty }, lookup: lookup)
     }
 
-    private func startSubscription(_ id: SubscriptionID, filters: [Filter], routes: [String: [Filter]]?) async -> PoolSubscription {
+    private func startSubscription(
+        _ id: SubscriptionID, filters: [Filter], routes: [String: [Filter]]?, lookup: Bool
+    ) async -> PoolSubscription {
         if let old = subscriptions[id] { await end(id, old) }
         let (stream, continuation) = AsyncStream.makeStream(of: PoolSubscriptionMessage.self)
         let token = nextWatcher
@@ -325,7 +328,9 @@ public actor RelayPool {
         subscriptions[id] = ActiveSubscription(
             token: token, filters: filters, routes: routes, continuation: continuation, budget: budget,
             seen: BoundedIDSet(capacity: configuration.deduplicationCapacity),
-            catchUp: CatchUpTracker(connectBound: configuration.catchUpConnectBound, grace: configuration.catchUpGrace))
+            catchUp: lookup
+                ? CatchUpTracker(connectBound: configuration.lookupConnectBound, grace: configuration.lookupGrace)
+                : CatchUpTracker(connectBound: configuration.catchUpConnectBound, grace: configuration.catchUpGrace))
         continuation.onTermination = { [weak self] _ in
             budget.close()
             Task { await self?.consumerGone(id, token: token) }

@@ -190,7 +190,7 @@ enum ClientHarness {
     static func rawClient(_ url: String) async throws -> RelayClient {
         let client = RelayClient(url: url, configuration: poolConfiguration, logger: logger("raw"))
         await client.connect()
-        _ = try await withTimeout(10, "raw connect") {
+        _ = try await withTimeout(60, "raw connect") {
             for await status in await client.statusUpdates() where status == .connected { return true }
             return false
         }

@@ -111,7 +111,7 @@ import Testing
         let sent = try await alice.client.send(text: "only once", to: chat.id)
         _ = try await bob.waitForMessage("only once")
         // Fetch the stored kind-445 event and the Welcome and deliver them again, directly and via the relay.
-        let stored = try await withTimeout(10, "fetch") {
+        let stored = try await withTimeout(60, "fetch") {
             var events: [Event] = []
             for await message in await raw.subscribe([Filter(kinds: [.groupMessage, .giftWrap])]) {
                 if case .event(let event) = message { events.append(event) }
@@ -305,7 +305,7 @@ extension MarmotClient {
         let commit = try await alice.client.selfUpdate(chat.id)
         let sent = try await alice.client.send(text: "epoch 3 message", to: chat.id)
         let raw = try await ClientHarness.rawClient(url)
-        let stored = try await withTimeout(10, "fetch") {
+        let stored = try await withTimeout(60, "fetch") {
             var events: [EventID: Event] = [:]
             for await message in await raw.subscribe([Filter(kinds: [.groupMessage])]) {
                 if case .event(let event) = message { events[event.id] = event }

@@ -11,7 +11,7 @@ struct AuthRelayTests {
     static func client(_ url: String, _ authenticator: RelayAuthenticator?) async throws -> RelayClient {
         let client = RelayClient(url: url, authenticator: authenticator, logger: testLogger("client"))
         await client.connect()
-        _ = try await withTimeout(10, "connect to \(url)") {
+        _ = try await withTimeout(60, "connect to \(url)") {
             for await status in await client.statusUpdates() where status == .connected { return true }
             return false
         }
@@ -20,7 +20,7 @@ struct AuthRelayTests {
 
     /// The first message of a subscription that is an event, or the CLOSED that ended it.
     static func firstAnswer(_ subscription: RelaySubscription) async throws -> SubscriptionMessage? {
-        try await withTimeout(15, "an answer") {
+        try await withTimeout(60, "an answer") {
             for await message in subscription where message != .endOfStoredEvents { return message }
             return nil
         }

@@ -32,7 +32,7 @@ import Testing
     static func connected(_ url: String) async throws -> RelayClient {
         let client = RelayClient(url: url, logger: testLogger("client"))
         await client.connect()
-        _ = try await withTimeout(10, "connect to \(url)") {
+        _ = try await withTimeout(60, "connect to \(url)") {
             for await status in await client.statusUpdates() where status == .connected { return true }
             return false
         }
@@ -87,7 +87,7 @@ import Testing
             #expect(opened.rumor.content == "rumor")
 
             // Stored: a new subscription gets all eight before EOSE, gift wraps despite back-dating.
-            let stored = try await withTimeout(10, "stored") {
+            let stored = try await withTimeout(60, "stored") {
                 var ids: Set<EventID> = []
                 for await message in await subscriber.subscribe([Filter(kinds: Self.kinds)]) {
                     if case .event(let event) = message { ids.insert(event.id) }

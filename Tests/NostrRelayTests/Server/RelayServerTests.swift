@@ -14,7 +14,7 @@ import Testing
     static func stored(_ client: RelayClient, _ filters: [Filter]) async throws -> [Event] {
         let subscription = await client.subscribe(filters)
         defer { Task { await client.unsubscribe(subscription.id) } }
-        return try await withTimeout(10, "stored events") {
+        return try await withTimeout(60, "stored events") {
             var events: [Event] = []
             for await message in subscription {
                 switch message {

@@ -209,7 +209,7 @@ import Testing
         // Bob's own message of the branch he left is made again on the winner and sealed with
         // the winner's key: a member who only ever held that branch opens it.
         let client = bob.client, group = chat
-        let resent = try await withTimeout(15, "bob's message made again") { () async throws -> Event in
+        let resent = try await withTimeout(60, "bob's message made again") { () async throws -> Event in
             while true {
                 let ours = try await client.messages(in: group, before: nil, limit: 20).messages
                     .first { $0.content == "bob on the applied branch" }

@@ -142,7 +142,7 @@ enum RelayReads {
     static func fetch(_ filter: Filter, from url: String) async throws -> [Event] {
         let raw = try await ClientHarness.rawClient(url)
         defer { Task { await raw.disconnect() } }
-        return try await withTimeout(10, "fetch") {
+        return try await withTimeout(60, "fetch") {
             var events: [Event] = []
             for await message in await raw.subscribe([filter]) {
                 if case .event(let event) = message { events.append(event) }
