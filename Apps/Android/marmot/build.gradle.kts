@@ -11,6 +11,7 @@ android {
     compileSdk = 34
     defaultConfig {
         minSdk = 28 // the Swift SDK for Android's lowest API level
+        consumerProguardFiles("consumer-rules.pro")
     }
     sourceSets["main"].java.srcDirs("src/main/kotlin")
     // libMarmotFFI.so and the Swift runtime libraries, per ABI (docs/android.md, "Toolchain").

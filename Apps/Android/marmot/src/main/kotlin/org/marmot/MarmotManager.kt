@@ -82,8 +82,9 @@ class MarmotManager(
     }
 
     /**
-     * Destroys the core: no observer is called after this returns, later dispatches are refused.
-     * Safe while updates flow and from any thread but the core's own listener thread.
+     * Destroys the core while updates may still flow: later dispatches are refused, queued updates are
+     * dropped. Called on the main executor (an Activity's onDestroy), no observer is called after it
+     * returns; from another thread, only a notification already running on the main executor ends.
      */
     override fun close() {
         if (closed) return
