@@ -81,6 +81,7 @@ class ChatTest {
         alice.manager.addObserver(watcher)
         alice.dispatch(AppAction.SendMessage(aliceChat, text))
         alice.await("sent mark") { s -> s.currentChat?.messages?.any { it.content == text && it.delivery == Delivery.Sent } }
+        TestEnv.flushMain() // the state is set before its observers run, in the same main task
         alice.manager.removeObserver(watcher)
         assertEquals("delivery marks seen: $seen", listOf(Delivery.Pending, Delivery.Sent), seen.toList())
         val received = bob.await("alice's message") { s -> s.currentChat?.messages?.firstOrNull { it.content == text } }
