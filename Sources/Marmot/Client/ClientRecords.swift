@@ -244,21 +244,6 @@ enum ClientSettings {
 
     /// The Blossom servers the user named (JSON list of URLs); absent: derived from the relays.
     static let blossomServers = "client.blossom_servers"
-
-    /// The encrypted blob a queued media message of ours still has to upload (`PendingUpload`).
-    static func mediaUpload(_ group: GroupID, _ rumor: EventID) -> String { "client.media_upload.\(group).\(rumor.hex)" }
-
-    /// The epoch a message with media was sent in (decimal text): its media key derives from it.
-    static func mediaEpoch(_ group: GroupID, _ rumor: EventID) -> String { "client.media_epoch.\(group).\(rumor.hex)" }
-
-    /// An epoch's media secret (MIP-04), kept so media of past epochs still opens.
-    static func mediaSecret(_ group: GroupID, _ epoch: UInt64) -> String { "client.media_secret.\(group).\(epoch)" }
-
-    /// The plaintext of an attachment sent from here or downloaded, by its blob's SHA-256.
-    static func mediaContent(_ group: GroupID, _ blob: Data) -> String { "client.media.\(group).\(Hex.encode(blob))" }
-
-    /// The plaintext of a group picture set from here or downloaded, by its blob's SHA-256.
-    static func groupImageContent(_ group: GroupID, _ blob: Data) -> String { "client.group_image.\(group).\(Hex.encode(blob))" }
 }
 
 /// One of our commits published without a relay's OK yet: the epoch it ends, the state before it

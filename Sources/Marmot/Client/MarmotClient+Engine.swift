@@ -107,14 +107,16 @@ extension MarmotClient {
     /// the group passed through opens after the engine prunes that state (architecture review
     /// §3.3-a: only the tip's was kept, on v1's paths, and a v2 file of a past epoch did not open).
     func keepMediaSecrets(of engine: GroupEngine, group id: GroupID) {
+        var secrets: [(epoch: UInt64, secret: Data)] = []
         for node in engine.graph.path(to: engine.graph.canonical) {
             guard let mls = engine.graph.nodes[node]?.mls else { continue }
             do {
-                try saveMediaSecret(try engine.rules.media.secret(of: mls), epoch: mls.epoch, group: id)
+                secrets.append((mls.epoch, try engine.rules.media.secret(of: mls).bytes))
             } catch {
-                logger.warning("media secret of \(id) epoch \(mls.epoch) not kept: \(error)")
+                logger.warning("media secret of \(id) epoch \(mls.epoch) not derived: \(error)")
             }
         }
+        do { try store.saveMediaSecrets(secrets, mlsGroupID: id) } catch { logger.warning("media secrets of \(id) not kept: \(error)") }
     }
 
     // MARK: Inbound

@@ -37,7 +37,7 @@ extension MarmotClient {
         } catch {
             throw MarmotClientError.media("upload of the group picture to \(server.host ?? server.absoluteString) failed: \(error)")
         }
-        try storage { try store.setSetting(ClientSettings.groupImageContent(id, sealed.image.blobSHA256), data) }
+        try storage { try store.saveMediaFile(data, .groupImage, blob: sealed.image.blobSHA256, mlsGroupID: id) }
         return try await commitGroupImage(id, sealed.image)
     }
 
@@ -73,7 +73,7 @@ extension MarmotClient {
     /// Whether the current picture of the chat is here (set from this device or downloaded).
     public func hasGroupImageContent(_ id: GroupID) -> Bool {
         guard let key = sessions[id]?.metadata.flatMap(Self.groupImageKey) else { return false }
-        return (try? store.hasSetting(ClientSettings.groupImageContent(id, key))) ?? false
+        return (try? store.hasMediaFile(.groupImage, blob: key, mlsGroupID: id)) ?? false
     }
 
     /// What a group's current picture is kept under: the blob's SHA-256 (0x8002 / v1 fields), else
@@ -95,13 +95,13 @@ extension MarmotClient {
         guard let metadata = session.metadata, let key = Self.groupImageKey(metadata) else {
             throw MarmotClientError.media("the chat has no group picture")
         }
-        if let local = try storage({ try store.setting(ClientSettings.groupImageContent(id, key)) }) {
+        if let local = try storage({ try store.mediaFile(.groupImage, blob: key, mlsGroupID: id) }) {
             return local
         }
         guard let image = metadata.image else {
             guard let url = metadata.avatarURL else { throw MarmotClientError.media("the chat has no group picture") }
             let data = try await avatarContent(url, maxBytes: session.rules.groupImage.maxImageBytes)
-            try storage { try store.setSetting(ClientSettings.groupImageContent(id, key), data) }
+            try storage { try store.saveMediaFile(data, .groupImage, blob: key, mlsGroupID: id) }
             return data
         }
         let scheme = session.rules.groupImage
@@ -129,7 +129,7 @@ extension MarmotClient {
             } catch {
                 throw MarmotClientError.media("group picture: \(error)")
             }
-            try storage { try store.setSetting(ClientSettings.groupImageContent(id, image.blobSHA256), plaintext) }
+            try storage { try store.saveMediaFile(plaintext, .groupImage, blob: image.blobSHA256, mlsGroupID: id) }
             return plaintext
         }
         throw MarmotClientError.media("group picture not downloaded: \(failures.joined(separator: "; "))")

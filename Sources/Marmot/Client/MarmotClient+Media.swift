@@ -111,10 +111,11 @@ extension MarmotClient {
         }
         let message = try await queue(kind: Kind(prepared.kind), content: caption, tags: prepared.tags, to: chat)
         try storage {
-            try store.setSetting(ClientSettings.mediaUpload(chat, message.rumorID), prepared.upload.encoded())
-            try store.setSetting(ClientSettings.mediaEpoch(chat, message.rumorID), Data(String(prepared.epoch).utf8))
-            // Our own copy: the sender never downloads what it sent.
-            try store.setSetting(ClientSettings.mediaContent(chat, prepared.hash), plaintext)
+            try store.unitOfWork {
+                try store.saveMessageMedia(mlsGroupID: chat, rumorID: message.rumorID, epoch: prepared.epoch, upload: prepared.upload.encoded())
+                // Our own copy: the sender never downloads what it sent.
+                try store.saveMediaFile(plaintext, .attachment, blob: prepared.hash, mlsGroupID: chat)
+            }
         }
         return message
     }
@@ -144,9 +145,9 @@ extension MarmotClient {
     /// Uploads the blob a queued media message of ours still owes, if any; on failure the message
     /// is marked failed (Retry uploads again; a server that already holds the blob is not sent it twice).
     func uploadPendingMedia(_ rumorID: EventID, in chat: GroupID) async throws {
-        guard let data = try storage({ try store.setting(ClientSettings.mediaUpload(chat, rumorID)) }) else { return }
+        guard let data = try storage({ try store.pendingUpload(mlsGroupID: chat, rumorID: rumorID) }) else { return }
         guard let upload = PendingUpload(encoded: data) else {
-            try storage { try store.setSetting(ClientSettings.mediaUpload(chat, rumorID), nil) }
+            try storage { try store.clearPendingUpload(mlsGroupID: chat, rumorID: rumorID) }
             throw MarmotClientError.media("the stored upload of \(rumorID.hex) is unreadable")
         }
         do {
@@ -164,7 +165,7 @@ extension MarmotClient {
             let hint = hasNamedBlossomServers() ? "" : " (no Blossom server is named; your relay's address was tried)"
             throw MarmotClientError.media("upload to \(upload.server.host ?? upload.server.absoluteString) failed: \(error)\(hint)")
         }
-        try storage { try store.setSetting(ClientSettings.mediaUpload(chat, rumorID), nil) }
+        try storage { try store.clearPendingUpload(mlsGroupID: chat, rumorID: rumorID) }
     }
 
     // MARK: Receiving
@@ -205,7 +206,7 @@ extension MarmotClient {
     /// Whether the plaintext of a message's attachment is here (sent from this device or already
     /// downloaded); asked for every shown message with a file, so the sealed file itself is not opened.
     public func hasMediaContent(_ reference: MediaReference, in chat: GroupID) -> Bool {
-        (try? store.hasSetting(ClientSettings.mediaContent(chat, reference.blobSHA256))) ?? false
+        (try? store.hasMediaFile(.attachment, blob: reference.blobSHA256, mlsGroupID: chat)) ?? false
     }
 
     /// The plaintext of attachment `index` of a message: from the store when here, else downloaded
@@ -222,7 +223,7 @@ extension MarmotClient {
             throw MarmotClientError.media("message \(rumorID.hex) has no attachment \(index + 1)")
         }
         let reference = references[index]
-        if let local = try storage({ try store.setting(ClientSettings.mediaContent(chat, reference.blobSHA256)) }) {
+        if let local = try storage({ try store.mediaFile(.attachment, blob: reference.blobSHA256, mlsGroupID: chat) }) {
             return local
         }
         let session = try session(chat)
@@ -248,21 +249,19 @@ extension MarmotClient {
                 lastError = error
                 continue
             }
-            try storage { try store.setSetting(ClientSettings.mediaContent(chat, reference.blobSHA256), plaintext) }
+            try storage { try store.saveMediaFile(plaintext, .attachment, blob: reference.blobSHA256, mlsGroupID: chat) }
             return plaintext
         }
         throw MarmotClientError.media("cannot decrypt \(reference.filename): \(lastError.map { "\($0)" } ?? "no key of its epoch is kept")")
     }
 
     /// Secrets to try for a message's media: its epoch's first (recorded when it arrived or was
-    /// sent), then the current epoch's, then the other kept epochs, newest first.
+    /// sent), then the current epoch's, then the other kept epochs, newest first; for each epoch
+    /// the current state's and every state's kept for it (branches of a fork share an epoch number,
+    /// not a secret: the file's authentication tag tells which one it is).
     private func mediaSecrets(for rumorID: EventID, in chat: GroupID, session: GroupSession) throws -> [MediaSecret] {
         var epochs: [UInt64] = []
-        if let hint = try storage({ try store.setting(ClientSettings.mediaEpoch(chat, rumorID)) }),
-            let epoch = UInt64(String(decoding: hint, as: UTF8.self))
-        {
-            epochs.append(epoch)
-        }
+        if let epoch = try storage({ try store.messageMediaEpoch(mlsGroupID: chat, rumorID: rumorID) }) { epochs.append(epoch) }
         let current = session.mls.epoch
         if !epochs.contains(current) { epochs.append(current) }
         for epoch in stride(from: Int64(current) - 1, through: max(0, Int64(current) - Self.mediaEpochsTried), by: -1)
@@ -271,9 +270,9 @@ extension MarmotClient {
         }
         var secrets: [MediaSecret] = []
         for epoch in epochs {
-            if epoch == current, let secret = try? session.rules.media.secret(of: session.mls) {
-                secrets.append(secret)
-            } else if let bytes = try storage({ try store.setting(ClientSettings.mediaSecret(chat, epoch)) }) {
+            if epoch == current, let secret = try? session.rules.media.secret(of: session.mls) { secrets.append(secret) }
+            for bytes in try storage({ try store.mediaSecrets(mlsGroupID: chat, epoch: epoch) })
+            where !secrets.contains(where: { $0.bytes == bytes }) {
                 secrets.append(MediaSecret(bytes: bytes))
             }
         }
@@ -283,10 +282,10 @@ extension MarmotClient {
     /// How many past epochs a download without an epoch record tries.
     static let mediaEpochsTried: Int64 = 16
 
-    /// Keeps an epoch's media secret, so media sent in it opens after the group moved on (MDK keeps
-    /// them per epoch too: `storage-sqlite` encrypted-media epoch secrets).
+    /// Keeps a state's media secret, so media sent in it opens after the group moved on (MDK keeps
+    /// them per epoch too: `storage-sqlite` encrypted-media epoch secrets; here one per state).
     func saveMediaSecret(_ secret: MediaSecret, epoch: UInt64, group: GroupID) throws {
-        try store.setSetting(ClientSettings.mediaSecret(group, epoch), secret.bytes)
+        try store.saveMediaSecrets([(epoch, secret.bytes)], mlsGroupID: group)
     }
 
     /// Records the current epoch's media secret; called whenever the group enters an epoch.
@@ -302,7 +301,11 @@ extension MarmotClient {
     /// Notes the epoch a received message with media was sent in (its key derives from it).
     func noteMediaEpoch(_ message: StoredMessage, epoch: UInt64) {
         guard message.tags.contains(where: { $0.name == "imeta" }) else { return }
-        try? store.setSetting(ClientSettings.mediaEpoch(message.mlsGroupID, message.rumorID), Data(String(epoch).utf8))
+        do {
+            try store.saveMessageMedia(mlsGroupID: message.mlsGroupID, rumorID: message.rumorID, epoch: epoch, upload: nil)
+        } catch {
+            logger.warning("media epoch of \(message.rumorID.hex) not kept: \(error)")
+        }
     }
 
     /// Forgets what is kept of a message's media (it was deleted or expired): the upload it owed,
@@ -310,10 +313,9 @@ extension MarmotClient {
     public func forgetMedia(of message: StoredMessage) {
         guard message.tags.contains(where: { $0.name == "imeta" }) else { return }
         let chat = message.mlsGroupID
-        try? store.setSetting(ClientSettings.mediaUpload(chat, message.rumorID), nil)
-        try? store.setSetting(ClientSettings.mediaEpoch(chat, message.rumorID), nil)
+        try? store.deleteMessageMedia(mlsGroupID: chat, rumorID: message.rumorID)
         for reference in mediaReferences(of: message) {
-            try? store.setSetting(ClientSettings.mediaContent(chat, reference.blobSHA256), nil)
+            try? store.deleteMediaFile(.attachment, blob: reference.blobSHA256, mlsGroupID: chat)
         }
     }
 }

@@ -49,7 +49,7 @@ public final class GRDBMarmotStore: MarmotStore, Sendable {
         self.codec = StoreCodec(key: key)
         do { try MarmotMigrations.migrator.migrate(writer) } catch { throw .database("migration failed: \(error)") }
         try prepareLayout(legacyCodec: legacyKey.map(StoreCodec.init(key:)))
-        do { try moveLegacyModerationGrants(); try moveLegacyProfiles(); try moveLegacyOutbox(); try moveLegacyInvitations() } catch let error as StorageError { throw error } catch { throw .database("\(error)") }
+        do { try moveLegacyModerationGrants(); try moveLegacyProfiles(); try moveLegacyOutbox(); try moveLegacyInvitations(); try moveLegacyMedia() } catch let error as StorageError { throw error } catch { throw .database("\(error)") }
     }
 
     /// Closes the database once the calls in progress returned; later calls fail with `.closed`.

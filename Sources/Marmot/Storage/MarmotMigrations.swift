@@ -20,6 +20,7 @@ enum MarmotMigrations {
         migrator.registerMigration(MigrationV20ParkedEvents.name, migrate: MigrationV20ParkedEvents.migrate)
         migrator.registerMigration(MigrationV21Outbox.name, migrate: MigrationV21Outbox.migrate)
         migrator.registerMigration(MigrationV22Invitations.name, migrate: MigrationV22Invitations.migrate)
+        migrator.registerMigration(MigrationV23Media.name, migrate: MigrationV23Media.migrate)
         return migrator
     }
 }

@@ -122,6 +122,31 @@ public protocol MarmotStore: Sendable {
     /// Forgets the invitation to group `mlsGroupID` and its former state.
     func deleteInvitation(mlsGroupID: GroupID) throws
 
+    // MARK: Media (MIP-04)
+
+    /// The media secrets kept for `epoch` (one per state of that epoch), the latest first.
+    func mediaSecrets(mlsGroupID: GroupID, epoch: UInt64) throws -> [Data]
+    /// Keeps states' media secrets by epoch, in one transaction (one already kept stays).
+    func saveMediaSecrets(_ secrets: [(epoch: UInt64, secret: Data)], mlsGroupID: GroupID) throws
+    /// Records the epoch a stored message's files were encrypted in and the upload it still owes.
+    func saveMessageMedia(mlsGroupID: GroupID, rumorID: EventID, epoch: UInt64, upload: Data?) throws
+    /// The epoch message `rumorID`'s files were encrypted in, if recorded.
+    func messageMediaEpoch(mlsGroupID: GroupID, rumorID: EventID) throws -> UInt64?
+    /// The upload message `rumorID` of ours still owes, if any.
+    func pendingUpload(mlsGroupID: GroupID, rumorID: EventID) throws -> Data?
+    /// Forgets the upload message `rumorID` owed; its epoch stays.
+    func clearPendingUpload(mlsGroupID: GroupID, rumorID: EventID) throws
+    /// Forgets what was recorded of message `rumorID`'s media.
+    func deleteMessageMedia(mlsGroupID: GroupID, rumorID: EventID) throws
+    /// The plaintext kept for a blob (by its SHA-256) of the group, if any.
+    func mediaFile(_ purpose: MediaFilePurpose, blob: Data, mlsGroupID: GroupID) throws -> Data?
+    /// Whether a plaintext is kept for that blob.
+    func hasMediaFile(_ purpose: MediaFilePurpose, blob: Data, mlsGroupID: GroupID) throws -> Bool
+    /// Keeps the plaintext of a blob of the group (gone with the group).
+    func saveMediaFile(_ content: Data, _ purpose: MediaFilePurpose, blob: Data, mlsGroupID: GroupID) throws
+    /// Forgets the plaintext of a blob of the group.
+    func deleteMediaFile(_ purpose: MediaFilePurpose, blob: Data, mlsGroupID: GroupID) throws
+
     /// Runs `body`'s store calls as one transaction: every write is kept, or none.
     func unitOfWork<T>(_ body: () throws -> T) throws -> T
 }

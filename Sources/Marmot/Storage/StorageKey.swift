@@ -128,6 +128,9 @@ struct LookupKey: @unchecked Sendable {
         case blockedPerson = "blocked-person"
         /// The lookup hash of a person whose cached profile is kept (migration `v12-profiles`).
         case profile
+        /// The lookup hash of a kept media secret, and of a media file's blob, within their group
+        /// (migration `v23-media`).
+        case mediaSecret = "media-secret", mediaBlob = "media-blob"
     }
 
     init(key: SymmetricKey) {
