@@ -58,7 +58,7 @@ extension GRDBMarmotStore {
     public func saveChatPreferences(_ preferences: StoredChatPreferences, mlsGroupID: GroupID, at now: Int64) throws(StorageError) {
         let ref = codec.groupRef(mlsGroupID.bytes)
         try write { db in
-            guard try GroupRow.filter(key: ref).fetchCount(db) > 0 else { throw StorageError.unknownGroup("preferences of a group without a row") }
+            try Self.requireGroup(ref, db, "preferences of a group without a row")
             if preferences.isDefault {
                 _ = try ChatPreferenceRow.deleteOne(db, key: ref)
             } else {

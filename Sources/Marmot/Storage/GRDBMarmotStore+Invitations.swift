@@ -28,9 +28,7 @@ extension GRDBMarmotStore {
     public func saveInvitation(_ record: Data, formerState: Data?, mlsGroupID: GroupID) throws {
         let row = try invitationRow(record, formerState: formerState, groupRef: codec.groupRef(mlsGroupID.bytes))
         try write { db in
-            guard try GroupRow.filter(key: row.groupRef).fetchCount(db) > 0 else {
-                throw StorageError.unknownGroup("invitation to a group without a row")
-            }
+            try Self.requireGroup(row.groupRef, db, "invitation to a group without a row")
             try row.save(db)
         }
     }
@@ -74,7 +72,7 @@ extension GRDBMarmotStore {
         }
         let rows = try invites.map { ref, value in try invitationRow(value, formerState: formers[ref], groupRef: ref) }
         try write { db in
-            for row in rows where try GroupRow.filter(key: row.groupRef).fetchCount(db) > 0 { try row.save(db) }
+            for row in rows where try Self.groupExists(row.groupRef, db) { try row.save(db) }
             for ref in refs { _ = try SettingRow.deleteOne(db, key: ref) }
             _ = try StoreMetaRow.deleteOne(db, key: marker)
         }

@@ -41,7 +41,7 @@ extension GRDBMarmotStore {
 
     private static func insertMediaSecrets(_ rows: [MediaSecretRow], _ db: Database) throws {
         guard let group = rows.first?.groupRef else { return }
-        guard try GroupRow.filter(key: group).fetchCount(db) > 0 else { throw StorageError.unknownGroup("media secret of a group without a row") }
+        try requireGroup(group, db, "media secret of a group without a row")
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM media_secrets_v2 WHERE group_ref = ? AND epoch = ? AND secret_ref = ?")
         let count = try db.cachedStatement(sql: "SELECT COUNT(*) FROM media_secrets_v2 WHERE group_ref = ? AND epoch = ?")
         let dropOldest = try db.cachedStatement(sql: """
@@ -65,9 +65,7 @@ extension GRDBMarmotStore {
             groupRef: group, messageRef: message, epoch: Int64(bitPattern: epoch),
             sealedUpload: try upload.map { bytes throws(StorageError) in try codec.cipher.seal(bytes, MessageMediaRow.context(group, message)) })
         try write { db in
-            guard try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"), arguments: [group, message]
-            ) != nil else { throw StorageError.corruptRow("media of a message that is not stored") }
+            guard try Self.messageExists(group, message, db) else { throw StorageError.corruptRow("media of a message that is not stored") }
             try row.save(db)
         }
     }
@@ -128,9 +126,7 @@ extension GRDBMarmotStore {
     public func saveMediaFile(_ content: Data, _ purpose: MediaFilePurpose, blob: Data, mlsGroupID: GroupID) throws {
         let row = try mediaFileRow(content, purpose, blob: blob, groupRef: codec.groupRef(mlsGroupID.bytes))
         try write { db in
-            guard try GroupRow.filter(key: row.groupRef).fetchCount(db) > 0 else {
-                throw StorageError.unknownGroup("media file of a group without a row")
-            }
+            try Self.requireGroup(row.groupRef, db, "media file of a group without a row")
             try row.save(db)
         }
     }

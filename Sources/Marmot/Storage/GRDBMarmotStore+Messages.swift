@@ -17,8 +17,7 @@ extension GRDBMarmotStore {
             }
             let lastMessageAt: Int64? = try group.decode(atIndex: 0)
             let key: StatementArguments = [row.groupRef, row.messageRef]
-            let isNew = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"), arguments: key) == nil
+            let isNew = try !Self.messageExists(row.groupRef, row.messageRef, db)
             if isNew {
                 try db.cachedStatement(sql: "INSERT INTO messages_v2 (\(MessageRow.columnList)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .execute(arguments: row.arguments)

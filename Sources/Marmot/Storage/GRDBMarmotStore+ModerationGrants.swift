@@ -31,9 +31,7 @@ extension GRDBMarmotStore {
         let row = ModerationGrantRow(
             groupRef: codec.groupRef(mlsGroupID.bytes), messageRef: codec.messageRef(mlsGroupID.bytes, rumorID), grantedAt: now)
         try write { db in
-            guard try GroupRow.filter(key: row.groupRef).fetchCount(db) > 0 else {
-                throw StorageError.unknownGroup("moderation grant of a group without a row")
-            }
+            try Self.requireGroup(row.groupRef, db, "moderation grant of a group without a row")
             try row.save(db)
         }
     }
@@ -60,12 +58,11 @@ extension GRDBMarmotStore {
         let groups = legacy.isEmpty ? [] : try groups().map(\.mlsGroupID)
         let now = Int64(Date().timeIntervalSince1970)
         try write { db in
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?")
             for (ref, rumor) in legacy {
                 if let rumor {
                     var holders: [GroupID] = []
                     for group in groups
-                    where try Row.fetchOne(exists, arguments: [codec.groupRef(group.bytes), codec.messageRef(group.bytes, rumor)]) != nil {
+                    where try Self.messageExists(codec.groupRef(group.bytes), codec.messageRef(group.bytes, rumor), db) {
                         holders.append(group)
                     }
                     if holders.count == 1, let group = holders.first {

@@ -26,9 +26,7 @@ extension GRDBMarmotStore {
     public func saveOutboxEvent(_ event: Event, mlsGroupID: GroupID, rumorID: EventID) throws {
         let row = try outboxRow(Data(event.jsonBytes), mlsGroupID: mlsGroupID, rumorID: rumorID)
         try write { db in
-            guard try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?"),
-                arguments: [row.groupRef, row.messageRef]) != nil
+            guard try Self.messageExists(row.groupRef, row.messageRef, db)
             else { throw StorageError.corruptRow("outbox event of a message that is not stored") }
             try row.save(db)
         }
@@ -70,8 +68,7 @@ extension GRDBMarmotStore {
             return try outboxRow(entry.value, mlsGroupID: group, rumorID: rumor)
         }
         try write { db in
-            let stored = try db.cachedStatement(sql: "SELECT 1 FROM messages_v2 WHERE group_ref = ? AND message_ref = ?")
-            for row in rows where try Row.fetchOne(stored, arguments: [row.groupRef, row.messageRef]) != nil { try row.save(db) }
+            for row in rows where try Self.messageExists(row.groupRef, row.messageRef, db) { try row.save(db) }
             for entry in legacy { _ = try SettingRow.deleteOne(db, key: entry.ref) }
             _ = try StoreMetaRow.deleteOne(db, key: marker)
         }
