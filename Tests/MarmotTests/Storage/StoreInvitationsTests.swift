@@ -8,17 +8,11 @@ import Testing
 /// The `invitations_v2` table (migration `v22-invitations`): a pending invitation and the state we
 /// had left as one row of the group, gone with it, and the old `client.invite.*` and
 /// `client.former_state.*` settings moved on open.
-@Suite struct StoreInvitationsTests {
+@Suite struct StoreInvitationsTests: StoreFixture {
     let account = Keys.generate()
     let installation = InstallationSecret.generate()
-    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
 
-    func makeGroup(_ byte: UInt8) -> StoredGroup {
-        StoredGroup(
-            mlsGroupID: GroupID(Data(repeating: byte, count: 32)), nostrGroupID: .random(), mlsState: Data("s".utf8), epoch: 1,
-            name: "g", groupDescription: "", admins: [account.publicKey], relays: [try! RelayURL("wss://relay.example.com")],
-            peer: nil, status: .pending, createdAt: 1_800_000_000)
-    }
+    func makeGroup(_ byte: UInt8) -> StoredGroup { makeGroup(byte, status: .pending) }
 
     func record(_ byte: UInt8) -> InviteRecord {
         InviteRecord(inviter: Keys.generate().publicKey, wrapID: try! EventID(bytes: Data(repeating: byte, count: 32)), receivedAt: 1_800_000_000)

@@ -7,22 +7,9 @@ import Testing
 /// The media tables (migration `v23-media`): media secrets per state with a cap per epoch, each
 /// message's media epoch and pending upload as a row of that message, file plaintexts as rows of
 /// their group; all sealed at rest and gone with what they belong to.
-@Suite struct StoreMediaTests {
+@Suite struct StoreMediaTests: StoreFixture {
     let account = Keys.generate()
     let installation = InstallationSecret.generate()
-    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
-
-    func makeGroup(_ byte: UInt8) -> StoredGroup {
-        StoredGroup(
-            mlsGroupID: GroupID(Data(repeating: byte, count: 32)), nostrGroupID: .random(), mlsState: Data("s".utf8), epoch: 1,
-            name: "g", groupDescription: "", admins: [account.publicKey], relays: [try! RelayURL("wss://relay.example.com")],
-            peer: nil, status: .active, createdAt: 1_800_000_000)
-    }
-
-    func message(_ text: String, in group: GroupID) throws -> StoredMessage {
-        let rumor = try ChatRumor(author: account.publicKey, content: text, kind: .chatMessage, tags: [], createdAt: 1_800_000_000)
-        return StoredMessage(rumor: rumor, mlsGroupID: group, isMine: true, deliveryState: .pending, outerEventID: nil)
-    }
 
     func secret(_ n: Int) -> Data { Data("media-secret-marker-\(n)".utf8) + Data(repeating: UInt8(truncatingIfNeeded: n), count: 12) }
 

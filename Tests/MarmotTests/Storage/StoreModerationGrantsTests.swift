@@ -7,17 +7,9 @@ import Testing
 
 /// The `moderation_grants_v2` table (migration `v11-moderation-grants`): grants by group and rumor
 /// (security review D3), gone with their group, and the old settings rows moved on open.
-@Suite struct StoreModerationGrantsTests {
+@Suite struct StoreModerationGrantsTests: StoreFixture {
     let account = Keys.generate()
     let installation = InstallationSecret.generate()
-    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
-
-    func makeGroup(_ byte: UInt8) -> StoredGroup {
-        StoredGroup(
-            mlsGroupID: GroupID(Data(repeating: byte, count: 32)), nostrGroupID: .random(), mlsState: Data("s".utf8), epoch: 1,
-            name: "g", groupDescription: "", admins: [account.publicKey], relays: [try! RelayURL("wss://relay.example.com")],
-            peer: nil, status: .active, createdAt: 1_800_000_000)
-    }
 
     func deletion(_ rumor: EventID, in group: GroupID) -> StoredMessage {
         StoredMessage(

@@ -7,22 +7,9 @@ import Testing
 
 /// The `outbox_v2` table (migration `v21-outbox`): a message's unsent event as a row of that
 /// message, gone with it and with its group, and the old `client.outbox.*` settings moved on open.
-@Suite struct StoreOutboxTests {
+@Suite struct StoreOutboxTests: StoreFixture {
     let account = Keys.generate()
     let installation = InstallationSecret.generate()
-    var key: StorageKey { StorageKey(deriving: account.secretKey, installationSecret: installation) }
-
-    func makeGroup(_ byte: UInt8) -> StoredGroup {
-        StoredGroup(
-            mlsGroupID: GroupID(Data(repeating: byte, count: 32)), nostrGroupID: .random(), mlsState: Data("s".utf8), epoch: 1,
-            name: "g", groupDescription: "", admins: [account.publicKey], relays: [try! RelayURL("wss://relay.example.com")],
-            peer: nil, status: .active, createdAt: 1_800_000_000)
-    }
-
-    func message(_ text: String, in group: GroupID) throws -> StoredMessage {
-        let rumor = try ChatRumor(author: account.publicKey, content: text, kind: .chatMessage, tags: [], createdAt: 1_800_000_000)
-        return StoredMessage(rumor: rumor, mlsGroupID: group, isMine: true, deliveryState: .pending, outerEventID: nil)
-    }
 
     /// A signed kind-445 stand-in with a marker no row may show in the clear.
     func event(_ marker: String) throws -> Event {
