@@ -52,7 +52,7 @@ struct WebSocketTransport: Sendable {
             } catch is CancellationError {
                 reason = "cancelled"
             } catch {
-                reason = Self.describe(error)
+                reason = await Self.reason(for: error, url: url)
             }
             continuation.finish()
             await onClose(reason)
@@ -73,7 +73,10 @@ struct WebSocketTransport: Sendable {
             url: url, configuration: configuration, transportServicesTLSOptions: .options(NWProtocolTLS.Options()),
             logger: logger, handler: handler)
         #else
-        return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger, handler: handler)
+        // System roots plus any CA the user added (`AddedTrust`); `ws` URLs ignore it.
+        return try await WebSocketClient.connect(
+            url: url, configuration: configuration, tlsConfiguration: AddedTrust.clientConfiguration(), logger: logger,
+            handler: handler)
         #endif
     }
 
@@ -112,6 +115,25 @@ struct WebSocketTransport: Sendable {
         if lower.contains("connection reset") { return "connection reset" }
         if lower.contains("unreachable") { return "network unreachable" }
         return Self.shortened(text)
+    }
+
+    /// `describe(error)`, except that a refused certificate says what is wrong with it (issue 44):
+    /// expired, not yet valid, for another host, or from a CA this device does not trust.
+    static func reason(for error: any Error, url: String) async -> String {
+        let text = String(describing: error)
+        let host = URL(string: url)?.host ?? url
+        if text.contains("failedToValidateHostname") {
+            return "TLS error: certificate not for this host (\(Self.shortened(host)) is not among its names)"
+        }
+        if text.contains("cannotUseIPAddressInSNI") {
+            return "TLS error: wss:// to an IP address is not supported; use the server's host name"
+        }
+        #if !canImport(Network)
+        if text.contains("CERTIFICATE_VERIFY_FAILED"), let parsed = URL(string: url), let name = parsed.host {
+            return "TLS error: " + (await TLSDiagnosis.refusedCertificate(host: name, port: parsed.port ?? 443))
+        }
+        #endif
+        return describe(error)
     }
 
     /// At most 120 characters on one line, without control characters (relay text is untrusted).

@@ -1,0 +1,78 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Why a server's certificate was refused, in words a person can act on (issue 44).
+///
+/// Why a second look: BoringSSL reports every chain failure as one `CERTIFICATE_VERIFY_FAILED`, and the
+/// WebSocket library gives no verification callback. So after such a failure this opens one more TLS
+/// handshake whose verification callback only reads the server's leaf certificate and then always
+/// answers `.failed`: the handshake never completes, no byte of application data is sent, and the
+/// refusal itself stays BoringSSL's (RFC 5280 path validation). The leaf's validity dates tell an
+/// expired (or not yet valid) certificate from one issued by a CA this device does not trust.
+enum TLSDiagnosis {
+    /// What to say when the leaf could not be read either.
+    static let untrusted =
+        "certificate not trusted: it is not issued by a CA this device trusts (a self-hosted server's CA can be added with --ca-file or MARMOT_CA_FILE)"
+
+    /// Why `host:port`'s certificate fails verification; `now` is the time to judge validity by.
+    static func refusedCertificate(host: String, port: Int, now: Date = Date()) async -> String {
+        guard let leaf = await leafCertificate(host: host, port: port) else { return untrusted }
+        return reason(notBefore: leaf.notBefore, notAfter: leaf.notAfter, now: now)
+    }
+
+    /// The reason for a leaf valid from `notBefore` to `notAfter` (seconds since 1970), judged at `now`.
+    static func reason(notBefore: Int64, notAfter: Int64, now: Date) -> String {
+        let seconds = Int64(now.timeIntervalSince1970)
+        let format = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
+        func day(_ time: Int64) -> String { format.format(Date(timeIntervalSince1970: TimeInterval(time))) + " UTC" }
+        if notAfter < seconds { return "certificate expired on \(day(notAfter))" }
+        if notBefore > seconds { return "certificate not valid before \(day(notBefore)) (check this device's clock)" }
+        return untrusted
+    }
+
+    /// The server's leaf certificate dates, read during a handshake that is always failed; nil when
+    /// nothing came within a few seconds.
+    private static func leafCertificate(host: String, port: Int) async -> (notBefore: Int64, notAfter: Int64)? {
+        let seen = Seen()
+        do {
+            let context = try NIOSSLContext(configuration: TLSConfiguration.makeClientConfiguration())
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(5))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handler = try NIOSSLClientHandler(
+                            context: context, serverHostname: host,
+                            customVerificationCallback: { certificates, promise in
+                                if let leaf = certificates.first {
+                                    seen.set((Int64(leaf.notValidBefore), Int64(leaf.notValidAfter)))
+                                }
+                                promise.succeed(.failed)
+                            })
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                }
+                .connect(host: host, port: port).get()
+            // The failed handshake closes the channel; a server that stalls is cut after 5 s.
+            let guardTask = Task {
+                try? await Task.sleep(for: .seconds(5))
+                try? await channel.close()
+            }
+            try? await channel.closeFuture.get()
+            guardTask.cancel()
+        } catch {
+            return seen.value
+        }
+        return seen.value
+    }
+
+    /// The leaf's dates, written on the event loop and read after the channel closed.
+    private final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var dates: (Int64, Int64)?
+
+        func set(_ value: (Int64, Int64)) { lock.withLock { dates = value } }
+        var value: (notBefore: Int64, notAfter: Int64)? { lock.withLock { dates.map { ($0.0, $0.1) } } }
+    }
+}
