@@ -42,7 +42,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         cSecp256k1,
@@ -107,9 +106,8 @@ let package = Package(
                 "Nostr",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // Blossom's HTTP off Apple platforms: URLSession there cannot add a CA (issue 44).
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

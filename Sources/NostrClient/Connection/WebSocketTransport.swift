@@ -117,23 +117,9 @@ struct WebSocketTransport: Sendable {
         return Self.shortened(text)
     }
 
-    /// `describe(error)`, except that a refused certificate says what is wrong with it (issue 44):
-    /// expired, not yet valid, for another host, or from a CA this device does not trust.
+    /// `describe(error)`, except that a refused certificate says what is wrong with it (issue 44).
     static func reason(for error: any Error, url: String) async -> String {
-        let text = String(describing: error)
-        let host = URL(string: url)?.host ?? url
-        if text.contains("failedToValidateHostname") {
-            return "TLS error: certificate not for this host (\(Self.shortened(host)) is not among its names)"
-        }
-        if text.contains("cannotUseIPAddressInSNI") {
-            return "TLS error: wss:// to an IP address is not supported; use the server's host name"
-        }
-        #if !canImport(Network)
-        if text.contains("CERTIFICATE_VERIFY_FAILED"), let parsed = URL(string: url), let name = parsed.host {
-            return "TLS error: " + (await TLSDiagnosis.refusedCertificate(host: name, port: parsed.port ?? 443))
-        }
-        #endif
-        return describe(error)
+        await TLSDiagnosis.reason(for: error, url: url) ?? describe(error)
     }
 
     /// At most 120 characters on one line, without control characters (relay text is untrusted).

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Nostr
 
 /// Why a server's certificate was refused, in words a person can act on (issue 44).
 ///
@@ -15,6 +16,28 @@ enum TLSDiagnosis {
     /// What to say when the leaf could not be read either.
     static let untrusted =
         "certificate not trusted: it is not issued by a CA this device trusts (a self-hosted server's CA can be added with --ca-file or MARMOT_CA_FILE)"
+
+    /// "TLS error: …" when `error` is a refused certificate, saying what is wrong with it: expired,
+    /// not yet valid, for another host, from a CA this device does not trust; nil for other errors.
+    static func reason(for error: any Error, url: String) async -> String? {
+        let text = String(describing: error)
+        let parsed = URL(string: url)
+        let host = parsed?.host ?? url
+        if text.contains("failedToValidateHostname") {
+            return "TLS error: certificate not for this host (\(UntrustedText.line(host, limit: 80)) is not among its names)"
+        }
+        if text.contains("cannotUseIPAddressInSNI") {
+            return "TLS error: wss:// to an IP address is not supported; use the server's host name"
+        }
+        if text.contains("CERTIFICATE_VERIFY_FAILED"), let name = parsed?.host {
+            #if canImport(Network)
+            return "TLS error: " + untrusted
+            #else
+            return "TLS error: " + (await refusedCertificate(host: name, port: parsed?.port ?? 443))
+            #endif
+        }
+        return nil
+    }
 
     /// Why `host:port`'s certificate fails verification; `now` is the time to judge validity by.
     static func refusedCertificate(host: String, port: Int, now: Date = Date()) async -> String {
