@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Marmot needs, idempotently and quietly:
 #   - Debian's libsecp256k1-dev (BIP-340 / ECDH for Nostr) and pkg-config;
-#   - with --interop (what the tests need), tmux for the terminal UI test and the Python venv of
+#   - with --interop (what the tests need), tmux for the terminal UI test, openssl for the test CA of
+#     the TLS tests (Tests/TestSupport/TLSFixture.swift), and the Python venv of
 #     ../shared/interop (MDK peer, rust-nostr relay);
 #   - with --interop, also Debian's chromium and chromium-driver and a venv `.venv-web` with selenium,
 #     for the browser test of `marmot web` (scripts/web-test.sh);
@@ -17,6 +18,7 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsecp256k1-dev >/dev/null 2>&1 || need+=(libsecp256k1-dev)
 if [ "${1:-}" = "--interop" ]; then
     command -v tmux >/dev/null 2>&1 || need+=(tmux)
+    command -v openssl >/dev/null 2>&1 || need+=(openssl)
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
     command -v kotlinc >/dev/null 2>&1 || need+=(kotlin)

@@ -1,11 +1,13 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOSSL
 
 /// CA certificates the user added beside the system trust store, for a self-hosted relay or Blossom
 /// server with a private CA (issue 44: `MARMOT_CA_FILE` / `--ca-file`).
 ///
 /// Why process-wide: like `SSL_CERT_FILE`, it is how this installation trusts servers, not a property
-/// of one connection; every `wss://` relay and `https://` Blossom request of the process uses it. The
+/// of one connection; every `wss://` relay connection of the process uses it (Blossom's `https://` on
+/// URLSession does not yet: URLSession on Linux cannot take an added CA). The
 /// system store is always kept (NIOSSL's `.default` roots); the added CAs only widen it, and host
 /// name and validity checks stay on (RFC 6125 names, RFC 5280 path validation). No certificate
 /// check can be turned off.
@@ -16,7 +18,7 @@ public enum AddedTrust {
         let certificates: [NIOSSLCertificate]
         do { certificates = try NIOSSLCertificate.fromPEMFile(path) } catch { throw .notPEM(path) }
         guard !certificates.isEmpty else { throw .notPEM(path) }
-        box.withLock { $0.append(contentsOf: certificates) }
+        added.withLockedValue { $0.append(contentsOf: certificates) }
     }
 
     /// Adds the file named by `MARMOT_CA_FILE` when the variable is set and not empty.
@@ -30,33 +32,16 @@ public enum AddedTrust {
     /// The environment variable naming a CA file to trust beside the system's.
     public static let environmentVariable = "MARMOT_CA_FILE"
 
-    /// How many certificates were added (0: the system store alone).
-    public static var count: Int { box.withLock { $0.count } }
-
-    /// The certificates added so far.
-    static var certificates: [NIOSSLCertificate] { box.withLock { $0 } }
-
     /// A client TLS configuration: the system roots plus the added CAs, full verification.
     static func clientConfiguration() -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        let added = certificates
-        if !added.isEmpty { configuration.additionalTrustRoots = [.certificates(added)] }
+        let certificates = added.withLockedValue { $0 }
+        if !certificates.isEmpty { configuration.additionalTrustRoots = [.certificates(certificates)] }
         return configuration
     }
 
-    private static let box = LockedList()
-
-    /// The list behind a lock (`Mutex` needs macOS 15; the package supports 14).
-    private final class LockedList: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [NIOSSLCertificate] = []
-
-        func withLock<T>(_ body: (inout [NIOSSLCertificate]) -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(&items)
-        }
-    }
+    /// The certificates added so far.
+    private static let added = NIOLockedValueBox<[NIOSSLCertificate]>([])
 }
 
 /// Why a CA file could not be added.

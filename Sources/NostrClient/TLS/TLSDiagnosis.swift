@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -49,7 +50,7 @@ enum TLSDiagnosis {
     static func reason(notBefore: Int64, notAfter: Int64, now: Date) -> String {
         let seconds = Int64(now.timeIntervalSince1970)
         let format = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
-        func day(_ time: Int64) -> String { format.format(Date(timeIntervalSince1970: TimeInterval(time))) + " UTC" }
+        func day(_ time: Int64) -> String { format.format(Date(timeIntervalSince1970: TimeInterval(time))) }
         if notAfter < seconds { return "certificate expired on \(day(notAfter))" }
         if notBefore > seconds { return "certificate not valid before \(day(notBefore)) (check this device's clock)" }
         return untrusted
@@ -58,44 +59,32 @@ enum TLSDiagnosis {
     /// The server's leaf certificate dates, read during a handshake that is always failed; nil when
     /// nothing came within a few seconds.
     private static func leafCertificate(host: String, port: Int) async -> (notBefore: Int64, notAfter: Int64)? {
-        let seen = Seen()
-        do {
-            let context = try NIOSSLContext(configuration: TLSConfiguration.makeClientConfiguration())
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let seen = NIOLockedValueBox<(notBefore: Int64, notAfter: Int64)?>(nil)
+        guard let context = try? NIOSSLContext(configuration: TLSConfiguration.makeClientConfiguration()),
+            let channel = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(5))
-                .channelInitializer { channel in
+                .channelInitializer({ channel in
                     channel.eventLoop.makeCompletedFuture {
                         let handler = try NIOSSLClientHandler(
                             context: context, serverHostname: host,
                             customVerificationCallback: { certificates, promise in
                                 if let leaf = certificates.first {
-                                    seen.set((Int64(leaf.notValidBefore), Int64(leaf.notValidAfter)))
+                                    seen.withLockedValue { $0 = (Int64(leaf.notValidBefore), Int64(leaf.notValidAfter)) }
                                 }
                                 promise.succeed(.failed)
                             })
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
-                }
+                })
                 .connect(host: host, port: port).get()
-            // The failed handshake closes the channel; a server that stalls is cut after 5 s.
-            let guardTask = Task {
-                try? await Task.sleep(for: .seconds(5))
-                try? await channel.close()
-            }
-            try? await channel.closeFuture.get()
-            guardTask.cancel()
-        } catch {
-            return seen.value
+        else { return nil }
+        // The failed handshake closes the channel; a server that stalls is cut after 5 s.
+        let cut = Task {
+            try? await Task.sleep(for: .seconds(5))
+            try? await channel.close()
         }
-        return seen.value
-    }
-
-    /// The leaf's dates, written on the event loop and read after the channel closed.
-    private final class Seen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var dates: (Int64, Int64)?
-
-        func set(_ value: (Int64, Int64)) { lock.withLock { dates = value } }
-        var value: (notBefore: Int64, notAfter: Int64)? { lock.withLock { dates.map { ($0.0, $0.1) } } }
+        try? await channel.closeFuture.get()
+        cut.cancel()
+        return seen.withLockedValue { $0 }
     }
 }
